@@ -1,0 +1,56 @@
+import { Instance } from "@cdktf/provider-aws/lib/instance";
+import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
+import { CrmInstance, CrmInstanceProps } from "../../constructs/crm-instance";
+import { only, synthesize } from "../support/synth";
+
+const props: CrmInstanceProps = {
+  imageId: "ami-0123456789abcdef0",
+  subnetId: "subnet-0123456789abcdef0",
+  availabilityZone: "us-east-1a",
+  securityGroupIds: ["sg-0123456789abcdef0"],
+  keyName: "crm-admin",
+  instanceProfileName: "crm-profile",
+  userDataBase64: "IyEvYmluL2Jhc2gK",
+  nameTag: "CrmHostStack/CrmServer",
+};
+
+describe("CrmInstance", () => {
+  it("sets every field of the spec's instance", () => {
+    const { text } = synthesize((scope) => new CrmInstance(scope, "host", props));
+    expect(text).toHaveResourceWithProperties(Instance, {
+      ami: "ami-0123456789abcdef0",
+      instance_type: "t3.micro",
+      availability_zone: "us-east-1a",
+      subnet_id: "subnet-0123456789abcdef0",
+      vpc_security_group_ids: ["sg-0123456789abcdef0"],
+      key_name: "crm-admin",
+      iam_instance_profile: "crm-profile",
+      user_data_base64: "IyEvYmluL2Jhc2gK",
+      tags: { Name: "CrmHostStack/CrmServer" },
+    });
+  });
+
+  it("requires IMDSv2 tokens, encrypts the root volume and is EBS-optimized with detailed monitoring", () => {
+    const { json } = synthesize((scope) => new CrmInstance(scope, "host", props));
+    const instance = only(json.resource, "aws_instance");
+    expect(instance.metadata_options).toEqual({ http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: 1 });
+    expect(instance.root_block_device).toEqual({ encrypted: true, volume_type: "gp3", volume_size: 8, delete_on_termination: true });
+    expect(instance.ebs_optimized).toBe(true);
+    expect(instance.monitoring).toBe(true);
+    expect(instance.depends_on).toBeUndefined();
+  });
+
+  it("honours the documented overrides and waits for the given dependencies", () => {
+    const { json } = synthesize((scope) => {
+      const role = new IamRole(scope, "role", { assumeRolePolicy: "{}" });
+      new CrmInstance(scope, "host", {
+        ...props, instanceType: "t3.small", rootVolumeSizeGiB: 20, detailedMonitoring: false, dependsOn: [role],
+      });
+    });
+    const instance = only(json.resource, "aws_instance");
+    expect(instance.instance_type).toBe("t3.small");
+    expect(instance.root_block_device.volume_size).toBe(20);
+    expect(instance.monitoring).toBe(false);
+    expect(instance.depends_on).toEqual(["aws_iam_role.role"]);
+  });
+});

@@ -1,0 +1,42 @@
+// Brings the cdktf jest matchers' types (toHaveResourceWithProperties, …) into every test;
+// setup.js registers their implementation.
+import "cdktf/lib/testing/adapters/jest";
+import { Testing } from "cdktf";
+import { Construct } from "constructs";
+import { parseStackSettings, StackSettings } from "../../settings/stack-settings";
+import exampleSettings from "../../settings/example.json";
+
+/** Synthesized Terraform JSON of a scope, as text (for the cdktf matchers) and parsed. */
+export interface Synthesized {
+  readonly text: string;
+  readonly json: TerraformJson;
+}
+
+/** The parts of a synthesized stack the tests read. */
+export interface TerraformJson {
+  resource?: Record<string, Record<string, any>>;
+  data?: Record<string, Record<string, any>>;
+  variable?: Record<string, any>;
+  output?: Record<string, any>;
+  locals?: Record<string, any>;
+  provider?: Record<string, any>;
+  terraform?: Record<string, any>;
+}
+
+/** Synthesizes what `build` adds to a fresh test stack. */
+export function synthesize(build: (scope: Construct) => void): Synthesized {
+  const text = Testing.synthScope(build);
+  return { text, json: JSON.parse(text) };
+}
+
+/** The one resource (or data source) of a type in the JSON; fails when there is not exactly one. */
+export function only(blocks: Record<string, Record<string, any>> | undefined, type: string): any {
+  const all = Object.values(blocks?.[type] ?? {});
+  if (all.length !== 1) throw new Error(`expected exactly one ${type}, found ${all.length}`);
+  return all[0];
+}
+
+/** The example settings of the repository, parsed and validated, with optional changes. */
+export function exampleStackSettings(changes: Record<string, unknown> = {}): StackSettings {
+  return parseStackSettings({ ...exampleSettings, ...changes });
+}

@@ -1,0 +1,102 @@
+import { TerraformVariable } from "cdktf";
+import { Construct } from "constructs";
+import { ipv4CidrList, matchesPattern, stackVariable } from "./variable-rules";
+
+/** Props of {@link DeploymentVariables}. */
+export interface DeploymentVariablesProps {
+  /**
+   * Source addresses allowed on port 22 (SSH) when `ssh_ingress_cidrs` is not set.
+   * @default ["0.0.0.0/0"] (the spec opens SSH to every address)
+   */
+  readonly defaultSshIngressCidrs?: string[];
+  /**
+   * Source addresses allowed on the application ports 80 and 3000 when `app_ingress_cidrs` is not set.
+   * @default ["0.0.0.0/0"]
+   */
+  readonly defaultAppIngressCidrs?: string[];
+}
+
+/**
+ * The values that differ per AWS account, declared as Terraform variables so that one
+ * synthesized stack serves any account (`cdktf deploy --var vpc_id=…`, `TF_VAR_vpc_id=…`).
+ * Each carries a `validation` block whose message names the variable and the expected form.
+ */
+export class DeploymentVariables extends Construct {
+  /** `vpc_id`: the VPC of the security group (`<vpc_id>`). */
+  public readonly vpcId: TerraformVariable;
+  /** `subnet_id`: a public subnet of that VPC (`<subnet_id>`). */
+  public readonly subnetId: TerraformVariable;
+  /** `availability_zone`: the subnet's availability zone (`<availability_zone>`). */
+  public readonly availabilityZone: TerraformVariable;
+  /** `key_pair_name`: name of the EC2 key pair (`<key_pair_name>`). */
+  public readonly keyPairName: TerraformVariable;
+  /** `ssh_public_key`: public key material of that key pair (OpenSSH format). */
+  public readonly sshPublicKey: TerraformVariable;
+  /** `ssh_ingress_cidrs`: IPv4 CIDR blocks allowed on port 22. */
+  public readonly sshIngressCidrs: TerraformVariable;
+  /** `app_ingress_cidrs`: IPv4 CIDR blocks allowed on ports 80 and 3000. */
+  public readonly appIngressCidrs: TerraformVariable;
+
+  constructor(scope: Construct, id: string, props: DeploymentVariablesProps = {}) {
+    super(scope, id);
+
+    this.vpcId = stackVariable(this, "vpc_id", {
+      type: "string",
+      nullable: false,
+      description: "ID of the VPC that holds the security group, e.g. vpc-0123456789abcdef0.",
+    });
+    this.vpcId.addValidation(matchesPattern(this.vpcId, "^vpc-([0-9a-f]{8}|[0-9a-f]{17})$",
+      'a VPC id: "vpc-" followed by 8 or 17 lowercase hexadecimal digits'));
+
+    this.subnetId = stackVariable(this, "subnet_id", {
+      type: "string",
+      nullable: false,
+      description: "ID of a public subnet of that VPC, in the chosen availability zone, e.g. subnet-0123456789abcdef0.",
+    });
+    this.subnetId.addValidation(matchesPattern(this.subnetId, "^subnet-([0-9a-f]{8}|[0-9a-f]{17})$",
+      'a subnet id: "subnet-" followed by 8 or 17 lowercase hexadecimal digits'));
+
+    this.availabilityZone = stackVariable(this, "availability_zone", {
+      type: "string",
+      nullable: false,
+      description: "Availability zone of the subnet and the instance, e.g. us-east-1a.",
+    });
+    this.availabilityZone.addValidation(matchesPattern(this.availabilityZone, "^[a-z]{2}(-[a-z]+)+-[0-9]+[a-z]$",
+      "an availability zone name such as us-east-1a"));
+
+    this.keyPairName = stackVariable(this, "key_pair_name", {
+      type: "string",
+      nullable: false,
+      description: "Name of the EC2 key pair created for SSH access to the instance.",
+    });
+    this.keyPairName.addValidation(matchesPattern(this.keyPairName, "^[ -~]{1,255}$",
+      "a key pair name of 1 to 255 printable ASCII characters"));
+
+    this.sshPublicKey = stackVariable(this, "ssh_public_key", {
+      type: "string",
+      nullable: false,
+      description:
+        "Public key material of the key pair (OpenSSH format, e.g. the contents of ~/.ssh/id_ed25519.pub). " +
+        "The private key stays with you: Terraform never generates or stores one.",
+    });
+    this.sshPublicKey.addValidation(matchesPattern(this.sshPublicKey,
+      "^(ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) [A-Za-z0-9+/]+=*( [^[:cntrl:]]*)?$",
+      "an OpenSSH public key line: ssh-rsa, ssh-ed25519 or ecdsa-sha2-nistp* followed by the base64 key and an optional comment"));
+
+    this.sshIngressCidrs = stackVariable(this, "ssh_ingress_cidrs", {
+      type: "list(string)",
+      nullable: false,
+      default: props.defaultSshIngressCidrs ?? ["0.0.0.0/0"],
+      description: "IPv4 CIDR blocks allowed to reach SSH (port 22). Narrow it to your own addresses where you can.",
+    });
+    this.sshIngressCidrs.addValidation(ipv4CidrList(this.sshIngressCidrs));
+
+    this.appIngressCidrs = stackVariable(this, "app_ingress_cidrs", {
+      type: "list(string)",
+      nullable: false,
+      default: props.defaultAppIngressCidrs ?? ["0.0.0.0/0"],
+      description: "IPv4 CIDR blocks allowed to reach the front end (port 80) and the back end (port 3000).",
+    });
+    this.appIngressCidrs.addValidation(ipv4CidrList(this.appIngressCidrs));
+  }
+}

@@ -1,0 +1,64 @@
+import { Fn, TerraformLocal } from "cdktf";
+import { Construct } from "constructs";
+import { renderProvisioningScript } from "../userdata";
+import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
+
+/** EC2 refuses user data above 16 KiB (before base64). */
+export const USER_DATA_LIMIT_BYTES = 16 * 1024;
+
+/** Props of {@link ProvisioningUserData}. */
+export interface ProvisioningUserDataProps {
+  /** Public settings of the script (spec section 3). Validate them first: they are rendered as given. */
+  readonly settings: ProvisioningSettings;
+  /**
+   * Terraform expressions that evaluate to the base64 text of each secret, for example
+   * `SecretVariables.scriptSecrets`. They are inserted into the script as expressions, so
+   * Terraform fills them in at plan time and the synthesized JSON never holds a secret.
+   */
+  readonly secrets: ScriptSecrets;
+}
+
+/**
+ * The first-boot provisioning script, rendered by `userdata/` and held in a Terraform local
+ * value so that Terraform itself inserts the secrets. Everything else in the script is
+ * literal text, escaped so Terraform's template syntax (`${`, `%{`) never reads shell code.
+ */
+export class ProvisioningUserData extends Construct {
+  /** The script text (a Terraform expression: it holds the secrets once evaluated). */
+  public readonly script: string;
+  /** The script, base64-encoded, for `user_data_base64`. */
+  public readonly base64: string;
+
+  constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
+    super(scope, id);
+    const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets));
+    this.script = local.asString;
+    this.base64 = Fn.base64encode(local.asString);
+  }
+}
+
+/**
+ * Renders the script with placeholders in place of the secrets, escapes the template syntax
+ * of the whole literal text, then puts the secrets' expressions where the placeholders were.
+ */
+export function terraformTemplate(settings: ProvisioningSettings, secrets: ScriptSecrets): string {
+  const keys = Object.keys(secrets) as (keyof ScriptSecrets)[];
+  // Placeholders use only letters, digits and _, which no escaping touches.
+  const placeholder = (key: string) => `CRMSECRETPLACEHOLDER_${key}_END`;
+  const placeholders = Object.fromEntries(keys.map((key) => [key, placeholder(key)])) as unknown as ScriptSecrets;
+  let text = escapeTemplateSyntax(renderProvisioningScript(settings, placeholders));
+  for (const key of keys) {
+    const parts = text.split(placeholder(key));
+    if (parts.length !== 2) {
+      throw new Error(`The provisioning script must hold the secret ${key} exactly once; found it ${parts.length - 1} times.`);
+    }
+    text = parts.join(secrets[key]);
+  }
+  return text;
+}
+
+/** Escapes Terraform template syntax so that `${…}` and `%{…}` stay literal text. */
+export function escapeTemplateSyntax(text: string): string {
+  // Replacement functions, not strings: in a replacement string "$$" would collapse to "$".
+  return text.replace(/\$\{/g, () => "$${").replace(/%\{/g, () => "%%{");
+}

@@ -1,0 +1,55 @@
+import { Fn, TerraformVariable } from "cdktf";
+import { Construct } from "constructs";
+import { ScriptSecrets } from "../userdata/settings";
+import { printableText, stackVariable } from "./variable-rules";
+
+/** Longest secret accepted; far above any real password or token, far below the 16 KiB user-data limit. */
+export const MAX_SECRET_LENGTH = 256;
+
+/** Props of {@link SecretVariables}. */
+export interface SecretVariablesProps {
+  /**
+   * Longest value accepted for each secret.
+   * @default MAX_SECRET_LENGTH (256)
+   */
+  readonly maxLength?: number;
+}
+
+/**
+ * The three secrets of the provisioning script as sensitive Terraform variables with no
+ * default, so they are given at plan time (`TF_VAR_db_root_password=…`) and never written
+ * into the repository or into `cdk.tf.json`. Terraform redacts sensitive values in plans and logs.
+ */
+export class SecretVariables extends Construct {
+  /** `db_root_password`: `<DB_ROOT_PASSWORD>`, the MariaDB root password. */
+  public readonly dbRootPassword: TerraformVariable;
+  /** `app_db_password`: `<APP_DB_PASSWORD>`, the password of the application's database account. */
+  public readonly appDbPassword: TerraformVariable;
+  /** `source_host_token`: `<SOURCE_HOST_TOKEN>`, the personal access token used to clone the repository. */
+  public readonly sourceHostToken: TerraformVariable;
+
+  constructor(scope: Construct, id: string, props: SecretVariablesProps = {}) {
+    super(scope, id);
+    const maxLength = props.maxLength ?? MAX_SECRET_LENGTH;
+    const secret = (name: string, description: string): TerraformVariable => {
+      const variable = stackVariable(this, name, { type: "string", sensitive: true, nullable: false, description });
+      variable.addValidation(printableText(variable, maxLength));
+      return variable;
+    };
+    this.dbRootPassword = secret("db_root_password", "MariaDB root password set at first boot.");
+    this.appDbPassword = secret("app_db_password", "Password of the application's database account, also written to the app's .env file.");
+    this.sourceHostToken = secret("source_host_token", "Personal access token that lets the instance clone the private repository.");
+  }
+
+  /**
+   * The secrets as Terraform expressions that evaluate to their base64 text: the form the
+   * provisioning script takes them in, whose alphabet needs no quoting in shell or JSON.
+   */
+  public get scriptSecrets(): ScriptSecrets {
+    return {
+      dbRootPasswordBase64: Fn.base64encode(this.dbRootPassword.stringValue),
+      appDbPasswordBase64: Fn.base64encode(this.appDbPassword.stringValue),
+      sourceHostTokenBase64: Fn.base64encode(this.sourceHostToken.stringValue),
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import { DataAwsSsmParameter } from "@cdktf/provider-aws/lib/data-aws-ssm-parameter";
+import { TerraformVariable } from "cdktf";
+import { Construct } from "constructs";
+import { matchesPattern, stackVariable } from "./variable-rules";
+
+/** Parameter Store path of the newest Amazon Linux 2023 AMI, kernel 6.1, x86_64. */
+export const AL2023_KERNEL_6_1_X86_64_PARAMETER = "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64";
+
+/** Props of {@link SsmImageParameter}. */
+export interface SsmImageParameterProps {
+  /**
+   * Terraform name of the variable that holds the parameter path.
+   * @default "image_parameter"
+   */
+  readonly variableName?: string;
+  /**
+   * Parameter Store path used when the variable is not set.
+   * @default AL2023_KERNEL_6_1_X86_64_PARAMETER
+   */
+  readonly defaultParameterName?: string;
+}
+
+/**
+ * The image parameter of the spec (2.3): a variable holding a Parameter Store path and a data
+ * source that reads the AMI id stored there at plan time, as CloudFormation's
+ * `AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>` did. The image moves with AWS's newest release.
+ */
+export class SsmImageParameter extends Construct {
+  /** The variable holding the parameter path. */
+  public readonly parameterName: TerraformVariable;
+  /** The data source reading the parameter. */
+  public readonly parameter: DataAwsSsmParameter;
+  /** The AMI id read from Parameter Store. */
+  public readonly imageId: string;
+
+  constructor(scope: Construct, id: string, props: SsmImageParameterProps = {}) {
+    super(scope, id);
+    this.parameterName = stackVariable(this, props.variableName ?? "image_parameter", {
+      type: "string",
+      nullable: false,
+      default: props.defaultParameterName ?? AL2023_KERNEL_6_1_X86_64_PARAMETER,
+      description: "Parameter Store path of the AMI id the instance boots from (type AWS::EC2::Image::Id).",
+    });
+    this.parameterName.addValidation(matchesPattern(this.parameterName, "^/[A-Za-z0-9_./-]+$",
+      "a Parameter Store path starting with / (letters, digits, _ . - /)"));
+    this.parameter = new DataAwsSsmParameter(this, "parameter", { name: this.parameterName.stringValue });
+    // AMI ids are public: the non-sensitive attribute keeps them readable in plans.
+    this.imageId = this.parameter.insecureValue;
+  }
+}
