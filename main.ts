@@ -22,7 +22,7 @@ export class CrmHostStack extends TerraformStack {
     new AwsProvider(this, "aws", { region: settings.region });
     const inputs = new DeploymentVariables(this, "inputs");
     const secrets = new SecretVariables(this, "secrets");
-    new BootstrapVersionCheck(this, "bootstrap_version");
+    new BootstrapVersionCheck(this, "bootstrap");
     const image = new SsmImageParameter(this, "image");
 
     const securityGroup = new CrmSecurityGroup(this, "security_group", {

@@ -1,0 +1,54 @@
+import { TerraformOutput } from "cdktf";
+import { ProvisioningUserData, escapeTemplateSyntax, terraformTemplate } from "../../constructs/provisioning-user-data";
+import { renderProvisioningScript } from "../../userdata";
+import { exampleStackSettings, synthesize } from "../support/synth";
+
+const settings = exampleStackSettings().provisioning;
+const expressions = {
+  dbRootPasswordBase64: "${base64encode(var.db_root_password)}",
+  appDbPasswordBase64: "${base64encode(var.app_db_password)}",
+  sourceHostTokenBase64: "${base64encode(var.source_host_token)}",
+};
+
+/** Undoes Terraform's template escapes, as Terraform does when it evaluates a literal. */
+function unescape(template: string): string {
+  return template.replace(/\$\$\{/g, "${").replace(/%%\{/g, "%{");
+}
+
+describe("escapeTemplateSyntax", () => {
+  it("doubles the introducer of every ${ and %{ and touches nothing else", () => {
+    expect(escapeTemplateSyntax('echo "${HOME}" %{if} $$ 100% {x} $(date)')).toBe('echo "$${HOME}" %%{if} $$ 100% {x} $(date)');
+  });
+});
+
+describe("terraformTemplate", () => {
+  it("is the rendered script, escaped, with each secret expression where the script takes that secret", () => {
+    const template = terraformTemplate(settings, expressions);
+    const markers = { dbRootPasswordBase64: "QUFB", appDbPasswordBase64: "QkJC", sourceHostTokenBase64: "Q0ND" };
+    const withMarkers = Object.entries(expressions).reduce(
+      (text, [key, expression]) => text.split(expression).join(markers[key as keyof typeof markers]), template);
+    expect(unescape(withMarkers)).toBe(renderProvisioningScript(settings, markers));
+    for (const expression of Object.values(expressions)) expect(template.split(expression)).toHaveLength(2);
+  });
+
+  it("escapes template syntax that comes from the settings, so Terraform reads it as text", () => {
+    const odd = { ...settings, gitUser: "Dev ${USER} %{if}" };
+    const template = terraformTemplate(odd, expressions);
+    expect(template).toContain("Dev $${USER} %%{if}");
+    expect(template).not.toMatch(/(?<![$])\$\{USER\}/);
+  });
+});
+
+describe("ProvisioningUserData", () => {
+  it("keeps the script in a local and hands the instance its base64", () => {
+    let userData: ProvisioningUserData | undefined;
+    const { json } = synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions }); });
+    const [[name, value]] = Object.entries(json.locals ?? {});
+    expect(value).toBe(terraformTemplate(settings, expressions));
+    expect(userData!.script).toMatch(/TfToken/);
+    expect(synthesize((scope) => {
+      const made = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions });
+      new TerraformOutput(scope, "b64", { value: made.base64 });
+    }).json.output?.b64.value).toBe(`\${base64encode(local.${name})}`);
+  });
+});

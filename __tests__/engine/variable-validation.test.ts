@@ -1,0 +1,75 @@
+import { Testing } from "cdktf";
+import { CrmHostStack } from "../../main";
+import { exampleStackSettings } from "../support/synth";
+import { describeWithEngine, EngineWorkspace, flatten } from "../support/terraform-engine";
+
+/** A value every variable accepts; the variables with defaults are left to them. */
+const VALID: Record<string, string | string[]> = {
+  vpc_id: "vpc-0123456789abcdef0",
+  subnet_id: "subnet-0a1b2c3d",
+  availability_zone: "eu-west-3b",
+  key_pair_name: "crm admin key",
+  ssh_public_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJv8Z8m7rQ2u4x3nW1Yq0f0S0tqk8r3dJt7Jx9yZl0aB admin@example",
+  db_root_password: `r0ot 'pa"ss' $HOME \`id\` \\ %{x} \${y}`,
+  app_db_password: "app-pass",
+  source_host_token: "ghp_0123456789abcdefABCDEF",
+};
+
+/** [variable, bad value, words the message must hold]. */
+const BAD: [string, string | string[], string][] = [
+  ["vpc_id", "vpc-123", "expected a VPC id"],
+  ["vpc_id", "subnet-0123456789abcdef0", "expected a VPC id"],
+  ["subnet_id", "subnet-XYZ12345", "expected a subnet id"],
+  ["availability_zone", "us-east-1", "expected an availability zone name"],
+  ["key_pair_name", "", "expected a key pair name"],
+  ["key_pair_name", "ключ", "expected a key pair name"],
+  ["ssh_public_key", "-----BEGIN OPENSSH PRIVATE KEY-----", "expected an OpenSSH public key line"],
+  ["ssh_ingress_cidrs", ["10.0.0.0/33"], "expected a non-empty list of IPv4 CIDR blocks"],
+  ["ssh_ingress_cidrs", ["2001:db8::/32"], "expected a non-empty list of IPv4 CIDR blocks"],
+  ["ssh_ingress_cidrs", [], "expected a non-empty list of IPv4 CIDR blocks"],
+  ["app_ingress_cidrs", ["0.0.0.0/0", "everyone"], "expected a non-empty list of IPv4 CIDR blocks"],
+  ["db_root_password", "line\nbreak", "expected 1 to 256 printable characters"],
+  ["app_db_password", "", "expected 1 to 256 printable characters"],
+  ["source_host_token", "tab\there", "expected 1 to 256 printable characters"],
+  ["source_host_token", "x".repeat(257), "expected 1 to 256 printable characters"],
+  ["image_parameter", "aws/service/ami", "expected a Parameter Store path"],
+  ["bootstrap_version_parameter", "/cdk bootstrap/version", "expected a Parameter Store path"],
+  ["bootstrap_version", "6\n", "expected at most 64 printable characters"],
+];
+
+describeWithEngine("variable validation of the real stack, planned by a real engine", (engine) => {
+  let workspace: EngineWorkspace;
+
+  beforeAll(async () => {
+    // The stack's own variable blocks, without the resources that would need the AWS provider.
+    const stack = new CrmHostStack(Testing.app(), exampleStackSettings());
+    const { variable } = JSON.parse(Testing.synth(stack));
+    workspace = new EngineWorkspace(engine, { variable });
+    await workspace.init();
+  }, 60_000);
+  afterAll(() => workspace?.remove());
+
+  it("plans with valid values for every variable", async () => {
+    const result = await workspace.plan({
+      ...VALID, ssh_ingress_cidrs: ["203.0.113.7/32", "198.51.100.0/24"], app_ingress_cidrs: ["0.0.0.0/0"],
+      bootstrap_version: "6", image_parameter: "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64",
+    });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+  }, 60_000);
+
+  it.each(BAD)("refuses %s = %j, naming the variable", async (name, value, expected) => {
+    const result = await workspace.plan({ ...VALID, [name]: value });
+    expect(result.code).not.toBe(0);
+    const message = flatten(result.stderr);
+    expect(message).toContain(`Invalid value for variable "${name}": ${expected}`);
+    // A sensitive value is never echoed back.
+    if (name.endsWith("password") || name.endsWith("token")) expect(result.stderr).not.toContain(String(value));
+  }, 60_000);
+
+  it("requires the secrets: there is no default to fall back on", async () => {
+    const { db_root_password: _omitted, ...withoutRootPassword } = VALID;
+    const result = await workspace.plan(withoutRootPassword);
+    expect(result.code).not.toBe(0);
+    expect(flatten(result.stderr)).toMatch(/No value for required variable|variable "db_root_password"/);
+  }, 60_000);
+});

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The project's test command (`npm test`): type check, jest (unit, stack, engine and
+# integration tests), checkov scan of the synthesized stack, and actionlint on the workflows.
+# Tools come from scripts/ci/install-tools.sh. Locally a missing scanner or linter is
+# skipped with a notice; in CI (CI=true) it is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/ci/env.sh
+source scripts/ci/env.sh
+
+have() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [ -n "${CI:-}" ]; then
+    echo "check: $1 is missing; CI must run scripts/ci/install-tools.sh first" >&2
+    exit 1
+  fi
+  echo "SKIPPED $2: $1 is not installed (run scripts/ci/install-tools.sh)" >&2
+  return 1
+}
+
+echo "== type check (tsc --noEmit)"
+npx tsc --noEmit
+
+echo "== jest"
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+status=0
+npx jest --json --outputFile="$results" || status=$?
+node -e '
+  const r = require(process.argv[1]);
+  console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+' "$results"
+[ "$status" -eq 0 ] || exit "$status"
+
+if have checkov "security scan"; then
+  echo "== synthesize and scan (checkov terraform_json)"
+  npx tsc
+  node main.js
+  bash scripts/ci/scan.sh
+fi
+
+if have actionlint "workflow lint"; then
+  echo "== workflow lint (actionlint)"
+  bash scripts/ci/lint-workflows.sh
+fi
