@@ -30,11 +30,13 @@ describe("CrmHostStack", () => {
   const { text, json } = synthStack();
   const resources = json.resource ?? {};
 
-  it("holds exactly the spec's resources, plus the bootstrap check", () => {
+  it("holds exactly the spec's resources, plus the bootstrap and secret checks", () => {
     expect(Object.keys(resources).sort()).toEqual([
       "aws_iam_instance_profile", "aws_iam_role", "aws_instance", "aws_key_pair", "aws_security_group", "terraform_data",
     ]);
-    for (const type of Object.keys(resources)) expect(Object.keys(resources[type])).toHaveLength(1);
+    for (const type of Object.keys(resources)) {
+      expect([type, Object.keys(resources[type]).length]).toEqual([type, type === "terraform_data" ? 2 : 1]);
+    }
     expect(text).toHaveProviderWithProperties(AwsProvider, { region: "us-east-1" });
   });
 
@@ -85,7 +87,7 @@ describe("CrmHostStack", () => {
   });
 
   it("checks the bootstrap version with CDK's rule and message", () => {
-    const check = only(resources, "terraform_data");
+    const [check] = Object.values(resources.terraform_data).filter((data: any) => data.input?.bootstrap_version_checked);
     expect(check.lifecycle.precondition).toEqual([{
       condition: expect.stringMatching(/^\$\{!contains\(\["1", "2", "3", "4", "5"\], local\.\w+\)\}$/),
       error_message: BOOTSTRAP_VERSION_MESSAGE,
@@ -94,7 +96,10 @@ describe("CrmHostStack", () => {
     expect(json.variable?.bootstrap_version.default).toBe("");
   });
 
-  it("declares every input variable with a validation block", () => {
+  it("checks every input variable: a validation block, or for secrets a precondition that prints no value", () => {
+    const secretChecks = Object.values(resources.terraform_data)
+      .flatMap((data: any) => data.lifecycle.precondition)
+      .map((condition: any) => condition.error_message);
     const variables = json.variable ?? {};
     expect(Object.keys(variables).sort()).toEqual([
       "app_db_password", "app_ingress_cidrs", "availability_zone", "bootstrap_version", "bootstrap_version_parameter",
@@ -102,10 +107,15 @@ describe("CrmHostStack", () => {
       "ssh_public_key", "subnet_id", "vpc_id",
     ]);
     for (const [name, variable] of Object.entries(variables)) {
-      expect({ name, validation: variable.validation }).toEqual({
-        name,
-        validation: [expect.objectContaining({ error_message: expect.stringContaining(`"${name}"`) })],
-      });
+      if (variable.sensitive) {
+        expect(secretChecks).toContainEqual(expect.stringContaining(`Invalid value for variable "${name}"`));
+        expect(variable.validation).toBeUndefined();
+      } else {
+        expect({ name, validation: variable.validation }).toEqual({
+          name,
+          validation: [expect.objectContaining({ error_message: expect.stringContaining(`"${name}"`) })],
+        });
+      }
     }
   });
 
