@@ -1,3 +1,5 @@
+import { requireAbsolutePath, requireMatch, requirePrintable, SettingsError } from "../settings/errors";
+
 /**
  * Settings of the first-boot provisioning script (spec section 3) and its service unit (3.1).
  * Everything here is public: the three secrets never pass through these settings (see ScriptSecrets).
@@ -40,4 +42,51 @@ export interface ScriptSecrets {
   readonly dbRootPasswordBase64: string;
   readonly appDbPasswordBase64: string;
   readonly sourceHostTokenBase64: string;
+}
+
+/** The production values of the instance-side paths and users (spec sections 1, 3 and 3.1). */
+export const PRODUCTION_PATHS = {
+  loginUser: "ec2-user",
+  loginHome: "/home/ec2-user",
+  unitDirectory: "/etc/systemd/system",
+  swapFile: "/swapfile",
+  logFile: "/var/log/crm-provisioning.log",
+  metadataEndpoint: "http://169.254.169.254",
+} as const satisfies Partial<ProvisioningSettings>;
+
+/**
+ * Throws a SettingsError naming the first bad setting (as `${prefix}${field}`) and what is expected.
+ * The script relies on these rules: it quotes every setting, but unit names, SQL identifiers and
+ * paths are also written into SQL and the systemd unit, where only these shapes are safe.
+ */
+export function validateProvisioningSettings(settings: ProvisioningSettings, prefix = ""): void {
+  const name = (field: keyof ProvisioningSettings) => `${prefix}${field}`;
+  const s = settings as unknown as Record<keyof ProvisioningSettings, unknown>;
+
+  requireMatch(name("appName"), s.appName, /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
+    "a systemd unit name of 1 to 64 letters, digits, _ . or -, starting with a letter or digit");
+  requireMatch(name("loginUser"), s.loginUser, /^[a-z_][a-z0-9_-]{0,31}$/,
+    "a Linux user name of 1 to 32 lower-case letters, digits, _ or -, starting with a letter or _");
+  const loginHome = requireAbsolutePath(name("loginHome"), s.loginHome);
+  const appDir = requireAbsolutePath(name("appDir"), s.appDir);
+  if (!appDir.startsWith(`${loginHome}/`)) {
+    throw new SettingsError(name("appDir"), `a directory inside the login user's home ${loginHome}`, appDir);
+  }
+  requireMatch(name("repoUrl"), s.repoUrl,
+    /^https:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~+-]+)+\/?$/,
+    "an https address of the repository without credentials, such as https://github.com/org/app.git");
+  requireMatch(name("databaseName"), s.databaseName, /^[A-Za-z0-9_]{1,64}$/,
+    "a MariaDB database name of 1 to 64 letters, digits or _");
+  requireMatch(name("appDbUser"), s.appDbUser, /^[A-Za-z0-9_]{1,32}$/,
+    "a MariaDB user name of 1 to 32 letters, digits or _");
+  requirePrintable(name("gitUser"), s.gitUser, 100);
+  requireMatch(name("gitEmail"), s.gitEmail,
+    /^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$/,
+    "an e-mail address such as deploy@example.com");
+  requireAbsolutePath(name("unitDirectory"), s.unitDirectory);
+  requireAbsolutePath(name("swapFile"), s.swapFile);
+  requireAbsolutePath(name("logFile"), s.logFile);
+  requireMatch(name("metadataEndpoint"), s.metadataEndpoint,
+    /^https?:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~-]+)*$/,
+    "an http(s) base address without credentials or trailing slash, such as http://169.254.169.254");
 }

@@ -1,0 +1,233 @@
+/**
+ * Runs the rendered provisioning script for real (bash, as root) against the harness's private
+ * MariaDB server, https git server and metadata stand-in, twice, with adversarial secrets.
+ */
+import { spawnSync } from "child_process";
+import { existsSync, readFileSync, statSync } from "fs";
+import { join } from "path";
+import { nativePasswordHash, ProvisioningHarness, RunResult, TEST_PUBLIC_HOSTNAME } from "../support/provisioning-harness";
+import {
+  NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, PACKAGES, renderProvisioningScript, renderServiceUnit, ScriptSecrets,
+  STEP_FUNCTIONS, SWAP_SIZE, validateProvisioningSettings,
+} from "../../userdata";
+
+jest.setTimeout(120_000);
+
+const ROOT_PASSWORD = `r00t '"$HOME \`id\` \\ %s {x} $(touch /tmp/pwned-root)`;
+const APP_PASSWORD = `it's "$USER" \`whoami\` \\n 100% {}'; DROP DATABASE crm_test; -- $(touch /tmp/pwned-app) # é`;
+const TOKEN = `ghp_T0k€n:/?#[]@!$&'()*+,;= %{x}${"$"}{y} \`z\``;
+const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+const SECRETS: ScriptSecrets = {
+  dbRootPasswordBase64: b64(ROOT_PASSWORD),
+  appDbPasswordBase64: b64(APP_PASSWORD),
+  sourceHostTokenBase64: b64(TOKEN),
+};
+/** Every form in which a secret could leak into a log. */
+const percentEncoded = (text: string) => [...Buffer.from(text, "utf8")]
+  .map((byte) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`))
+  .join("");
+const SECRET_FORMS = [ROOT_PASSWORD, APP_PASSWORD, TOKEN, encodeURIComponent(TOKEN), percentEncoded(TOKEN),
+  Buffer.from(APP_PASSWORD).toString("hex"), Buffer.from(ROOT_PASSWORD).toString("hex")];
+
+const missing = ProvisioningHarness.toolsMissing();
+if (missing.length > 0 && process.env.CI) {
+  throw new Error(`CI must run the provisioning integration test, but these tools are missing: ${missing.join(", ")}`);
+}
+if (missing.length > 0) {
+  console.warn(`SKIPPED provisioning integration test: missing ${missing.join(", ")} (install them to run it; CI requires it)`);
+}
+const describeIfTools = missing.length > 0 ? describe.skip : describe;
+
+describeIfTools("provisioning script, run for real", () => {
+  let h: ProvisioningHarness;
+  let first: RunResult;
+
+  beforeAll(async () => {
+    h = await ProvisioningHarness.start({ sourceHostToken: TOKEN });
+    validateProvisioningSettings(h.settings);
+    first = await h.run(renderProvisioningScript(h.settings, SECRETS));
+    if (first.exitCode !== 0) console.error(first.output);
+  });
+
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  test("the first run succeeds and logs every step", () => {
+    expect(first.exitCode).toBe(0);
+    for (const step of STEP_FUNCTIONS) {
+      expect(first.output).toContain(`START ${step}`);
+      expect(first.output).toContain(`DONE ${step}`);
+    }
+    expect(first.output).toContain(`public hostname: ${TEST_PUBLIC_HOSTNAME}`);
+    expect(existsSync("/tmp/pwned-root") || existsSync("/tmp/pwned-app")).toBe(false);
+  });
+
+  test("the log file holds the same output and no secret, in no form", () => {
+    const log = readFileSync(h.settings.logFile, "utf8");
+    expect(log).toContain("DONE step_15_install_service");
+    for (const form of SECRET_FORMS) {
+      expect(log).not.toContain(form);
+      expect(first.output).not.toContain(form);
+    }
+    // Nothing even tried to print a secret: the filter had nothing to hide.
+    expect(log).not.toContain("[REDACTED]");
+    expect(statSync(h.settings.logFile).mode & 0o777).toBe(0o600);
+  });
+
+  test("the database, the app user with the exact password and its grants exist", async () => {
+    const { databaseName, appDbUser } = h.settings;
+    expect(await h.query(`SHOW DATABASES LIKE '${databaseName}'`)).toBe(databaseName);
+    expect(await h.canLogin(appDbUser, APP_PASSWORD)).toBe(true);
+    expect(await h.canLogin(appDbUser, `${APP_PASSWORD} `)).toBe(false);
+    expect(await h.canLogin(appDbUser, "")).toBe(false);
+    const grants = await h.query(`SHOW GRANTS FOR '${appDbUser}'@'localhost'`);
+    expect(grants).toContain(`GRANT ALL PRIVILEGES ON \`${databaseName}\`.* TO \`${appDbUser}\`@\`localhost\``);
+    expect(grants.split("\n")).toHaveLength(2);
+  });
+
+  test("root has the exact password and keeps its unix_socket login", async () => {
+    const priv = await h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'");
+    expect(priv).toContain(nativePasswordHash(ROOT_PASSWORD));
+    expect(priv).toContain("unix_socket");
+  });
+
+  test("export.sql was imported as the app user", async () => {
+    expect(await h.query(`SELECT id, name FROM ${h.settings.databaseName}.customers ORDER BY id`))
+      .toBe("1\tAda\n2\tGrace\n3\tLinus");
+  });
+
+  test("the checkout is there, with a credential-free remote and no token anywhere in .git", () => {
+    const { appDir, repoUrl } = h.settings;
+    expect(existsSync(join(appDir, "server.js"))).toBe(true);
+    const config = readFileSync(join(appDir, ".git", "config"), "utf8");
+    expect(config).toContain(`url = ${repoUrl}\n`);
+    const patterns = ["ghp_", "x-access-token:", ...SECRET_FORMS].flatMap((form) => ["-e", form]);
+    const grep = spawnSync("grep", ["-rlF", ...patterns, join(appDir, ".git")], { encoding: "utf8" });
+    expect(grep.stdout).toBe("");
+    expect(grep.status).toBe(1);
+    // The server saw the token: an authorized request by the expected user.
+    expect(h.gitRequests.some((r) => r.authorized)).toBe(true);
+    expect(h.gitRequests.filter((r) => r.status !== 401).every((r) => r.authorized)).toBe(true);
+  });
+
+  test("git identity of the login user is set", () => {
+    const gitconfig = readFileSync(join(h.settings.loginHome, ".gitconfig"), "utf8");
+    expect(gitconfig).toContain("name = CRM Deploy 'Bot'");
+    expect(gitconfig).toContain("email = deploy@example.com");
+  });
+
+  test(".env has the five settings, the other lines intact, mode 600", () => {
+    const file = join(h.settings.appDir, ".env");
+    expect(readFileSync(file, "utf8")).toBe([
+      "# settings of the CRM server",
+      "PORT=3000",
+      `FRONTENDURI=http://${TEST_PUBLIC_HOSTNAME}`,
+      "SESSION_SECRET=keep-me",
+      `DB_USER=${h.settings.appDbUser}`,
+      `DB_PASSWORD=${APP_PASSWORD}`,
+      `DB_NAME=${h.settings.databaseName}`,
+      `BACKENDURI=http://${TEST_PUBLIC_HOSTNAME}:3000`,
+      "",
+    ].join("\n"));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  test("the metadata service saw the token request, then the hostname request with the token", () => {
+    expect(h.metadataRequests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      "PUT /latest/api/token 200",
+      "GET /latest/meta-data/public-hostname 200",
+    ]);
+    expect(h.metadataRequests[0].headers["x-aws-ec2-metadata-token-ttl-seconds"]).toBe("21600");
+  });
+
+  test("the unit file is renderServiceUnit(settings)", () => {
+    const unit = join(h.settings.unitDirectory, `${h.settings.appName}.service`);
+    expect(readFileSync(unit, "utf8")).toBe(renderServiceUnit(h.settings));
+  });
+
+  test("the stand-ins were called as expected, in order", () => {
+    const { appDir, swapFile, loginHome, appName } = h.settings;
+    const relevant = first.newCalls.filter((line) => !/^(mariadb|mysql|curl -fsS) /.test(line))
+      .map((line) => line.replace(/ -o \S+ /, " -o <temporary file> "));
+    expect(relevant).toEqual([
+      "dnf -y upgrade",
+      "dnf -y groupinstall Development Tools",
+      `dnf -y install ${PACKAGES.join(" ")}`,
+      "systemctl enable --now mariadb",
+      `curl -fsSL --max-time 120 -o <temporary file> ${NVM_INSTALL_URL}`,
+      `nvm-installer HOME=${loginHome} user=${h.settings.loginUser}`,
+      `nvm install ${NODE_MAJOR}`,
+      `nvm alias default ${NODE_MAJOR}`,
+      `nvm install ${NODE_VERSION}`,
+      `nvm use ${NODE_VERSION}`,
+      "swapon --show=NAME --noheadings",
+      `fallocate -l ${SWAP_SIZE} ${swapFile}`,
+      `mkswap ${swapFile}`,
+      `swapon ${swapFile}`,
+      "npm install -g yarn",
+      `yarn install --ignore-engines (in ${appDir})`,
+      "systemctl daemon-reload",
+      `systemctl enable --now ${appName}.service`,
+    ]);
+    expect(first.newCalls.filter((line) => line.startsWith("mariadb ")).length).toBeGreaterThanOrEqual(5);
+    expect(statSync(swapFile).mode & 0o777).toBe(0o600);
+  });
+
+  describe("a second run", () => {
+    let second: RunResult;
+
+    beforeAll(async () => {
+      await h.query(`INSERT INTO ${h.settings.databaseName}.customers VALUES (4, 'Added between runs')`);
+      await h.commitToRepository({ "CHANGELOG.md": "second release\n" }, "second release");
+      second = await h.run(renderProvisioningScript(h.settings, SECRETS));
+      if (second.exitCode !== 0) console.error(second.output);
+    });
+
+    test("succeeds, pulls the new commit and keeps the token out of .git", () => {
+      expect(second.exitCode).toBe(0);
+      expect(readFileSync(join(h.settings.appDir, "CHANGELOG.md"), "utf8")).toBe("second release\n");
+      expect(readFileSync(join(h.settings.appDir, ".git", "config"), "utf8")).not.toContain("x-access-token");
+      for (const form of SECRET_FORMS) expect(second.output).not.toContain(form);
+    });
+
+    test("loses and duplicates no row and keeps the user and its password", async () => {
+      expect(second.output).toContain("already holds 1 tables; not importing");
+      expect(await h.query(`SELECT COUNT(*), MAX(id) FROM ${h.settings.databaseName}.customers`)).toBe("4\t4");
+      expect(await h.canLogin(h.settings.appDbUser, APP_PASSWORD)).toBe(true);
+    });
+
+    test("leaves the active swap alone and re-enables the service idempotently", () => {
+      const calls = second.newCalls.filter((line) => /^(fallocate|mkswap|swapon|npm|systemctl|yarn) /.test(line));
+      expect(calls).toEqual([
+        "systemctl enable --now mariadb",
+        "swapon --show=NAME --noheadings",
+        `yarn install --ignore-engines (in ${h.settings.appDir})`,
+        "systemctl daemon-reload",
+        `systemctl enable --now ${h.settings.appName}.service`,
+      ]);
+      expect(readFileSync(join(h.settings.appDir, ".env"), "utf8").match(/^DB_PASSWORD=/gm)).toHaveLength(1);
+    });
+
+    test("after a reboot, a third run turns the existing swap file on again without re-creating it", async () => {
+      h.deactivateSwaps();
+      const third = await h.run(renderProvisioningScript(h.settings, SECRETS));
+      expect(third.exitCode).toBe(0);
+      expect(third.newCalls.filter((line) => /^(fallocate|mkswap|swapon) /.test(line))).toEqual([
+        "swapon --show=NAME --noheadings",
+        `swapon ${h.settings.swapFile}`,
+      ]);
+    });
+  });
+
+  test("a secret with a control character stops the script before any step, naming the secret", async () => {
+    const bad = { ...SECRETS, appDbPasswordBase64: b64("line one\nline two") };
+    const result = await h.run(renderProvisioningScript(h.settings, bad));
+    expect(result.exitCode).not.toBe(0);
+    expect(result.output).toContain(
+      "ERROR: the secret application database password (APP_DB_PASSWORD_B64) contains control characters");
+    expect(result.output).not.toContain("line one");
+    expect(result.output).not.toContain("START step_01");
+    expect(result.newCalls).toEqual([]);
+  });
+});

@@ -1,0 +1,516 @@
+/**
+ * A stand-in instance for running the provisioning script (userdata/) for real, as root, without
+ * touching the machine: a private MariaDB server, a private git repository served over https with
+ * basic auth by `git http-backend`, a stand-in IMDSv2 metadata service, and recording stand-ins on
+ * PATH for dnf, systemctl, the swap commands, curl (only for the nvm installer) and the mariadb client.
+ *
+ *   const h = await ProvisioningHarness.start({ sourceHostToken });
+ *   const result = await h.run(renderProvisioningScript(h.settings, secrets));
+ *   await h.query("SELECT 1"); await h.canLogin(user, password);
+ *   await h.stop();
+ */
+import { ChildProcess, execFile, spawn } from "child_process";
+import { createHash, randomBytes } from "crypto";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
+import * as http from "http";
+import * as https from "https";
+import { AddressInfo } from "net";
+import { tmpdir, userInfo } from "os";
+import { delimiter, join } from "path";
+import { NODE_VERSION, NVM_INSTALL_URL, TOKEN_USERNAME } from "../../userdata/constants";
+import { ProvisioningSettings } from "../../userdata/settings";
+
+/** Hostname the stand-in metadata service reports. */
+export const TEST_PUBLIC_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
+/** TTL the stand-in metadata service insists on. */
+const REQUIRED_TTL = "21600";
+
+/** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */
+const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "git", "openssl", "curl", "runuser", "base64", "od", "cmp"];
+
+export interface RunResult {
+  /** Exit code of the script (null when it was killed). */
+  readonly exitCode: number | null;
+  /** stdout and stderr of the script, interleaved as written. */
+  readonly output: string;
+  /** All stand-in calls recorded so far (all runs), one line each: `<command> <args…>`. */
+  readonly calls: string[];
+  /** The stand-in calls recorded during this run only. */
+  readonly newCalls: string[];
+  readonly durationMs: number;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: http.IncomingHttpHeaders;
+  /** HTTP status the stand-in answered with. */
+  readonly status: number;
+}
+
+export interface HarnessOptions {
+  /** The token the git server accepts (as the password of basic auth). Default: a random one. */
+  readonly sourceHostToken?: string;
+  /** Application name used in the settings. Default: `crm-test`. */
+  readonly appName?: string;
+}
+
+function findTool(name: string): string | undefined {
+  const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/local/sbin", "/usr/sbin", "/sbin"];
+  for (const dir of dirs) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+function tool(name: string): string {
+  const path = findTool(name);
+  if (!path) throw new Error(`${name} is not installed`);
+  return path;
+}
+
+function exec(file: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}):
+Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(file, args, { env: options.env ?? process.env, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : -1) : 0;
+        if (error && code === -1) reject(error);
+        else resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      });
+    // A command that reads no input may exit before it is written; that is no error here.
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(options.input ?? "");
+  });
+}
+
+async function mustExec(file: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}):
+Promise<string> {
+  const result = await exec(file, args, options);
+  if (result.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
+  return result.stdout;
+}
+
+function listen(server: http.Server | https.Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function close(server: http.Server | https.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections?.();
+    server.close(() => resolve());
+  });
+}
+
+/** The mysql_native_password hash of a password, as MariaDB's PASSWORD() computes it. */
+export function nativePasswordHash(password: string): string {
+  const once = createHash("sha1").update(Buffer.from(password, "utf8")).digest();
+  return `*${createHash("sha1").update(once).digest("hex").toUpperCase()}`;
+}
+
+export class ProvisioningHarness {
+  /** Commands this harness needs that are missing on this machine (empty when it can run). */
+  static toolsMissing(): string[] {
+    const missing = TOOLS.filter((name) => !findTool(name));
+    if (findTool("git") && !existsSync(join(gitExecPath(), "git-http-backend"))) missing.push("git-http-backend");
+    return missing;
+  }
+
+  /** Starts everything; on failure, stops what was started and rethrows. */
+  static async start(options: HarnessOptions = {}): Promise<ProvisioningHarness> {
+    const harness = new ProvisioningHarness(options);
+    try {
+      await harness.startAll();
+    } catch (error) {
+      await harness.stop();
+      throw error;
+    }
+    return harness;
+  }
+
+  /** Temporary directory holding everything (removed by stop()). */
+  readonly dir: string;
+  /** The token the git server accepts. */
+  readonly sourceHostToken: string;
+  /** Requests the metadata stand-in received, in order. */
+  readonly metadataRequests: RecordedRequest[] = [];
+  /** Requests the git server received, in order, with the basic-auth user name (or "" when none). */
+  readonly gitRequests: (RecordedRequest & { readonly user: string; readonly authorized: boolean })[] = [];
+
+  private readonly appName: string;
+  private readonly binDir: string;
+  private readonly callsFile: string;
+  private readonly socket: string;
+  private readonly reposDir: string;
+  private readonly certFile: string;
+  private readonly metadataToken = `imds-${randomBytes(12).toString("hex")}`;
+  private mariadbd?: ChildProcess;
+  private mariadbdExit?: Promise<void>;
+  private gitServer?: https.Server;
+  private metadataServer?: http.Server;
+  private gitPort = 0;
+  private metadataPort = 0;
+  private callsSeen = 0;
+  private stopped = false;
+
+  private constructor(options: HarnessOptions) {
+    this.dir = mkdtempSync(join(tmpdir(), "crm-provision-"));
+    this.sourceHostToken = options.sourceHostToken ?? randomBytes(16).toString("hex");
+    this.appName = options.appName ?? "crm-test";
+    this.binDir = join(this.dir, "bin");
+    this.callsFile = join(this.dir, "calls.log");
+    this.socket = join(this.dir, "mysqld.sock");
+    this.reposDir = join(this.dir, "repos");
+    this.certFile = join(this.dir, "tls", "cert.pem");
+  }
+
+  /** Settings pointing every instance path into the temporary directory and every address to the stand-ins. */
+  get settings(): ProvisioningSettings {
+    return {
+      appName: this.appName,
+      appDir: join(this.dir, "home", "crm-app"),
+      repoUrl: `https://127.0.0.1:${this.gitPort}/crm-app.git`,
+      databaseName: "crm_test",
+      appDbUser: "crm_app",
+      gitUser: "CRM Deploy 'Bot'",
+      gitEmail: "deploy@example.com",
+      loginUser: userInfo().username,
+      loginHome: join(this.dir, "home"),
+      unitDirectory: join(this.dir, "etc", "systemd", "system"),
+      swapFile: join(this.dir, "swapfile"),
+      logFile: join(this.dir, "log", "provisioning.log"),
+      metadataEndpoint: `http://127.0.0.1:${this.metadataPort}`,
+    };
+  }
+
+  /** Path of the private MariaDB server's socket. */
+  get socketPath(): string {
+    return this.socket;
+  }
+
+  /** Runs a script with bash as a child process, stand-ins first on PATH. */
+  async run(script: string, timeoutMs = 90_000): Promise<RunResult> {
+    const file = join(this.dir, "provision.sh");
+    writeFileSync(file, script, { mode: 0o700 });
+    const env: NodeJS.ProcessEnv = {
+      PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
+      HOME: process.env.HOME ?? "/root",
+      LANG: "C.UTF-8",
+      // The only test-specific variable: git must trust the local server's self-signed certificate.
+      GIT_SSL_CAINFO: this.certFile,
+    };
+    const started = Date.now();
+    const child = spawn("bash", [file], { env, cwd: "/", stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    clearTimeout(timer);
+    const calls = this.calls();
+    const newCalls = calls.slice(this.callsSeen);
+    this.callsSeen = calls.length;
+    return { exitCode, output: Buffer.concat(chunks).toString("utf8"), calls, newCalls, durationMs: Date.now() - started };
+  }
+
+  /** Every stand-in call recorded so far. */
+  calls(): string[] {
+    if (!existsSync(this.callsFile)) return [];
+    return readFileSync(this.callsFile, "utf8").split("\n").filter((line) => line !== "");
+  }
+
+  /** Runs SQL as root on the private server (unix socket) and returns the tab-separated rows. */
+  async query(sql: string): Promise<string> {
+    return (await mustExec(tool("mariadb"),
+      ["--no-defaults", `--socket=${this.socket}`, "--user=root", "--batch", "--skip-column-names"], { input: sql })).trimEnd();
+  }
+
+  /** True when `user`@localhost can log in with exactly `password` (given through MYSQL_PWD, never argv). */
+  async canLogin(user: string, password: string): Promise<boolean> {
+    const result = await exec(tool("mariadb"),
+      ["--no-defaults", `--socket=${this.socket}`, `--user=${user}`, "--batch", "--skip-column-names", "-e", "SELECT CURRENT_USER()"],
+      { env: { PATH: process.env.PATH, MYSQL_PWD: password } });
+    return result.code === 0 && result.stdout.trim() === `${user}@localhost`;
+  }
+
+  /** Adds a commit to the served repository (to prove that a rerun pulls). */
+  async commitToRepository(files: Record<string, string>, message: string): Promise<void> {
+    const work = join(this.dir, "seed");
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(work, name), content);
+    await this.git(["add", "--all"], work);
+    await this.git(["commit", "--quiet", "-m", message], work);
+    await this.git(["push", "--quiet", "origin", "HEAD:main"], work);
+  }
+
+  /** Forgets the active swap areas, as a reboot does (the script adds no fstab entry). */
+  deactivateSwaps(): void {
+    rmSync(join(this.dir, "swaps.active"), { force: true });
+  }
+
+  /** Stops the servers and removes the temporary directory; safe to call twice and after a failed start. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.mariadbd && this.mariadbd.exitCode === null) {
+      this.mariadbd.kill("SIGTERM");
+      const killer = setTimeout(() => this.mariadbd?.kill("SIGKILL"), 15_000);
+      await this.mariadbdExit;
+      clearTimeout(killer);
+    }
+    if (this.gitServer) await close(this.gitServer);
+    if (this.metadataServer) await close(this.metadataServer);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async startAll(): Promise<void> {
+    const missing = ProvisioningHarness.toolsMissing();
+    if (missing.length > 0) throw new Error(`The provisioning harness needs: ${missing.join(", ")}`);
+    for (const sub of ["bin", "home", "repos", "tls", "log"]) mkdirSync(join(this.dir, sub));
+    // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
+    chmodSync(this.dir, 0o755);
+    const database = this.startDatabase();
+    await Promise.all([this.createRepository(), this.makeCertificate()]);
+    await Promise.all([this.startGitServer(), this.startMetadataServer()]);
+    this.writeStandIns();
+    await database;
+  }
+
+  private async startDatabase(): Promise<void> {
+    const datadir = join(this.dir, "mysql");
+    await mustExec(tool("mariadb-install-db"), ["--no-defaults", `--datadir=${datadir}`,
+      "--auth-root-authentication-method=socket", "--user=root", "--skip-test-db"]);
+    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, `--socket=${this.socket}`,
+      "--skip-networking", "--user=root", `--pid-file=${join(this.dir, "mysqld.pid")}`,
+      `--log-error=${join(this.dir, "mysqld.err")}`, "--innodb-buffer-pool-size=32M"], { stdio: "ignore" });
+    this.mariadbd = child;
+    this.mariadbdExit = new Promise((resolve) => child.on("exit", () => resolve()));
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`mariadbd exited: ${this.readIfExists(join(this.dir, "mysqld.err"))}`);
+      try {
+        await this.query("SELECT 1");
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  private readIfExists(file: string): string {
+    return existsSync(file) ? readFileSync(file, "utf8") : "";
+  }
+
+  private git(args: string[], cwd: string): Promise<string> {
+    return mustExec(tool("git"), ["-c", "user.name=Harness", "-c", "user.email=harness@example.com", ...args],
+      { cwd, env: { PATH: process.env.PATH, HOME: this.dir, GIT_CONFIG_NOSYSTEM: "1" } });
+  }
+
+  private async createRepository(): Promise<void> {
+    const seed = join(this.dir, "seed");
+    const bare = join(this.reposDir, "crm-app.git");
+    mkdirSync(seed);
+    writeFileSync(join(seed, "server.js"), "require('http').createServer((q, r) => r.end('crm')).listen(3000);\n");
+    writeFileSync(join(seed, ".env"), "# settings of the CRM server\nPORT=3000\nFRONTENDURI=http://localhost:8080\nSESSION_SECRET=keep-me\n");
+    writeFileSync(join(seed, "export.sql"), [
+      "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
+      "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
+      "",
+    ].join("\n"));
+    await this.git(["init", "--quiet", "--initial-branch=main"], seed);
+    await this.git(["add", "--all"], seed);
+    await this.git(["commit", "--quiet", "-m", "initial"], seed);
+    await this.git(["init", "--quiet", "--bare", "--initial-branch=main", bare], this.dir);
+    await this.git(["remote", "add", "origin", bare], seed);
+    await this.git(["push", "--quiet", "origin", "main"], seed);
+  }
+
+  private async makeCertificate(): Promise<void> {
+    await mustExec(tool("openssl"), ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+      "-keyout", join(this.dir, "tls", "key.pem"), "-out", this.certFile,
+      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]);
+  }
+
+  /** git smart HTTP over TLS, only with basic auth `<TOKEN_USERNAME>:<token>`: proves the token really travels. */
+  private async startGitServer(): Promise<void> {
+    const backend = join(gitExecPath(), "git-http-backend");
+    const server = https.createServer({
+      key: readFileSync(join(this.dir, "tls", "key.pem")),
+      cert: readFileSync(this.certFile),
+    }, (req, res) => {
+      const url = new URL(req.url ?? "/", "https://127.0.0.1");
+      const [user, password] = parseBasicAuth(req.headers.authorization);
+      const authorized = user === TOKEN_USERNAME && password === this.sourceHostToken;
+      const record = (status: number) => this.gitRequests.push({
+        method: req.method ?? "", path: url.pathname + url.search, headers: req.headers, status, user, authorized,
+      });
+      if (!authorized) {
+        record(401);
+        res.writeHead(401, { "WWW-Authenticate": 'Basic realm="crm-app"' }).end("authentication required\n");
+        return;
+      }
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        GIT_PROJECT_ROOT: this.reposDir,
+        GIT_HTTP_EXPORT_ALL: "1",
+        GIT_CONFIG_NOSYSTEM: "1",
+        HOME: this.dir,
+        PATH_INFO: decodeURIComponent(url.pathname),
+        QUERY_STRING: url.search.replace(/^\?/, ""),
+        REQUEST_METHOD: req.method ?? "GET",
+        CONTENT_TYPE: req.headers["content-type"] ?? "",
+        REMOTE_USER: user,
+        REMOTE_ADDR: "127.0.0.1",
+        GIT_PROTOCOL: String(req.headers["git-protocol"] ?? ""),
+        HTTP_CONTENT_ENCODING: String(req.headers["content-encoding"] ?? ""),
+      };
+      if (req.headers["content-length"]) env.CONTENT_LENGTH = req.headers["content-length"];
+      const cgi = spawn(backend, [], { env, stdio: ["pipe", "pipe", "inherit"] });
+      const out: Buffer[] = [];
+      cgi.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+      req.pipe(cgi.stdin);
+      cgi.on("close", () => {
+        const data = Buffer.concat(out);
+        let end = data.indexOf("\r\n\r\n");
+        let skip = 4;
+        if (end < 0) { end = data.indexOf("\n\n"); skip = 2; }
+        const headers: Record<string, string> = {};
+        let status = 200;
+        for (const line of data.subarray(0, Math.max(end, 0)).toString("latin1").split(/\r?\n/)) {
+          const colon = line.indexOf(":");
+          if (colon < 0) continue;
+          const name = line.slice(0, colon).trim();
+          const value = line.slice(colon + 1).trim();
+          if (name.toLowerCase() === "status") status = parseInt(value, 10);
+          else headers[name] = value;
+        }
+        record(status);
+        res.writeHead(status, headers).end(end < 0 ? data : data.subarray(end + skip));
+      });
+    });
+    this.gitServer = server;
+    this.gitPort = await listen(server);
+  }
+
+  /** IMDSv2: a token only for the TTL header, the hostname only for that token. */
+  private async startMetadataServer(): Promise<void> {
+    const server = http.createServer((req, res) => {
+      const answer = (status: number, body: string) => {
+        this.metadataRequests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, status });
+        res.writeHead(status, { "Content-Type": "text/plain" }).end(body);
+      };
+      if (req.url === "/latest/api/token") {
+        if (req.method !== "PUT") return answer(405, "");
+        if (req.headers["x-aws-ec2-metadata-token-ttl-seconds"] !== REQUIRED_TTL) return answer(400, "");
+        return answer(200, this.metadataToken);
+      }
+      if (req.url === "/latest/meta-data/public-hostname" && req.method === "GET") {
+        if (req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
+        return answer(200, TEST_PUBLIC_HOSTNAME);
+      }
+      return answer(404, "");
+    });
+    this.metadataServer = server;
+    this.metadataPort = await listen(server);
+  }
+
+  private writeStandIns(): void {
+    const calls = shq(this.callsFile);
+    const record = (name: string) => `printf '%s\\n' "${name}\${*:+ $*}" >>${calls}`;
+    const write = (name: string, body: string) =>
+      writeFileSync(join(this.binDir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+    const swapState = shq(join(this.dir, "swaps.active"));
+
+    write("dnf", record("dnf"));
+    write("systemctl", record("systemctl"));
+    write("mkswap", record("mkswap"));
+    write("fallocate", `${record("fallocate")}\n# Creates the file (empty): a test must not write 2 GiB.\n: >"\${!#}"`);
+    write("swapon", [record("swapon"),
+      `if [[ $1 == --show* ]]; then cat ${swapState} 2>/dev/null; exit 0; fi`,
+      `printf '%s\\n' "\${!#}" >>${swapState}`].join("\n"));
+    write("swapoff", [record("swapoff"),
+      `grep -vxF "\${!#}" ${swapState} >${swapState}.new || true`, `mv ${swapState}.new ${swapState}`].join("\n"));
+    for (const client of ["mariadb", "mysql"]) {
+      write(client, `${record(client)}\nexec ${shq(tool("mariadb"))} --no-defaults --socket=${shq(this.socket)} "$@"`);
+    }
+
+    const installer = join(this.dir, "fake-nvm-install.sh");
+    writeFileSync(installer, fakeNvmInstaller(this.callsFile), { mode: 0o644 });
+    write("curl", [
+      `for arg in "$@"; do`,
+      `  if [[ $arg == ${shq(NVM_INSTALL_URL)} ]]; then`,
+      `    ${record("curl")}`,
+      `    out=-; prev=''`,
+      `    for a in "$@"; do if [[ $prev == -o || $prev == --output ]]; then out=$a; fi; prev=$a; done`,
+      `    if [[ $out == - ]]; then cat ${shq(installer)}; else cp ${shq(installer)} "$out"; fi`,
+      `    exit 0`,
+      `  fi`,
+      `done`,
+      record("curl"),
+      `exec ${shq(tool("curl"))} "$@"`,
+    ].join("\n"));
+  }
+}
+
+function gitExecPath(): string {
+  // `git --exec-path` would need a subprocess; Debian, Fedora and Amazon Linux all use one of these.
+  for (const dir of ["/usr/lib/git-core", "/usr/libexec/git-core", "/usr/local/libexec/git-core"]) {
+    if (existsSync(join(dir, "git-http-backend"))) return dir;
+  }
+  return "/usr/lib/git-core";
+}
+
+function shq(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+function parseBasicAuth(header: string | undefined): [string, string] {
+  const match = /^Basic\s+(\S+)$/i.exec(header ?? "");
+  if (!match) return ["", ""];
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? [decoded, ""] : [decoded.slice(0, colon), decoded.slice(colon + 1)];
+}
+
+/**
+ * The stand-in nvm installer: writes ~/.nvm/nvm.sh with an `nvm` function that records its calls
+ * and, on install, creates recording `node` and `npm` under ~/.nvm/versions/node/v<NODE_VERSION>/bin;
+ * `npm install -g yarn` there creates a recording `yarn`, which notes the directory it ran in.
+ */
+function fakeNvmInstaller(callsFile: string): string {
+  const calls = shq(callsFile);
+  return `#!/bin/bash
+set -euo pipefail
+printf '%s\\n' "nvm-installer HOME=$HOME user=$(id -un)" >>${calls}
+mkdir -p "$HOME/.nvm"
+cat >"$HOME/.nvm/nvm.sh" <<'NVM_SH'
+nvm() {
+  printf '%s\\n' "nvm $*" >>${calls}
+  if [[ \${1:-} == install ]]; then
+    local bin="$HOME/.nvm/versions/node/v${NODE_VERSION}/bin"
+    mkdir -p "$bin"
+    printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "node $*" >>${calls}' >"$bin/node"
+    cat >"$bin/npm" <<'NPM'
+#!/bin/bash
+printf '%s\\n' "npm $*" >>${calls}
+if [[ "$*" == "install -g yarn" ]]; then
+  printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD)" >>${calls}' >"$(dirname "$0")/yarn"
+  chmod 755 "$(dirname "$0")/yarn"
+fi
+NPM
+    chmod 755 "$bin/node" "$bin/npm"
+  fi
+}
+NVM_SH
+`;
+}

@@ -1,0 +1,93 @@
+import { SettingsError } from "../../settings/errors";
+import { PRODUCTION_PATHS, ProvisioningSettings, validateProvisioningSettings } from "../../userdata";
+import { PRODUCTION_SETTINGS } from "./fixtures";
+
+function errorOf(settings: ProvisioningSettings, prefix?: string): SettingsError {
+  try {
+    validateProvisioningSettings(settings, prefix);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return error as SettingsError;
+  }
+  throw new Error("expected a SettingsError");
+}
+
+describe("validateProvisioningSettings", () => {
+  test("accepts the production settings and keeps the spec's production paths", () => {
+    expect(() => validateProvisioningSettings(PRODUCTION_SETTINGS)).not.toThrow();
+    expect(PRODUCTION_PATHS).toEqual({
+      loginUser: "ec2-user",
+      loginHome: "/home/ec2-user",
+      unitDirectory: "/etc/systemd/system",
+      swapFile: "/swapfile",
+      logFile: "/var/log/crm-provisioning.log",
+      metadataEndpoint: "http://169.254.169.254",
+    });
+  });
+
+  const bad: [keyof ProvisioningSettings, unknown, RegExp][] = [
+    ["appName", "crm app", /systemd unit name/],
+    ["appName", "../crm", /systemd unit name/],
+    ["appName", "crm@1", /systemd unit name/],
+    ["appName", "", /systemd unit name/],
+    ["appDir", "crm-app", /absolute path/],
+    ["appDir", "/opt/crm-app", /inside the login user's home/],
+    ["appDir", "/home/ec2-user", /inside the login user's home/],
+    ["appDir", "/home/ec2-user/../root", /absolute path/],
+    ["repoUrl", "http://github.com/org/app.git", /https address/],
+    ["repoUrl", "https://user:pass@github.com/org/app.git", /https address/],
+    ["repoUrl", "https://ghp_x@github.com/org/app.git", /https address/],
+    ["repoUrl", "https://github.com/org/app.git?x='1'", /https address/],
+    ["repoUrl", "https://github.com", /https address/],
+    ["databaseName", "crm-db", /MariaDB database name/],
+    ["databaseName", "a".repeat(65), /MariaDB database name/],
+    ["databaseName", "crm`; DROP", /MariaDB database name/],
+    ["appDbUser", "crm'app", /MariaDB user name/],
+    ["appDbUser", "a".repeat(33), /MariaDB user name/],
+    ["appDbUser", "", /MariaDB user name/],
+    ["gitUser", "line\nbreak", /printable text/],
+    ["gitUser", "", /printable text/],
+    ["gitEmail", "deploy", /e-mail address/],
+    ["gitEmail", "deploy@example.com\n", /e-mail address/],
+    ["gitEmail", "a b@example.com", /e-mail address/],
+    ["loginUser", "Ec2-User", /Linux user name/],
+    ["loginUser", "ec2 user", /Linux user name/],
+    ["loginUser", "-ec2", /Linux user name/],
+    ["loginHome", "home/ec2-user", /absolute path/],
+    ["unitDirectory", "/etc/systemd/system/", /absolute path/],
+    ["swapFile", "swapfile", /absolute path/],
+    ["swapFile", "/swap file", /absolute path/],
+    ["logFile", "/var/log/../x.log", /absolute path/],
+    ["metadataEndpoint", "http://169.254.169.254/", /http\(s\) base address/],
+    ["metadataEndpoint", "ftp://169.254.169.254", /http\(s\) base address/],
+    ["metadataEndpoint", "http://u:p@169.254.169.254", /http\(s\) base address/],
+  ];
+
+  test.each(bad)("rejects %s = %j, naming the setting and what is expected", (field, value, expected) => {
+    const error = errorOf({ ...PRODUCTION_SETTINGS, [field]: value } as ProvisioningSettings);
+    expect(error.setting).toBe(field);
+    expect(error.expected).toMatch(expected);
+    expect(error.message).toContain(`"${field}"`);
+  });
+
+  test("rejects a missing setting", () => {
+    const { gitEmail: _omitted, ...rest } = PRODUCTION_SETTINGS;
+    expect(errorOf(rest as ProvisioningSettings).setting).toBe("gitEmail");
+  });
+
+  test("prefixes the setting name", () => {
+    expect(errorOf({ ...PRODUCTION_SETTINGS, swapFile: "x" }, "provisioning.").setting).toBe("provisioning.swapFile");
+  });
+
+  test("accepts reasonable variations", () => {
+    for (const variation of [
+      { repoUrl: "https://gitlab.example.com:8443/group/sub/app" },
+      { appName: "crm-app.v2", databaseName: "a".repeat(64), appDbUser: "a".repeat(32) },
+      { loginUser: "app_user", loginHome: "/srv/app_user", appDir: "/srv/app_user/a/b" },
+      { metadataEndpoint: "https://imds.local" },
+      { gitUser: "O'Brien \"Deploy\" $bot" },
+    ]) {
+      expect(() => validateProvisioningSettings({ ...PRODUCTION_SETTINGS, ...variation })).not.toThrow();
+    }
+  });
+});

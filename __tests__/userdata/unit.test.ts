@@ -1,0 +1,71 @@
+import { spawnSync } from "child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "fs";
+import { tmpdir, userInfo } from "os";
+import { join } from "path";
+import { NODE_VERSION, renderServiceUnit, RESTART_SEC, serviceUnitName } from "../../userdata";
+import { haveTool, PRODUCTION_SETTINGS } from "./fixtures";
+
+const unit = renderServiceUnit(PRODUCTION_SETTINGS);
+const lines = unit.split("\n");
+
+describe("renderServiceUnit (spec 3.1)", () => {
+  test("has the spec's settings in their sections", () => {
+    expect(unit).toBe([
+      "[Unit]",
+      "Description=Node.js server of the CRM application",
+      "After=network.target",
+      "",
+      "[Service]",
+      "Type=simple",
+      "User=ec2-user",
+      "WorkingDirectory=/home/ec2-user/crm-app",
+      "Environment=NODE_ENV=production",
+      "Environment=PATH=/home/ec2-user/.nvm/versions/node/v21.7.3/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin",
+      "ExecStart=/bin/bash -c 'cd /home/ec2-user/crm-app && /home/ec2-user/.nvm/versions/node/v21.7.3/bin/yarn install --ignore-engines && exec /home/ec2-user/.nvm/versions/node/v21.7.3/bin/node server.js'",
+      "Restart=always",
+      "RestartSec=10",
+      "",
+      "[Install]",
+      "WantedBy=multi-user.target",
+      "",
+    ].join("\n"));
+    expect(RESTART_SEC).toBe(10);
+    expect(NODE_VERSION).toBe("21.7.3");
+    expect(serviceUnitName(PRODUCTION_SETTINGS)).toBe("crm.service");
+  });
+
+  test("follows the settings", () => {
+    const other = renderServiceUnit({ ...PRODUCTION_SETTINGS, loginUser: "app", loginHome: "/srv/app", appDir: "/srv/app/crm" });
+    expect(other).toContain("\nUser=app\n");
+    expect(other).toContain("\nWorkingDirectory=/srv/app/crm\n");
+    expect(other).toContain("ExecStart=/bin/bash -c 'cd /srv/app/crm && /srv/app/.nvm/versions/node/v21.7.3/bin/yarn install");
+    expect(other).toContain("Environment=PATH=/srv/app/.nvm/versions/node/v21.7.3/bin:");
+  });
+
+  test("lets yarn's `#!/usr/bin/env node` find node 21.7.3 under systemd", () => {
+    const path = lines.find((line) => line.startsWith("Environment=PATH="))!.slice("Environment=PATH=".length);
+    expect(path.split(":")[0]).toBe(`/home/ec2-user/.nvm/versions/node/v${NODE_VERSION}/bin`);
+  });
+
+  const verify = haveTool("systemd-analyze") ? test : test.skip;
+  verify("passes systemd-analyze verify, for production and for a local user and existing paths", () => {
+    const dir = mkdtempSync(join(tmpdir(), "crm-unit-"));
+    try {
+      const local = { ...PRODUCTION_SETTINGS, appName: "crm-local", loginUser: userInfo().username, loginHome: dir, appDir: dir };
+      for (const settings of [PRODUCTION_SETTINGS, local]) {
+        const file = join(dir, serviceUnitName(settings));
+        writeFileSync(file, renderServiceUnit(settings));
+        const result = spawnSync("systemd-analyze", ["verify", file], { encoding: "utf8" });
+        // verify exits 0 on settings it ignores, so any diagnostic at all counts as a failure.
+        expect(result.stderr + result.stdout).toBe("");
+        expect(result.status).toBe(0);
+      }
+      // The check is real: a bad value is reported.
+      const broken = join(dir, "broken.service");
+      writeFileSync(broken, renderServiceUnit(PRODUCTION_SETTINGS).replace("RestartSec=10", "RestartSec=ten"));
+      expect(spawnSync("systemd-analyze", ["verify", broken], { encoding: "utf8" }).stderr).toContain("Failed to parse sec value");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Constants of the provisioning sequence (spec sections 3, 3.1, 8 and 9), in one place so the
+ * renderer, the tests and the documentation cannot drift apart.
+ */
+
+/** Exact Node.js version the service runs (spec 9). */
+export const NODE_VERSION = "21.7.3";
+/** Node.js major version installed by nvm and made the default (spec 9). */
+export const NODE_MAJOR = "21";
+/** Version of the node version manager (spec 9). */
+export const NVM_VERSION = "v0.39.4";
+/** Address of the nvm installer of {@link NVM_VERSION}. */
+export const NVM_INSTALL_URL = `https://raw.githubusercontent.com/nvm-sh/nvm/${NVM_VERSION}/install.sh`;
+/** Swap file size (spec 8: 2 GiB), as given to fallocate, and in bytes. */
+export const SWAP_SIZE = "2G";
+export const SWAP_SIZE_BYTES = 2 * 1024 * 1024 * 1024;
+/** Swap file mode (spec 8). */
+export const SWAP_FILE_MODE = "600";
+/** Lifetime of the IMDSv2 session token in seconds (spec 8). */
+export const METADATA_TOKEN_TTL_SECONDS = 21600;
+/** Delay before systemd restarts the service (spec 3.1 and 8). */
+export const RESTART_SEC = 10;
+/** Description of the service unit (spec 3.1). */
+export const SERVICE_DESCRIPTION = "Node.js server of the CRM application";
+/** Mode of `<app_dir>/.env`, which holds the application's database password. */
+export const ENV_FILE_MODE = "600";
+/** Amazon Linux 2023 package of the MySQL-compatible server, and its systemd unit. */
+export const DATABASE_PACKAGE = "mariadb105-server";
+export const DATABASE_SERVICE = "mariadb";
+/** Packages of spec step 2 besides the "Development Tools" group. */
+export const PACKAGES = ["nftables", "git", DATABASE_PACKAGE, "gcc-c++", "make"] as const;
+/** How often network steps (dnf, git, nvm, npm, yarn, metadata) are tried, and the pause between tries. */
+export const NETWORK_ATTEMPTS = 5;
+export const NETWORK_RETRY_PAUSE_SECONDS = 10;
+/** Username put in front of the token in the clone address (accepted by GitHub and GitLab for tokens). */
+export const TOKEN_USERNAME = "x-access-token";
+
+/** The spec's 15 steps, as the names of the script's shell functions, in the spec's order. */
+export const STEP_FUNCTIONS = [
+  "step_01_update_packages",
+  "step_02_install_packages",
+  "step_03_start_database",
+  "step_04_set_root_password",
+  "step_05_create_database",
+  "step_06_create_app_user",
+  "step_07_configure_git",
+  "step_08_fetch_repository",
+  "step_09_import_database",
+  "step_10_read_public_hostname",
+  "step_11_write_env_file",
+  "step_12_install_node",
+  "step_13_enable_swap",
+  "step_14_install_dependencies",
+  "step_15_install_service",
+] as const;
+
+/** Paths of the Node.js 21.7.3 installation under the login user's home. */
+export function nodeBinDir(loginHome: string): string {
+  return `${loginHome}/.nvm/versions/node/v${NODE_VERSION}/bin`;
+}

@@ -1,0 +1,4 @@
+export * from "./constants";
+export * from "./settings";
+export * from "./script";
+export * from "./unit";
