@@ -22,10 +22,11 @@ echo "== type check (tsc --noEmit)"
 npx tsc --noEmit
 
 echo "== jest"
-results=$(mktemp)
+results=$(mktemp --suffix=.json)
 trap 'rm -f "$results"' EXIT
 status=0
 npx jest --json --outputFile="$results" || status=$?
+# shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
 node -e '
   const r = require(process.argv[1]);
   console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);

@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Installs the pinned tools that the engine tests, the security scan and the workflow lint need,
+# into a cache directory, and skips every tool that is already there at the pinned version
+# (a second run rebuilds nothing and takes seconds).
+#
+# Usage: scripts/ci/install-tools.sh [TOOL...]
+#   TOOL is any of: terraform checkov actionlint apt (default: all four).
+#   Exit code 0 when every requested tool is installed and verified, non-zero otherwise.
+#
+# Environment (all optional):
+#   CRM_TOOLS_DIR               cache directory (default: $HOME/.cache/crm-host-tools)
+#   CRM_TERRAFORM_MODULE        Go module of the engine    (default: github.com/hashicorp/terraform)
+#   CRM_TERRAFORM_VERSION       its version, without the v (default: 1.8.5)
+#   CRM_TERRAFORM_GOTOOLCHAIN   Go toolchain to fall back to when the machine's Go cannot build the engine
+#                               (default: go1.22.12, fetched through the Go module proxy via GOTOOLCHAIN)
+#   CRM_CHECKOV_VERSION         checkov version from PyPI  (default: 3.2.497)
+#   CRM_ACTIONLINT_VERSION      actionlint version, without the v (default: 1.7.7)
+#   CRM_SKIP_APT=1              never call apt-get (report missing Debian commands and fail instead)
+#
+# Layout of the cache directory:
+#   bin/terraform, bin/checkov, bin/actionlint   symlinks that callers put on PATH (see env.sh)
+#   opt/<tool>-<version>/                         one directory per pinned version: a pin change
+#                                                 installs into a new directory and re-points bin/
+#   checkov-venv/                                 the Python virtual environment of checkov
+#
+# Afterwards: source scripts/ci/env.sh   (puts bin/ first on PATH, sets TERRAFORM_BINARY_NAME)
+set -euo pipefail
+
+DIR="${CRM_TOOLS_DIR:-$HOME/.cache/crm-host-tools}"
+TERRAFORM_MODULE="${CRM_TERRAFORM_MODULE:-github.com/hashicorp/terraform}"
+TERRAFORM_VERSION="${CRM_TERRAFORM_VERSION:-1.8.5}"
+TERRAFORM_GOTOOLCHAIN="${CRM_TERRAFORM_GOTOOLCHAIN:-go1.22.12}"
+CHECKOV_VERSION="${CRM_CHECKOV_VERSION:-3.2.497}"
+ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint"
+ACTIONLINT_VERSION="${CRM_ACTIONLINT_VERSION:-1.7.7}"
+APT_PACKAGES=(mariadb-server shellcheck systemd)
+APT_COMMANDS=(mariadbd mariadb-install-db shellcheck systemd-analyze)
+
+SUMMARY=()
+export CHECKPOINT_DISABLE=1  # no version-check call from `terraform version`
+
+log() { printf '[install-tools] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+record() { SUMMARY+=("$(printf '%-11s %-10s %-9s %6ss  %s' "$1" "$2" "$3" "$4" "$5")"); }
+
+# first_line CMD... / last_line CMD...: a line of the command's output, empty if it fails.
+first_line() { local out; out=$("$@" 2>/dev/null) || true; printf '%s\n' "${out%%$'\n'*}"; }
+last_line() { local out; out=$("$@" 2>/dev/null) || true; printf '%s\n' "${out##*$'\n'}"; }
+
+# has_command NAME: true when NAME is found on PATH or in the sbin directories (mariadbd lives in /usr/sbin).
+has_command() {
+  command -v "$1" >/dev/null 2>&1 || [[ -x "/usr/sbin/$1" || -x "/sbin/$1" ]]
+}
+
+# go_install MODULE@VERSION GOBIN_DIR LOGFILE [GO FLAGS...]: builds with the machine's Go, then
+# retries with the fallback toolchain (downloaded from the Go module proxy) if that fails.
+go_install() {
+  local target="$1" gobin="$2" logfile="$3"
+  shift 3
+  mkdir -p "$gobin"
+  if GOBIN="$gobin" GOTOOLCHAIN=local go install "$@" "$target" >"$logfile" 2>&1; then
+    return 0
+  fi
+  log "go install $target failed with $(go env GOVERSION); last lines:"
+  tail -n 15 "$logfile" >&2 || true
+  log "retrying with GOTOOLCHAIN=$TERRAFORM_GOTOOLCHAIN (fetched through the Go module proxy)"
+  GOBIN="$gobin" GOTOOLCHAIN="$TERRAFORM_GOTOOLCHAIN" go install "$@" "$target" >>"$logfile" 2>&1 || {
+    tail -n 30 "$logfile" >&2 || true
+    return 1
+  }
+}
+
+# engine_version_ok BINARY: its `version` starts with "Terraform v<pin>" (or "OpenTofu v<pin>").
+engine_version_ok() {
+  local out
+  out=$(engine_version "$1") || return 1
+  [[ "$out" == *" v$TERRAFORM_VERSION" && "$out" =~ ^[A-Za-z]+\ v ]]
+}
+# engine_version BINARY: first line of its `version` output.
+engine_version() {
+  local out
+  out=$("$1" version 2>/dev/null) || return 1
+  printf '%s\n' "${out%%$'\n'*}"
+}
+
+install_terraform() {
+  local start; start=$(now)
+  local vdir="$DIR/opt/terraform-v$TERRAFORM_VERSION"
+  local bin="$vdir/terraform" action="cached"
+  # Release builds are linked with version.dev=no; a plain `go install` would report v<version>-dev.
+  local ldflags="-X ${TERRAFORM_MODULE%/cmd/*}/version.dev=no"
+  if [[ -x "$bin" && -f "$vdir/.stamp" && "$(cat "$vdir/.stamp")" == "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" ]] \
+     && engine_version_ok "$bin"; then
+    log "terraform: $TERRAFORM_MODULE v$TERRAFORM_VERSION already in $vdir"
+  else
+    command -v go >/dev/null 2>&1 || die "terraform: go is not installed (needed to build the engine)"
+    log "terraform: building $TERRAFORM_MODULE@v$TERRAFORM_VERSION with $(go env GOVERSION) (first build: several minutes)"
+    rm -rf "$vdir"
+    local build="$DIR/opt/.build-terraform-v$TERRAFORM_VERSION"
+    rm -rf "$build"
+    go_install "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" "$build" "$DIR/logs/terraform-v$TERRAFORM_VERSION.log" \
+      "-ldflags=$ldflags" \
+      || die "terraform: build failed (log: $DIR/logs/terraform-v$TERRAFORM_VERSION.log)"
+    local built
+    built=$(find "$build" -maxdepth 1 -type f -perm -u+x -print -quit)
+    [[ -n "$built" ]] || die "terraform: go install produced no binary in $build"
+    [[ "$built" == "$build/terraform" ]] || mv "$built" "$build/terraform"
+    echo "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" >"$build/.stamp"
+    mv "$build" "$vdir"
+    action="built"
+  fi
+  local got; got=$(engine_version "$bin" || true)
+  engine_version_ok "$bin" || die "terraform: '$bin version' printed '$got', expected v$TERRAFORM_VERSION"
+  ln -sfn "../opt/terraform-v$TERRAFORM_VERSION/terraform" "$DIR/bin/terraform"
+  record terraform "$TERRAFORM_VERSION" "$action" "$(elapsed "$start")" "$got"
+}
+
+install_checkov() {
+  local start; start=$(now)
+  local venv="$DIR/checkov-venv" action="cached" got=""
+  if [[ -x "$venv/bin/checkov" && -x "$venv/bin/python" ]]; then
+    # The package metadata answers in milliseconds; `checkov --version` takes seconds (it imports everything).
+    got=$(last_line "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("checkov"))')
+  fi
+  if [[ "$got" == "$CHECKOV_VERSION" ]]; then
+    log "checkov: $CHECKOV_VERSION already in $venv"
+  else
+    command -v python3 >/dev/null 2>&1 || die "checkov: python3 is not installed"
+    log "checkov: installing checkov==$CHECKOV_VERSION into $venv (found: ${got:-none})"
+    rm -rf "$venv"
+    python3 -m venv "$venv" || die "checkov: python3 -m venv failed (Debian: apt-get install python3-venv)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >"$DIR/logs/checkov.log" 2>&1 \
+      || { tail -n 20 "$DIR/logs/checkov.log" >&2; die "checkov: pip upgrade failed"; }
+    "$venv/bin/python" -m pip install --disable-pip-version-check "checkov==$CHECKOV_VERSION" >>"$DIR/logs/checkov.log" 2>&1 \
+      || { tail -n 30 "$DIR/logs/checkov.log" >&2; die "checkov: pip install failed (log: $DIR/logs/checkov.log)"; }
+    got=$(last_line "$venv/bin/checkov" --version)
+    [[ "$got" == "$CHECKOV_VERSION" ]] || die "checkov: 'checkov --version' printed '$got', expected $CHECKOV_VERSION"
+    action="installed"
+  fi
+  ln -sfn ../checkov-venv/bin/checkov "$DIR/bin/checkov"
+  record checkov "$CHECKOV_VERSION" "$action" "$(elapsed "$start")" "checkov $got"
+}
+
+install_actionlint() {
+  local start; start=$(now)
+  local vdir="$DIR/opt/actionlint-v$ACTIONLINT_VERSION" action="cached" got=""
+  if [[ -x "$vdir/actionlint" ]]; then
+    got=$(first_line "$vdir/actionlint" -version)
+  fi
+  if [[ "$got" == "v$ACTIONLINT_VERSION" ]]; then
+    log "actionlint: v$ACTIONLINT_VERSION already in $vdir"
+  else
+    command -v go >/dev/null 2>&1 || die "actionlint: go is not installed"
+    log "actionlint: building $ACTIONLINT_MODULE@v$ACTIONLINT_VERSION"
+    rm -rf "$vdir"
+    local build="$DIR/opt/.build-actionlint-v$ACTIONLINT_VERSION"
+    rm -rf "$build"
+    go_install "$ACTIONLINT_MODULE@v$ACTIONLINT_VERSION" "$build" "$DIR/logs/actionlint-v$ACTIONLINT_VERSION.log" \
+      || die "actionlint: build failed (log: $DIR/logs/actionlint-v$ACTIONLINT_VERSION.log)"
+    mv "$build" "$vdir"
+    got=$(first_line "$vdir/actionlint" -version)
+    [[ "$got" == "v$ACTIONLINT_VERSION" ]] || die "actionlint: '-version' printed '$got', expected v$ACTIONLINT_VERSION"
+    action="built"
+  fi
+  ln -sfn "../opt/actionlint-v$ACTIONLINT_VERSION/actionlint" "$DIR/bin/actionlint"
+  record actionlint "$ACTIONLINT_VERSION" "$action" "$(elapsed "$start")" "actionlint $got"
+}
+
+install_apt() {
+  local start; start=$(now)
+  local missing=() c
+  for c in "${APT_COMMANDS[@]}"; do
+    has_command "$c" || missing+=("$c")
+  done
+  if ((${#missing[@]} == 0)); then
+    log "apt: ${APT_COMMANDS[*]} already present"
+    record apt "-" cached "$(elapsed "$start")" "${APT_PACKAGES[*]}"
+    return 0
+  fi
+  log "apt: missing ${missing[*]}; installing ${APT_PACKAGES[*]}"
+  [[ "${CRM_SKIP_APT:-0}" != 1 ]] || die "apt: CRM_SKIP_APT=1 but ${missing[*]} missing"
+  local sudo=()
+  if ((EUID != 0)); then
+    command -v sudo >/dev/null 2>&1 || die "apt: not root and no sudo; install ${APT_PACKAGES[*]} by hand"
+    sudo=(sudo)
+  fi
+  # policy-rc.d may forbid starting mariadb during the install (exit 101 from invoke-rc.d is reported,
+  # but the packages are configured): the tests start their own server, so that is fine.
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >"$DIR/logs/apt.log" 2>&1 \
+    || { tail -n 20 "$DIR/logs/apt.log" >&2; die "apt: apt-get update failed"; }
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}" \
+    >>"$DIR/logs/apt.log" 2>&1 || log "apt: apt-get install reported an error (see $DIR/logs/apt.log); checking commands"
+  missing=()
+  for c in "${APT_COMMANDS[@]}"; do
+    has_command "$c" || missing+=("$c")
+  done
+  ((${#missing[@]} == 0)) || { tail -n 20 "$DIR/logs/apt.log" >&2; die "apt: still missing ${missing[*]}"; }
+  record apt "-" installed "$(elapsed "$start")" "${APT_PACKAGES[*]}"
+}
+
+main() {
+  local tools=("$@")
+  ((${#tools[@]} > 0)) || tools=(apt terraform checkov actionlint)
+  local t
+  for t in "${tools[@]}"; do
+    case "$t" in
+      terraform | checkov | actionlint | apt) ;;
+      -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+      *) die "unknown tool '$t' (expected: terraform checkov actionlint apt)" ;;
+    esac
+  done
+  mkdir -p "$DIR/bin" "$DIR/opt" "$DIR/logs"
+
+  # One installer at a time per cache directory (two CI jobs sharing a cache would otherwise race).
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$DIR/.lock"
+    flock 9
+  fi
+
+  local total; total=$(now)
+  for t in "${tools[@]}"; do
+    "install_$t"
+  done
+
+  log "done in $(elapsed "$total")s; cache: $DIR"
+  printf '%-11s %-10s %-9s %7s  %s\n' tool version action time detail
+  printf '%s\n' "${SUMMARY[@]}"
+  printf 'total %ss\n' "$(elapsed "$total")"
+  printf '\nTo use the tools: source scripts/ci/env.sh   # or:\n'
+  # shellcheck disable=SC2016 # $PATH is meant literally: the caller's shell expands it
+  printf 'export PATH="%s/bin:$PATH" TERRAFORM_BINARY_NAME="%s/bin/terraform" CHECKPOINT_DISABLE=1\n' "$DIR" "$DIR"
+}
+
+main "$@"
