@@ -1,6 +1,7 @@
 import { DataAwsSsmParameter } from "@cdktf/provider-aws/lib/data-aws-ssm-parameter";
-import { DataResource, Fn, Op, TerraformCount, TerraformLocal, TerraformVariable } from "cdktf";
+import { Fn, Op, TerraformCount, TerraformLocal, TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
+import { PlanCheck } from "./plan-check";
 import { matchesPattern, stackVariable } from "./variable-rules";
 
 /** Where the CDK's default bootstrap (qualifier hnb659fds) records its version. */
@@ -39,7 +40,7 @@ export class BootstrapVersionCheck extends Construct {
   /** The version the precondition judges. */
   public readonly version: string;
   /** The `terraform_data` resource that carries the precondition. */
-  public readonly check: DataResource;
+  public readonly check: PlanCheck;
 
   constructor(scope: Construct, id: string, props: BootstrapVersionCheckProps = {}) {
     super(scope, id);
@@ -81,14 +82,12 @@ export class BootstrapVersionCheck extends Construct {
       this.version = this.versionOverride.stringValue;
     }
 
-    this.check = new DataResource(this, "check", {
+    this.check = new PlanCheck(this, "check", {
       input: { bootstrap_version_checked: true },
-      lifecycle: {
-        precondition: [{
-          condition: Op.not(Fn.contains(REJECTED_BOOTSTRAP_VERSIONS, this.version)),
-          errorMessage: BOOTSTRAP_VERSION_MESSAGE,
-        }],
-      },
+      preconditions: [{
+        condition: Op.not(Fn.contains(REJECTED_BOOTSTRAP_VERSIONS, this.version)),
+        errorMessage: BOOTSTRAP_VERSION_MESSAGE,
+      }],
     });
   }
 }

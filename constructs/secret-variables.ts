@@ -1,6 +1,7 @@
-import { DataResource, Fn, TerraformVariable } from "cdktf";
+import { Fn, TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { ScriptSecrets } from "../userdata/settings";
+import { PlanCheck } from "./plan-check";
 import { printableText, stackVariable } from "./variable-rules";
 
 /** Longest secret accepted; far above any real password or token, far below the 16 KiB user-data limit. */
@@ -33,7 +34,7 @@ export class SecretVariables extends Construct {
   /** `source_host_token`: `<SOURCE_HOST_TOKEN>`, the personal access token used to clone the repository. */
   public readonly sourceHostToken: TerraformVariable;
   /** The `terraform_data` resource whose preconditions check the three secrets. */
-  public readonly checks: DataResource;
+  public readonly checks: PlanCheck;
 
   constructor(scope: Construct, id: string, props: SecretVariablesProps = {}) {
     super(scope, id);
@@ -43,11 +44,9 @@ export class SecretVariables extends Construct {
     this.dbRootPassword = secret("db_root_password", "MariaDB root password set at first boot.");
     this.appDbPassword = secret("app_db_password", "Password of the application's database account, also written to the app's .env file.");
     this.sourceHostToken = secret("source_host_token", "Personal access token that lets the instance clone the private repository.");
-    this.checks = new DataResource(this, "checks", {
-      lifecycle: {
-        precondition: [this.dbRootPassword, this.appDbPassword, this.sourceHostToken]
-          .map((variable) => printableText(variable, maxLength)),
-      },
+    this.checks = new PlanCheck(this, "checks", {
+      preconditions: [this.dbRootPassword, this.appDbPassword, this.sourceHostToken]
+        .map((variable) => printableText(variable, maxLength)),
     });
   }
 
