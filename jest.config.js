@@ -12,4 +12,7 @@ module.exports = {
   },
   moduleFileExtensions: ["ts", "js", "json"],
   setupFilesAfterEnv: ["<rootDir>/setup.js"],
+  // One worker per core (jest's default leaves one idle): much of the time goes to waiting on
+  // child processes (terraform, MariaDB, bash). Measured on 2 cores: 15.4 s -> 11.3 s.
+  maxWorkers: "100%",
 };
