@@ -54,6 +54,11 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
   }, 60_000);
   afterAll(() => workspace?.remove());
 
+  it("passes terraform validate", async () => {
+    const result = await workspace.run(["validate", "-no-color"]);
+    expect({ code: result.code, stdout: result.stdout.trim() }).toEqual({ code: 0, stdout: "Success! The configuration is valid." });
+  }, 60_000);
+
   it("plans with valid values for every variable", async () => {
     const result = await workspace.plan({
       ...VALID, ssh_ingress_cidrs: ["203.0.113.7/32", "198.51.100.0/24"], app_ingress_cidrs: ["0.0.0.0/0"],

@@ -72,6 +72,23 @@ go_install() {
   }
 }
 
+# go_build NAME MODULE@VERSION VDIR [GO FLAGS...]: builds into a scratch directory, names the binary
+# NAME, stamps it with MODULE@VERSION, then moves it to VDIR whole, so that an interrupted build
+# never leaves a half-filled VDIR behind.
+go_build() {
+  local name="$1" target="$2" vdir="$3"
+  local build="$DIR/opt/.build-${vdir##*/}" logfile="$DIR/logs/${vdir##*/}.log" built
+  shift 3
+  command -v go >/dev/null 2>&1 || die "$name: go is not installed (needed to build it)"
+  rm -rf "$vdir" "$build"
+  go_install "$target" "$build" "$logfile" "$@" || die "$name: build failed (log: $logfile)"
+  built=$(find "$build" -maxdepth 1 -type f -perm -u+x -print -quit)
+  [[ -n "$built" ]] || die "$name: go install produced no binary in $build"
+  [[ "$built" == "$build/$name" ]] || mv "$built" "$build/$name"
+  printf '%s\n' "$target" >"$build/.stamp"
+  mv "$build" "$vdir"
+}
+
 # engine_version_ok BINARY: its `version` starts with "Terraform v<pin>" (or "OpenTofu v<pin>").
 engine_version_ok() {
   local out
@@ -95,20 +112,8 @@ install_terraform() {
      && engine_version_ok "$bin"; then
     log "terraform: $TERRAFORM_MODULE v$TERRAFORM_VERSION already in $vdir"
   else
-    command -v go >/dev/null 2>&1 || die "terraform: go is not installed (needed to build the engine)"
-    log "terraform: building $TERRAFORM_MODULE@v$TERRAFORM_VERSION with $(go env GOVERSION) (first build: several minutes)"
-    rm -rf "$vdir"
-    local build="$DIR/opt/.build-terraform-v$TERRAFORM_VERSION"
-    rm -rf "$build"
-    go_install "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" "$build" "$DIR/logs/terraform-v$TERRAFORM_VERSION.log" \
-      "-ldflags=$ldflags" \
-      || die "terraform: build failed (log: $DIR/logs/terraform-v$TERRAFORM_VERSION.log)"
-    local built
-    built=$(find "$build" -maxdepth 1 -type f -perm -u+x -print -quit)
-    [[ -n "$built" ]] || die "terraform: go install produced no binary in $build"
-    [[ "$built" == "$build/terraform" ]] || mv "$built" "$build/terraform"
-    echo "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" >"$build/.stamp"
-    mv "$build" "$vdir"
+    log "terraform: building $TERRAFORM_MODULE@v$TERRAFORM_VERSION (first build: several minutes)"
+    go_build terraform "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" "$vdir" "-ldflags=$ldflags"
     action="built"
   fi
   local got; got=$(engine_version "$bin" || true)
@@ -152,14 +157,8 @@ install_actionlint() {
   if [[ "$got" == "v$ACTIONLINT_VERSION" ]]; then
     log "actionlint: v$ACTIONLINT_VERSION already in $vdir"
   else
-    command -v go >/dev/null 2>&1 || die "actionlint: go is not installed"
     log "actionlint: building $ACTIONLINT_MODULE@v$ACTIONLINT_VERSION"
-    rm -rf "$vdir"
-    local build="$DIR/opt/.build-actionlint-v$ACTIONLINT_VERSION"
-    rm -rf "$build"
-    go_install "$ACTIONLINT_MODULE@v$ACTIONLINT_VERSION" "$build" "$DIR/logs/actionlint-v$ACTIONLINT_VERSION.log" \
-      || die "actionlint: build failed (log: $DIR/logs/actionlint-v$ACTIONLINT_VERSION.log)"
-    mv "$build" "$vdir"
+    go_build actionlint "$ACTIONLINT_MODULE@v$ACTIONLINT_VERSION" "$vdir"
     got=$(first_line "$vdir/actionlint" -version)
     [[ "$got" == "v$ACTIONLINT_VERSION" ]] || die "actionlint: '-version' printed '$got', expected v$ACTIONLINT_VERSION"
     action="built"
