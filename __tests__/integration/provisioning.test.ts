@@ -6,6 +6,7 @@ import { spawnSync } from "child_process";
 import { existsSync, readFileSync, statSync } from "fs";
 import { join } from "path";
 import { nativePasswordHash, ProvisioningHarness, RunResult, TEST_PUBLIC_HOSTNAME } from "../support/provisioning-harness";
+import { describeWithTools } from "../support/required-tools";
 import {
   NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, PACKAGES, renderProvisioningScript, renderServiceUnit, ScriptSecrets,
   STEP_FUNCTIONS, SWAP_SIZE, validateProvisioningSettings,
@@ -29,16 +30,7 @@ const percentEncoded = (text: string) => [...Buffer.from(text, "utf8")]
 const SECRET_FORMS = [ROOT_PASSWORD, APP_PASSWORD, TOKEN, encodeURIComponent(TOKEN), percentEncoded(TOKEN),
   Buffer.from(APP_PASSWORD).toString("hex"), Buffer.from(ROOT_PASSWORD).toString("hex")];
 
-const missing = ProvisioningHarness.toolsMissing();
-if (missing.length > 0 && process.env.CI) {
-  throw new Error(`CI must run the provisioning integration test, but these tools are missing: ${missing.join(", ")}`);
-}
-if (missing.length > 0) {
-  console.warn(`SKIPPED provisioning integration test: missing ${missing.join(", ")} (install them to run it; CI requires it)`);
-}
-const describeIfTools = missing.length > 0 ? describe.skip : describe;
-
-describeIfTools("provisioning script, run for real", () => {
+describeWithTools("provisioning script, run for real", ProvisioningHarness.toolsMissing(), () => {
   let h: ProvisioningHarness;
   let first: RunResult;
 

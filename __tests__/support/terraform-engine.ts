@@ -8,6 +8,7 @@ import { execFile } from "child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { delimiter, join } from "path";
+import { describeWithTools } from "./required-tools";
 
 export interface EngineResult {
   readonly code: number;
@@ -26,22 +27,11 @@ export function findEngine(): string | undefined {
   return undefined;
 }
 
-/**
- * `describe` when the engine is there; otherwise a visible notice and skipped tests, except
- * in CI (CI=true), where a missing engine is a failure.
- */
-export function describeWithEngine(name: string, body: (engine: string) => void): void {
+/** `describe` with the engine's path, under the policy of describeWithTools for a missing engine. */
+export function describeWithEngine(name: string, body: (engine: string) => void, otherMissingTools: string[] = []): void {
   const engine = findEngine();
-  if (engine) {
-    describe(name, () => body(engine));
-  } else if (process.env.CI) {
-    describe(name, () => it("has a Terraform engine (run scripts/ci/install-tools.sh)", () => {
-      throw new Error("No Terraform engine found: CI must run scripts/ci/install-tools.sh and source scripts/ci/env.sh");
-    }));
-  } else {
-    console.warn(`SKIPPED "${name}": no Terraform engine (run scripts/ci/install-tools.sh, then source scripts/ci/env.sh)`);
-    describe.skip(name, () => body("terraform"));
-  }
+  const missing = engine ? otherMissingTools : ["a Terraform engine ($TERRAFORM_BINARY_NAME)", ...otherMissingTools];
+  describeWithTools(name, missing, () => body(engine ?? "terraform"));
 }
 
 /** A temporary directory holding one Terraform JSON configuration. */

@@ -1,4 +1,5 @@
 import { spawnSync } from "child_process";
+import { reportMissingTools } from "../support/required-tools";
 import { PRODUCTION_PATHS, ProvisioningSettings, ScriptSecrets } from "../../userdata";
 
 /** The example settings of the repository, with the spec's production paths. */
@@ -20,14 +21,10 @@ export const SECRETS: ScriptSecrets = {
   sourceHostTokenBase64: Buffer.from("token-secret-Wm3").toString("base64"),
 };
 
-/**
- * Whether a command-line tool exists. When it does not, the caller skips its test with a visible
- * notice, except in CI (`process.env.CI`), where a missing tool fails the run.
- */
+/** Whether a command-line tool exists; when it does not, reportMissingTools (a failure in CI). */
 export function haveTool(name: string): boolean {
   const found = spawnSync("bash", ["-c", `command -v ${name} || test -x /usr/sbin/${name} || test -x /sbin/${name}`]).status === 0;
-  if (!found && process.env.CI) throw new Error(`CI needs ${name} for the userdata tests, and it is missing.`);
-  if (!found) console.warn(`SKIPPED: tests that need ${name} (it is not installed; CI requires it)`);
+  if (!found) reportMissingTools("the userdata tests of this file", [name]);
   return found;
 }
 
