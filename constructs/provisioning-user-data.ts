@@ -2,6 +2,7 @@ import { Fn, TerraformLocal } from "cdktf";
 import { Construct } from "constructs";
 import { renderProvisioningScript } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
+import { MAX_SECRET_LENGTH } from "./secret-variables";
 
 /** EC2 refuses user data above 16 KiB (before base64). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
@@ -16,6 +17,12 @@ export interface ProvisioningUserDataProps {
    * Terraform fills them in at plan time and the synthesized JSON never holds a secret.
    */
   readonly secrets: ScriptSecrets;
+  /**
+   * Longest secret the variables accept, used to check at synthesis that the script stays
+   * within EC2's user-data limit whatever the secrets are.
+   * @default MAX_SECRET_LENGTH (256)
+   */
+  readonly maxSecretLength?: number;
 }
 
 /**
@@ -31,6 +38,14 @@ export class ProvisioningUserData extends Construct {
 
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
+    // Base64 of the longest secret (4 output bytes per 3 input bytes; 4 UTF-8 bytes per character at most).
+    const longestSecret = "A".repeat(Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4);
+    const largest = renderProvisioningScript(props.settings, {
+      dbRootPasswordBase64: longestSecret, appDbPasswordBase64: longestSecret, sourceHostTokenBase64: longestSecret,
+    });
+    if (Buffer.byteLength(largest) > USER_DATA_LIMIT_BYTES) {
+      throw new Error(`The provisioning script can reach ${Buffer.byteLength(largest)} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
+    }
     const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets));
     this.script = local.asString;
     this.base64 = Fn.base64encode(local.asString);

@@ -51,4 +51,12 @@ describe("ProvisioningUserData", () => {
       new TerraformOutput(scope, "b64", { value: made.base64 });
     }).json.output?.b64.value).toBe(`\${base64encode(local.${name})}`);
   });
+
+  it("refuses, at synthesis, a script that secrets of the longest accepted size would push over EC2's 16 KiB", () => {
+    expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions })))
+      .not.toThrow();
+    expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", {
+      settings, secrets: expressions, maxSecretLength: 2000,
+    }))).toThrow(/over EC2's user-data limit of 16384/);
+  });
 });
