@@ -14,10 +14,15 @@ export class SettingsError extends Error {
     /** The offending value, shown in the message unless the setting is secret. */
     value?: unknown,
   ) {
-    const shown = value === undefined ? "" : ` (got ${JSON.stringify(value)})`;
+    const shown = value === undefined ? "" : ` (got ${redactCredentials(JSON.stringify(value))})`;
     super(`Invalid setting "${setting}"${shown}: expected ${expected}.`);
     this.name = "SettingsError";
   }
+}
+
+/** Hides the user-info part of any address in `text` (`https://user:token@host` → `https://***@host`). */
+function redactCredentials(text: string): string {
+  return text.replace(/(\/\/)[^/@\s"]*@/g, "$1***@");
 }
 
 /** Throws unless `value` is a string matching `pattern` in full. */

@@ -71,6 +71,12 @@ describe("stack settings", () => {
     expect(() => parseStackSettings(raw)).toThrow(message);
   });
 
+  it("never echoes credentials found in a refused address", () => {
+    const raw = { ...exampleSettings, repoUrl: "https://deploy:ghp_Secret123@github.com/org/crm.git" };
+    expect(() => parseStackSettings(raw)).toThrow('Invalid setting "repoUrl" (got "https://***@github.com/org/crm.git")');
+    expect(() => parseStackSettings(raw)).not.toThrow(/ghp_Secret123/);
+  });
+
   it("refuses unknown keys (typos) and files that are not a JSON object", () => {
     expect(() => parseStackSettings({ ...exampleSettings, databseName: "crm" }))
       .toThrow(/Invalid setting "databseName": expected one of the known settings/);
