@@ -13,10 +13,15 @@ import { SsmImageParameter } from "./constructs/ssm-image-parameter";
 import { SettingsError } from "./settings/errors";
 import { loadStackSettings, StackSettings } from "./settings/stack-settings";
 
+/** The oldest Terraform that can run the stack: 1.10 brought S3-native state locking (`use_lockfile`). */
+export const MINIMUM_TERRAFORM_VERSION = ">= 1.10.0";
+
 /** The CRM host of the spec: one EC2 instance with its firewall, identity, key pair and first-boot script. */
 export class CrmHostStack extends TerraformStack {
   constructor(scope: Construct, settings: StackSettings) {
     super(scope, settings.stackName);
+    // S3-native state locking (use_lockfile) needs Terraform 1.10; CI and the docs pin 1.11.4.
+    this.addOverride("terraform.required_version", MINIMUM_TERRAFORM_VERSION);
     const nameTag = `${settings.stackName}/${settings.instanceName}`;
 
     new AwsProvider(this, "aws", { region: settings.region });
@@ -65,7 +70,8 @@ export function synthesize(app: App = new App(), settings: StackSettings = loadS
   return app;
 }
 
-if (require.main === module) {
+/** The app's entry point: `cdktf synth|diff|deploy|destroy` runs it through scripts/run-app.js. */
+export function main(): void {
   try {
     synthesize();
   } catch (error) {
@@ -75,3 +81,5 @@ if (require.main === module) {
     process.exit(1);
   }
 }
+
+if (require.main === module) main();
