@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "fs";
 import { resolve } from "path";
+import { BackendSettings } from "../constructs/state-backend";
 import { ProvisioningSettings, PRODUCTION_PATHS, validateProvisioningSettings } from "../userdata/settings";
 import { requireMatch, SettingsError } from "./errors";
 
@@ -19,6 +20,8 @@ export interface StackSettings {
   readonly instanceName: string;
   /** AWS region to deploy to. */
   readonly region: string;
+  /** Where Terraform keeps the stack's state. @default { type: "local" } (see constructs/state-backend.ts) */
+  readonly backend?: BackendSettings;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
