@@ -1,10 +1,10 @@
 import { readFileSync } from "fs";
 import { relative, resolve } from "path";
-import { generatedFiles } from "../scripts/docs";
-import exampleSettings from "../settings/example.json";
-import { SETTINGS_JSON_SCHEMA_FILE } from "../settings/stack-settings";
+import { generatedFiles } from "../../scripts/docs";
+import exampleSettings from "../../settings/example.json";
+import { SETTINGS_JSON_SCHEMA_FILE } from "../../settings/stack-settings";
 
-const root = resolve(__dirname, "..");
+const root = resolve(__dirname, "..", "..");
 
 describe("generated documentation (npm run docs)", () => {
   it.each(generatedFiles().map((file) => [relative(root, file.path), file] as const))(
