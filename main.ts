@@ -25,7 +25,7 @@ export class CrmHostStack extends TerraformStack {
     super(scope, settings.stackName);
     // S3-native state locking (use_lockfile) needs Terraform 1.10; CI and the docs pin 1.11.4.
     this.addOverride("terraform.required_version", MINIMUM_TERRAFORM_VERSION);
-    new StateBackend(this, "state", { settings: settings.backend ?? { type: "local" }, defaultRegion: settings.region });
+    new StateBackend(this, "state", { settings: settings.backend, defaultRegion: settings.region });
     const nameTag = `${settings.stackName}/${settings.instanceName}`;
 
     new AwsProvider(this, "aws", { region: settings.region });

@@ -61,7 +61,7 @@ function checkDistinct(environments: StackSettings[], files: string[]): void {
       throw new SettingsError("stackName", `a name that no other settings file uses (${other} and ${file} both name ${settings.stackName})`);
     }
     stacks.set(settings.stackName, file);
-    const backend = settings.backend ?? { type: "local" };
+    const backend = settings.backend;
     const state = backend.type === "s3"
       ? `s3://${backend.bucket}/${backend.key ?? defaultStateKey(settings.stackName)}`
       : resolve("cdktf.out", "stacks", settings.stackName, backend.path ?? defaultLocalStatePath(settings.stackName));

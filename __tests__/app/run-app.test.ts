@@ -83,6 +83,13 @@ describe("the cdktf app (scripts/run-app.js)", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
 
+  it("synthesizes one stack per settings file named by CRM_SETTINGS", async () => {
+    const outdir = join(dir, "out-environments");
+    await run(process.execPath, ["scripts/run-app.js"], { cwd: dir, env: { ...env, CRM_SETTINGS: "examples", CDKTF_OUTDIR: outdir } });
+    expect(stackJson(outdir, "CrmHost-dev").terraform.backend.s3.key).toBe("crm-host/dev/terraform.tfstate");
+    expect(stackJson(outdir, "CrmHost-prod").terraform.backend.s3.key).toBe("crm-host/prod/terraform.tfstate");
+  }, 60_000);
+
   it("is what `npx cdktf synth` runs on a fresh copy", async () => {
     const outdir = join(dir, "out-cli");
     const { stdout } = await run(join(dir, "node_modules", ".bin", "cdktf"), ["synth", "--output", outdir], { cwd: dir, env });
