@@ -76,10 +76,21 @@ function tool(name: string): string {
   return path;
 }
 
-function exec(file: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}):
+interface ExecOptions {
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  cwd?: string;
+  /** Kills the command after this many milliseconds (every wait is bounded). Default: 60 s. */
+  timeoutMs?: number;
+}
+
+function exec(file: string, args: string[], options: ExecOptions = {}):
 Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { env: options.env ?? process.env, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024 },
+    const child = execFile(file, args, {
+      env: options.env ?? process.env, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024,
+      timeout: options.timeoutMs ?? 60_000, killSignal: "SIGKILL",
+    },
       (error, stdout, stderr) => {
         const code = error ? (typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : -1) : 0;
         if (error && code === -1) reject(error);
@@ -91,7 +102,7 @@ Promise<{ code: number; stdout: string; stderr: string }> {
   });
 }
 
-async function mustExec(file: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}):
+async function mustExec(file: string, args: string[], options: ExecOptions = {}):
 Promise<string> {
   const result = await exec(file, args, options);
   if (result.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
@@ -103,6 +114,14 @@ function listen(server: http.Server | https.Server): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+/** A TCP port that was free a moment ago on loopback. */
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  const port = await listen(server);
+  await close(server);
+  return port;
 }
 
 function close(server: http.Server | https.Server): Promise<void> {
@@ -151,6 +170,8 @@ export class ProvisioningHarness {
   private readonly binDir: string;
   private readonly callsFile: string;
   private readonly socket: string;
+  /** Private temporary directory of this harness's MariaDB and scripts: nothing shares the machine's /tmp. */
+  private readonly tmp: string;
   private readonly reposDir: string;
   private readonly certFile: string;
   private readonly metadataToken = `imds-${randomBytes(12).toString("hex")}`;
@@ -170,6 +191,7 @@ export class ProvisioningHarness {
     this.binDir = join(this.dir, "bin");
     this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
+    this.tmp = join(this.dir, "tmp");
     this.reposDir = join(this.dir, "repos");
     this.certFile = join(this.dir, "tls", "cert.pem");
   }
@@ -206,6 +228,8 @@ export class ProvisioningHarness {
       PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: process.env.HOME ?? "/root",
       LANG: "C.UTF-8",
+      // mktemp and friends write here, so a test can see what a run leaves behind.
+      TMPDIR: this.tmp,
       // The only test-specific variable: git must trust the local server's self-signed certificate.
       GIT_SSL_CAINFO: this.certFile,
     };
@@ -275,7 +299,7 @@ export class ProvisioningHarness {
   private async startAll(): Promise<void> {
     const missing = ProvisioningHarness.toolsMissing();
     if (missing.length > 0) throw new Error(`The provisioning harness needs: ${missing.join(", ")}`);
-    for (const sub of ["bin", "home", "repos", "tls", "log"]) mkdirSync(join(this.dir, sub));
+    for (const sub of ["bin", "home", "repos", "tls", "log", "tmp"]) mkdirSync(join(this.dir, sub));
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
     const database = this.startDatabase();
@@ -287,11 +311,15 @@ export class ProvisioningHarness {
 
   private async startDatabase(): Promise<void> {
     const datadir = join(this.dir, "mysql");
+    // Everything private to this harness: data directory, socket, port, temporary directory (for
+    // the bootstrap server too, which otherwise shares /tmp with every other harness and test).
+    const own = [`--socket=${this.socket}`, `--port=${await freePort()}`, "--skip-networking", `--tmpdir=${this.tmp}`];
+    const env = { ...process.env, TMPDIR: this.tmp };
     await mustExec(tool("mariadb-install-db"), ["--no-defaults", `--datadir=${datadir}`,
-      "--auth-root-authentication-method=socket", "--user=root", "--skip-test-db"]);
-    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, `--socket=${this.socket}`,
-      "--skip-networking", "--user=root", `--pid-file=${join(this.dir, "mysqld.pid")}`,
-      `--log-error=${join(this.dir, "mysqld.err")}`, "--innodb-buffer-pool-size=32M"], { stdio: "ignore" });
+      "--auth-root-authentication-method=socket", "--user=root", "--skip-test-db", ...own], { env, timeoutMs: 120_000 });
+    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, ...own,
+      "--user=root", `--pid-file=${join(this.dir, "mysqld.pid")}`,
+      `--log-error=${join(this.dir, "mysqld.err")}`, "--innodb-buffer-pool-size=32M"], { stdio: "ignore", env });
     this.mariadbd = child;
     this.mariadbdExit = new Promise((resolve) => child.on("exit", () => resolve()));
     const deadline = Date.now() + 30_000;
