@@ -102,7 +102,8 @@ export function printableText(variable: TerraformVariable, max: number): Terrafo
 export const DOTENV_WORDS =
   "a value the app's .env file can carry for the dotenv parser: either it lacks one of the quote characters ' ` \" " +
   "(a double-quoted value must also not hold \\n or \\r, which dotenv turns into line breaks) and does not end with \\, " +
-  "or it holds no # and neither starts nor ends with a space (of any kind) nor starts with a quote";
+  "or it holds no # and neither starts nor ends with a space (of any kind), and if it starts with a quote, it does not " +
+  "end with it and holds it again, not after a \\ (and no \\n or \\r after a leading \")";
 
 /**
  * HCL condition: the string `expression` can be written on a `KEY=value` line of a `.env` file so
@@ -112,15 +113,21 @@ export const DOTENV_WORDS =
  *   and does not end with `\` (dotenv would take `\'` for an escaped quote and run on to a later
  *   line). In "…", dotenv also turns `\n` and `\r` into line breaks.
  * - Unquoted: dotenv cuts at `#`, trims spaces (after the rule of printableTextCondition, the ones
- *   left are Unicode's Zs) and reads a leading quote as an opening one.
+ *   left are Unicode's Zs), reads a leading quote as an opening one (harmless when an unescaped one
+ *   follows inside the value: that match fails and dotenv reads the line bare), drops a leading and
+ *   trailing pair of the same quote, and after a leading " turns \n and \r into line breaks.
  * Apply it with {@link printableTextCondition}: line breaks and U+2028/U+2029 are refused there.
  */
 export function dotenvCondition(expression: string): string {
   const has = (text: string) => `strcontains(${expression}, ${hclString(text)})`;
   const quoted = `(!endswith(${expression}, "\\\\") && (!${has("'")} || !${has("`")} || ` +
     `(!${has('"')} && !${patternCondition(expression, "\\\\[nr]")})))`;
-  const bare = `(!${has("#")} && ${patternCondition(expression, "^[^'\"`\\p{Zs}]")} && ` +
-    `${patternCondition(expression, "[^\\p{Zs}]$")})`;
+  // A leading quote opens a quoted value unless a later, unescaped one closes it mid-value (then dotenv
+  // reads the line bare); and a value that also ends with it loses both.
+  const leadingQuote = (q: string) => patternCondition(expression, `^${q}(|.*[^\\\\])${q}.*[^${q}]$`);
+  const bare = `(!${has("#")} && ${patternCondition(expression, "^[^\\p{Zs}]")} && ` +
+    `${patternCondition(expression, "[^\\p{Zs}]$")} && (${patternCondition(expression, "^[^'\"`]")} || ` +
+    `${leadingQuote("'")} || ${leadingQuote("`")} || (${leadingQuote('"')} && !${patternCondition(expression, "\\\\[nr]")})))`;
   return `(${quoted} || ${bare})`;
 }
 
