@@ -2,7 +2,7 @@ import { Fn, TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { ScriptSecrets } from "../userdata/settings";
 import { PlanCheck } from "./plan-check";
-import { DOTENV_WORDS, dotenvValue, printableText, printableTextWords, stackVariable } from "./variable-rules";
+import { dotenvValue, printableText, stackVariable } from "./variable-rules";
 
 /** Longest secret accepted; far above any real password or token, far below the 16 KiB user-data limit. */
 export const MAX_SECRET_LENGTH = 256;
@@ -39,13 +39,14 @@ export class SecretVariables extends Construct {
   constructor(scope: Construct, id: string, props: SecretVariablesProps = {}) {
     super(scope, id);
     const maxLength = props.maxLength ?? MAX_SECRET_LENGTH;
-    const rule = `Sensitive; give it as TF_VAR_ (a malformed *.tfvars line is printed back by Terraform). ` +
-      `Must be ${printableTextWords(maxLength)}.`;
-    const secret = (name: string, description: string): TerraformVariable =>
-      stackVariable(this, name, { type: "string", sensitive: true, nullable: false, description: `${description} ${rule}` });
+    // The rules themselves are in the preconditions' messages (the README's rule column).
+    const secret = (name: string, description: string): TerraformVariable => stackVariable(this, name, {
+      type: "string", sensitive: true, nullable: false,
+      description: `${description} Give it as TF_VAR_${name}: Terraform prints a malformed *.tfvars line back, secret included.`,
+    });
     this.dbRootPassword = secret("db_root_password", "MariaDB root password set at first boot.");
-    this.appDbPassword = secret("app_db_password", "Password of the application's database account, also written to " +
-      `the app's .env file, so it must also be ${DOTENV_WORDS}.`);
+    this.appDbPassword = secret("app_db_password",
+      "Password of the application's database account, also written to the app's .env file (read with dotenv).");
     this.sourceHostToken = secret("source_host_token", "Personal access token that lets the instance clone the private repository.");
     this.checks = new PlanCheck(this, "checks", {
       preconditions: [

@@ -98,7 +98,7 @@ describeWithEngine("app_db_password: the plan's rule, the script's .env writer a
   });
 
   it("the script writes exactly what the plan accepts", () => {
-    const disagreements = values.filter((value, i) => accepted[i] !== (written[i] !== undefined));
+    const disagreements = values.filter((_value, i) => accepted[i] !== (written[i] !== undefined));
     expect(disagreements).toEqual([]);
   });
 
