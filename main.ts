@@ -10,7 +10,7 @@ import { ProvisioningUserData } from "./constructs/provisioning-user-data";
 import { SecretVariables } from "./constructs/secret-variables";
 import { SshKeyPair } from "./constructs/ssh-key-pair";
 import { SsmImageParameter } from "./constructs/ssm-image-parameter";
-import { SettingsError } from "./settings/errors";
+import { SettingsProblem } from "./settings/errors";
 import { loadStackSettings, StackSettings } from "./settings/stack-settings";
 
 /** The CRM host of the spec: one EC2 instance with its firewall, identity, key pair and first-boot script. */
@@ -69,8 +69,8 @@ if (require.main === module) {
   try {
     synthesize();
   } catch (error) {
-    // A bad setting is the user's to fix: show the message, not a stack trace.
-    if (!(error instanceof SettingsError)) throw error;
+    // A bad setting or settings file is the user's to fix: show the message, not a stack trace.
+    if (!(error instanceof SettingsProblem)) throw error;
     console.error(error.message);
     process.exit(1);
   }

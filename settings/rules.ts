@@ -46,9 +46,12 @@ export function printable(description: string, max: number): z.ZodString {
 }
 
 /** An absolute, normalised POSIX path of safe characters; `.` and `..` segments are refused. */
-export function absolutePath(description: string): z.ZodString {
-  const expected = "an absolute path such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)";
-  return text(description, expected, (schema) => schema
+export function absolutePath(
+  description: string,
+  expected = "an absolute path such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)",
+  refine: (schema: z.ZodString) => z.ZodString = (schema) => schema,
+): z.ZodString {
+  return text(description, expected, (schema) => refine(schema
     .regex(/^(\/[A-Za-z0-9._-]+)+$/, { error: expected })
-    .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected }));
+    .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected })));
 }
