@@ -19,8 +19,8 @@ source scripts/ci/env.sh
 
 NODE22_VERSION="${CRM_CDKTN_NODE_VERSION:-22.23.3}"
 cache="$CRM_TOOLS_DIR/cdktn"
-log() { printf '[cdktn-check] %s\n' "$*" >&2; }
 started=$(date +%s)
+log() { printf '[cdktn-check] +%ss %s\n' "$(($(date +%s) - started))" "$*" >&2; }
 
 if ! timeout 60 npm view cdktn@0.24.0 version >/dev/null 2>&1; then
   if [[ -n "${CI:-}" ]]; then
@@ -118,4 +118,4 @@ if ((status != 0)); then
   exit 1
 fi
 
-log "passed in $(($(date +%s) - started)) s"
+log "passed"
