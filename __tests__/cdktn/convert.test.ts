@@ -22,6 +22,7 @@ function checkout(): string {
     [`${OLD}.json`]: `{ "app": "node main.js" }\n`,
     "main.ts": `import { Instance } from "${OLD_AWS}/lib/instance";\nimport { App } from "${OLD}";\n// ${OLD} stays in prose; ${OLD}.out is still the output directory\n`,
     "setup.js": `const lib = require("${OLD}");\nrequire("${OLD}/lib/testing/adapters/jest");\n`,
+    "workflow.test.ts": `expect(workflow).toContain("npx ${OLD} synth");\n`,
     "types.d.ts": `declare module "${OLD}";\n`,
     "README.md": `Run \`npx ${OLD} synth\`, then \`${OLD} deploy\`; output in ${OLD}.out.\n`
       + `Pinned versions: ${OLD} 0.21.0, ${OLD}-cli 0.21.0, ${OLD_AWS} 21.22.1 (hashicorp/aws 6.25.0), constructs 10.4.2.\n`,
@@ -52,11 +53,12 @@ describe("scripts/cdktn/convert.sh", () => {
     expect(pkg.scripts).toEqual({ synth: "tsc && CHECKPOINT_DISABLE=1 cdktn synth", get: "cdktn get", test: "bash scripts/check.sh" });
   });
 
-  it("rewrites imports and requires, and nothing else in the code", () => {
+  it("rewrites imports, requires and CLI commands, and nothing else in the code", () => {
     expect(read("main.ts")).toBe(`import { Instance } from "@cdktn/provider-aws/lib/instance";\nimport { App } from "cdktn";\n`
       + `// ${OLD} stays in prose; ${OLD}.out is still the output directory\n`);
     expect(read("setup.js")).toBe(`const lib = require("cdktn");\nrequire("cdktn/lib/testing/adapters/jest");\n`);
     expect(read("types.d.ts")).toBe(`declare module "${OLD}";\n`);
+    expect(read("workflow.test.ts")).toBe('expect(workflow).toContain("npx cdktn synth");\n');
     expect(read(`${OLD}.json`)).toBe(`{ "app": "node main.js" }\n`);
   });
 

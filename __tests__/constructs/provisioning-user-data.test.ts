@@ -40,7 +40,7 @@ describe("terraformTemplate", () => {
 });
 
 describe("ProvisioningUserData", () => {
-  it("keeps the script in a local and hands the instance its base64", () => {
+  it("keeps the script in a local and hands the instance its gzip, in base64", () => {
     let userData: ProvisioningUserData | undefined;
     const { json } = synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions }); });
     const [[name, value]] = Object.entries(json.locals ?? {});
@@ -49,7 +49,7 @@ describe("ProvisioningUserData", () => {
     expect(synthesize((scope) => {
       const made = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions });
       new TerraformOutput(scope, "b64", { value: made.base64 });
-    }).json.output?.b64.value).toBe(`\${base64encode(local.${name})}`);
+    }).json.output?.b64.value).toBe(`\${base64gzip(local.${name})}`);
   });
 
   it("refuses, at synthesis, a script that secrets of the longest accepted size would push over EC2's 16 KiB", () => {
@@ -57,6 +57,10 @@ describe("ProvisioningUserData", () => {
       .not.toThrow();
     expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", {
       settings, secrets: expressions, maxSecretLength: 2000,
-    }))).toThrow(/over EC2's user-data limit of 16384/);
+    }))).toThrow(/The compressed provisioning script can reach \d+ bytes, over EC2's user-data limit of 16384/);
+    // Compressed, the script leaves room under the limit even with the longest secrets.
+    let userData: ProvisioningUserData | undefined;
+    synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions }); });
+    expect(userData!.maxCompressedBytes).toBeLessThan(12 * 1024);
   });
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI check of the way out to CDK Terrain (scripts/cdktn/convert.sh): copies this checkout to a
 # scratch directory, converts the copy to cdktn, installs it, and requires that
-#   1. `tsc` compiles it,
+#   1. `tsc` type-checks it,
 #   2. the cdktn CLI synthesizes it (`cdktn synth`), and the JSON equals cdktf's synthesis of
 #      this checkout except for the AWS provider's version pin and the library version stamp,
 #   3. the jest suite passes, except __tests__/engine and __tests__/integration: those run a
@@ -57,21 +57,24 @@ trap cleanup EXIT
 
 # The checkout as git sees it (tracked and new files, not build output), converted.
 mkdir "$work/checkout"
-git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' file; do
+git ls-files -z --cached --others --exclude-standard --deduplicate | while IFS= read -r -d '' file; do
   [[ -e "$file" ]] && printf '%s\0' "$file"
 done | xargs -0 cp --parents -t "$work/checkout"
+# A git repository of its own, as a checkout is (tests list its files through git).
+git -C "$work/checkout" init -q && git -C "$work/checkout" add -A
 [[ -d "$cache/node_modules" ]] && mv "$cache/node_modules" "$work/checkout/node_modules"
 bash scripts/cdktn/convert.sh --no-install "$work/checkout" 2>"$work/convert.log" || { cat "$work/convert.log" >&2; exit 1; }
 log "converted: $(grep -c '^\[cdktn-convert\] edited' "$work/convert.log") files edited"
 ( cd "$work/checkout" && npm install --prefer-offline --no-audit --no-fund --loglevel=error >&2 )
 
 cd "$work/checkout"
-log "1. tsc"
-npx tsc
+log "1. tsc --noEmit"
+npx tsc --noEmit
 
 log "2. cdktn synth, compared with cdktf's synthesis of this checkout"
 npx cdktn synth --output "$work/cdktn.out" >"$work/synth.log" 2>&1 || { cat "$work/synth.log" >&2; exit 1; }
-( cd "$root" && CDKTF_OUTDIR="$work/cdktf.out" node scripts/run-ts.js main.ts )
+# The cdktf side: this checkout's app as `cdktf synth` runs it (cdktf.json's "app").
+( cd "$root" && app=$(node -p 'require("./cdktf.json").app') && CDKTF_OUTDIR="$work/cdktf.out" CHECKPOINT_DISABLE=1 bash -c "$app" )
 node - "$work/cdktf.out" "$work/cdktn.out" "$root" "$work/checkout" <<'JS'
 // Compares every synthesized stack; only the provider pin and cdktf's version stamp may differ
 // (and the checkout's own path, where the stack names a local state file by absolute path).
@@ -113,7 +116,7 @@ status=0
 npx jest --testPathIgnorePatterns /node_modules/ '/__tests__/(engine|integration)/' >"$work/jest.log" 2>&1 || status=$?
 grep -E '^(Tests|Test Suites):' "$work/jest.log" | sed 's/^/[cdktn-check]   /' >&2
 if ((status != 0)); then
-  grep -E '✕|●' "$work/jest.log" >&2 || true
+  grep -E -A12 '●' "$work/jest.log" | head -80 >&2 || true
   log "ERROR: jest failed on the cdktn copy"
   exit 1
 fi

@@ -54,7 +54,7 @@ log "package.json: cdktn $CDKTN_VERSION, cdktn-cli $CDKTN_CLI_VERSION, @cdktn/pr
 # Files of the checkout (tracked and new, never node_modules or build output).
 files() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files -z --cached --others --exclude-standard -- "$@"
+    git ls-files -z --cached --others --exclude-standard --deduplicate -- "$@"
   else
     local names=() pattern
     for pattern in "$@"; do names+=(${names[0]+-o} -name "$pattern"); done
@@ -74,15 +74,22 @@ edit() { # edit SED_SCRIPT FILE...: rewrites only the files it changes, and name
   done
 }
 
-# 2. Imports in the code: the provider's deep paths and the core library (import and require).
-mapfile -d '' code < <(files '*.ts' '*.js' | grep -zv -e '\.d\.ts$' || true)
-edit 's#(["'"'"'])@cdktf/provider-aws/#\1@cdktn/provider-aws/#g; s#(["'"'"'])cdktf(["'"'"'/])#\1cdktn\2#g' "${code[@]}"
-
-# 3. The CLI's name in the workflow and the documentation, and the versions the docs state.
-mapfile -d '' docs < <(files '*.md' '*.yml' '*.yaml' '*.sh' | grep -zv -e '^scripts/cdktn/' || true)
-renames='s#\bnpx cdktf\b#npx cdktn#g
+# The CLI's name wherever a command is written (docs, the workflow, and code such as tests that
+# check the workflow's commands).
+cli='s#\bnpx cdktf\b#npx cdktn#g
 s#\bcdktf (synth|deploy|diff|destroy|get|output|list|watch|init|provider|plan)\b#cdktn \1#g
-s#\bcdktf-cli\b#cdktn-cli#g
+s#\bcdktf-cli\b#cdktn-cli#g'
+
+# 2. Imports in the code (the provider's deep paths and the core library, import and require),
+#    and the CLI's name.
+mapfile -d '' code < <(files '*.ts' '*.js' | grep -zv -e '\.d\.ts$' || true)
+edit 's#(["'"'"'])@cdktf/provider-aws/#\1@cdktn/provider-aws/#g; s#(["'"'"'])cdktf(["'"'"'/])#\1cdktn\2#g
+'"$cli" "${code[@]}"
+
+# 3. The workflow and the documentation: the CLI's and the provider's names, the Node.js version
+#    of the workflow, and the versions the docs state.
+mapfile -d '' docs < <(files '*.md' '*.yml' '*.yaml' '*.sh' | grep -zv -e '^scripts/cdktn/' || true)
+renames="$cli"'
 s#@cdktf/provider-aws#@cdktn/provider-aws#g
 s#(node-version: *["'"'"']?)(1[0-9]|20|21)\b#\122#g'
 versions=""
