@@ -323,11 +323,13 @@ export class ProvisioningHarness {
   }
 
   /**
-   * Back to the state before any run, keeping the servers: no database or app user, an empty home,
+   * Back to the state before any run, keeping the servers: no database or app user, no root
+   * password (the unix_socket login only, as after installation), an empty home,
    * no unit, swap file, log, temporary file, recorded call or request, and no fault.
    */
   async reset(): Promise<void> {
-    await this.query(`DROP DATABASE IF EXISTS crm_test; DROP USER IF EXISTS 'crm_app'@'localhost';`);
+    await this.query("DROP DATABASE IF EXISTS crm_test; DROP USER IF EXISTS 'crm_app'@'localhost'; " +
+      "ALTER USER 'root'@'localhost' IDENTIFIED VIA mysql_native_password USING 'invalid' OR unix_socket;");
     for (const path of ["home", "etc", "log", "tmp"]) {
       rmSync(join(this.dir, path), { recursive: true, force: true });
       if (path !== "etc") mkdirSync(join(this.dir, path));
