@@ -6,6 +6,7 @@
  * domain rules it cannot state (path segments, one setting relative to another, reserved
  * names) are refinements with the same phrase.
  */
+import { partition } from "@aws-sdk/util-endpoints";
 import { z } from "zod";
 
 /** What a setting must be, as a phrase; kept beside the schema for the README's settings table. */
@@ -36,6 +37,25 @@ export function text(
 /** A string setting matching `pattern` in full. */
 export function matching(description: string, pattern: RegExp, expected: string): z.ZodString {
   return text(description, expected, (schema) => schema.regex(pattern, { error: expected }));
+}
+
+/** What a region setting must be. */
+export const AWS_REGION_EXPECTED = "an AWS region name such as us-east-1, one that exists (in the AWS SDK's list of regions)";
+
+/**
+ * Whether AWS has this region: the partition data of the AWS SDK for JavaScript
+ * (@aws-sdk/util-endpoints, the list its clients resolve endpoints from) describes every region it
+ * knows; for a name it does not know, it answers with the partition's defaults and no description.
+ */
+export function isAwsRegion(name: string): boolean {
+  return typeof (partition(name) as { description?: unknown }).description === "string";
+}
+
+/** An AWS region that exists (a typo such as eu-wset-1 is refused at synthesis, not by AWS at plan). */
+export function awsRegion(description: string): z.ZodString {
+  return text(description, AWS_REGION_EXPECTED, (schema) => schema
+    .regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error: AWS_REGION_EXPECTED })
+    .refine(isAwsRegion, { error: AWS_REGION_EXPECTED }));
 }
 
 /** A printable one-line string (no control characters) of 1 to `max` characters. */

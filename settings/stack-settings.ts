@@ -6,32 +6,22 @@
  * The schema below is also published as JSON Schema (stack-settings.schema.json, written by
  * `npm run docs`), so that `"$schema"` in a settings file gives completion and checking in editors.
  */
-import { partition } from "@aws-sdk/util-endpoints";
 import { resolve } from "path";
 import { z } from "zod";
+import { BackendSettings } from "../constructs/state-backend";
 import {
   appDirInsideHome, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
 } from "../userdata/settings";
+import { backendSettings, backendSettingsSchema } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
-import { matching, settingRules, text } from "./rules";
+import { awsRegion, matching, settingRules, text } from "./rules";
 
 /** The settings file used when `CRM_SETTINGS` is not set: the example set shipped with the repository. */
 export const DEFAULT_SETTINGS_FILE = resolve(__dirname, "example.json");
 
 /** The JSON Schema of settings files, generated from stackSettingsSchema. */
 export const SETTINGS_JSON_SCHEMA_FILE = resolve(__dirname, "stack-settings.schema.json");
-
-const REGION_EXPECTED = "an AWS region name such as us-east-1, one that exists (in the AWS SDK's list of regions)";
-
-/**
- * Whether AWS has this region: the partition data of the AWS SDK for JavaScript
- * (@aws-sdk/util-endpoints, the list its clients resolve endpoints from) describes every region it
- * knows; for a name it does not know, it answers with the partition's defaults and no description.
- */
-export function isAwsRegion(name: string): boolean {
-  return typeof (partition(name) as { description?: unknown }).description === "string";
-}
 
 /** The provisioning settings, the instance-side paths defaulting to the spec's production values. */
 const provisioningWithDefaults = {
@@ -52,9 +42,8 @@ export const stackSettingsSchema = z.strictObject({
   instanceName: matching("`<instance_name>`: second half of the Name tags; the output is `<instance_name>PublicIP`.",
     /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
     "1 to 64 letters, digits, _ or -, starting with a letter (it names the Terraform output <instanceName>PublicIP)"),
-  region: text("AWS region to deploy to: one the AWS SDK's list of regions holds (a typo such as eu-wset-1 is refused).",
-    REGION_EXPECTED, (schema) => schema.regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error: REGION_EXPECTED })
-      .refine(isAwsRegion, { error: REGION_EXPECTED })),
+  region: awsRegion("AWS region to deploy to: one the AWS SDK's list of regions holds (a typo such as eu-wset-1 is refused)."),
+  backend: backendSettingsSchema.optional(),
   ...provisioningWithDefaults,
 }).check((ctx) => appDirInsideHome(ctx.value, ctx));
 
@@ -65,6 +54,8 @@ export interface StackSettings {
   readonly instanceName: string;
   /** AWS region to deploy to. */
   readonly region: string;
+  /** Where Terraform keeps the stack's state: local by default (constructs/state-backend.ts). */
+  readonly backend: BackendSettings;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
@@ -83,8 +74,8 @@ export function parseStackSettings(raw: unknown): StackSettings {
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const { $schema: _editorsOnly, stackName, instanceName, region, ...provisioning } = result.data;
-  return { stackName, instanceName, region, provisioning };
+  const { $schema: _editorsOnly, stackName, instanceName, region, backend, ...provisioning } = result.data;
+  return { stackName, instanceName, region, backend: backendSettings(backend), provisioning };
 }
 
 /** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */
