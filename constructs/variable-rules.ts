@@ -51,3 +51,17 @@ export function printableText(variable: TerraformVariable, max: number): Terrafo
     `1 to ${max} printable characters, with no control characters such as newlines or tabs`,
   );
 }
+
+/** The number variable holds a whole number from `min` to `max` (inclusive), in `unit`. */
+export function wholeNumberBetween(
+  variable: TerraformVariable,
+  min: number,
+  max: number,
+  unit: string,
+): TerraformVariableValidationConfig {
+  const name = `var.${variable.friendlyUniqueId}`;
+  return {
+    condition: `\${${name} == floor(${name}) && ${name} >= ${min} && ${name} <= ${max}}`,
+    errorMessage: invalid(variable, `a whole number of ${unit} from ${min} to ${max}`),
+  };
+}

@@ -19,12 +19,18 @@ export interface StackSettings {
   readonly instanceName: string;
   /** AWS region to deploy to. */
   readonly region: string;
+  /**
+   * Whether `terraform destroy` may delete the database's data volume (after AWS takes a final
+   * snapshot of it). Off by default: destroy then stops at the volume (lifecycle.prevent_destroy),
+   * and the README says how to keep it while removing the rest.
+   */
+  readonly deleteDataVolumeOnDestroy: boolean;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
 
 /** Keys a settings file may hold; any other key is a typo and is refused. */
-const STACK_KEYS = ["stackName", "instanceName", "region"] as const;
+const STACK_KEYS = ["stackName", "instanceName", "region", "deleteDataVolumeOnDestroy"] as const;
 const PROVISIONING_KEYS = [
   "appName", "appDir", "repoUrl", "databaseName", "appDbUser", "gitUser", "gitEmail",
   "loginUser", "loginHome", "unitDirectory", "swapFile", "logFile", "metadataEndpoint",
@@ -64,6 +70,11 @@ export function parseStackSettings(raw: unknown): StackSettings {
   const region = requireMatch("region", values.region, /^[a-z]{2}(-[a-z]+)+-[0-9]$/,
     "an AWS region name such as us-east-1");
 
+  const deleteDataVolumeOnDestroy = values.deleteDataVolumeOnDestroy ?? false;
+  if (typeof deleteDataVolumeOnDestroy !== "boolean") {
+    throw new SettingsError("deleteDataVolumeOnDestroy", "true or false (JSON booleans, not strings)", deleteDataVolumeOnDestroy);
+  }
+
   const provisioning = { ...PRODUCTION_PATHS } as Record<string, unknown>;
   for (const key of PROVISIONING_KEYS) {
     if (values[key] !== undefined) provisioning[key] = values[key];
@@ -72,5 +83,8 @@ export function parseStackSettings(raw: unknown): StackSettings {
     if (provisioning[key] === undefined) throw new SettingsError(key, "a value (the setting is required)");
   }
   validateProvisioningSettings(provisioning as unknown as ProvisioningSettings);
-  return { stackName, instanceName, region, provisioning: provisioning as unknown as ProvisioningSettings };
+  return {
+    stackName, instanceName, region, deleteDataVolumeOnDestroy,
+    provisioning: provisioning as unknown as ProvisioningSettings,
+  };
 }

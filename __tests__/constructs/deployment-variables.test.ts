@@ -34,6 +34,10 @@ describe("DeploymentVariables", () => {
     }]);
   });
 
+  it("turns detailed monitoring off unless detailed_monitoring says otherwise (a bool: Terraform checks the type)", () => {
+    expect(variables.detailed_monitoring).toMatchObject({ type: "bool", nullable: false, default: false });
+  });
+
   it("checks the public key format and that every ingress entry is an IPv4 CIDR block", () => {
     expect(variables.ssh_public_key.validation[0].condition).toContain("ssh-ed25519");
     for (const name of ["ssh_ingress_cidrs", "app_ingress_cidrs"]) {

@@ -20,6 +20,12 @@ describe("stack settings", () => {
     });
   });
 
+  it("keeps the data volume on destroy unless deleteDataVolumeOnDestroy is true", () => {
+    expect(loadStackSettings(DEFAULT_SETTINGS_FILE).deleteDataVolumeOnDestroy).toBe(false);
+    expect(parseStackSettings({ ...exampleSettings, deleteDataVolumeOnDestroy: true }).deleteDataVolumeOnDestroy).toBe(true);
+    expect(parseStackSettings({ ...exampleSettings, deleteDataVolumeOnDestroy: false }).deleteDataVolumeOnDestroy).toBe(false);
+  });
+
   it("reads the file named by CRM_SETTINGS, and lets it override the production paths", () => {
     const dir = mkdtempSync(join(tmpdir(), "crm-settings-"));
     const file = join(dir, "settings.json");
@@ -63,6 +69,8 @@ describe("stack settings", () => {
     ["loginUser", "Root User", /Invalid setting "loginUser"/],
     ["swapFile", "swapfile", /Invalid setting "swapFile"/],
     ["stackName", undefined, /Invalid setting "stackName"/],
+    ["deleteDataVolumeOnDestroy", "true", /Invalid setting "deleteDataVolumeOnDestroy" \(got "true"\): expected true or false/],
+    ["deleteDataVolumeOnDestroy", 1, /Invalid setting "deleteDataVolumeOnDestroy" \(got 1\)/],
   ];
   it.each(rejections)("rejects %s = %j with a message naming it", (key, value, message) => {
     const raw: Record<string, unknown> = { ...exampleSettings, [key]: value };
