@@ -48,6 +48,7 @@ export class CrmHostStack extends TerraformStack {
     const userData = new ProvisioningUserData(this, "user_data", {
       settings: settings.provisioning,
       secrets: secrets.scriptSecrets,
+      dataVolumeId: dataVolume.volumeId,
     });
     const host = new CrmInstance(this, "instance", {
       imageId: image.imageId,

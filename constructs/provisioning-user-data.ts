@@ -1,11 +1,29 @@
+import { createHash } from "crypto";
+import { gzipSync } from "zlib";
 import { Fn, TerraformLocal } from "cdktf";
 import { Construct } from "constructs";
 import { renderProvisioningScript } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
 
-/** EC2 refuses user data above 16 KiB (before base64). */
+/** Stands for the data volume's id while the script is rendered: the longest id there is. */
+const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
+
+/** EC2 refuses user data above 16 KiB (before base64; after gzip when compressed). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
+
+/** Allowance for the difference between zlib's gzip output and Terraform's. */
+const GZIP_MARGIN = 1.05;
+
+/** `length` characters of base64 alphabet that gzip cannot compress (a hash chain: reproducible). */
+function incompressibleBase64(length: number, seed: string): string {
+  let text = "";
+  for (let block = seed; text.length < length;) {
+    block = createHash("sha512").update(block).digest("base64");
+    text += block.replace(/=/g, "");
+  }
+  return text.slice(0, length);
+}
 
 /** Props of {@link ProvisioningUserData}. */
 export interface ProvisioningUserDataProps {
@@ -17,6 +35,12 @@ export interface ProvisioningUserDataProps {
    * Terraform fills them in at plan time and the synthesized JSON never holds a secret.
    */
   readonly secrets: ScriptSecrets;
+  /**
+   * Id of the EBS volume that holds the database (a Terraform expression such as
+   * `DataVolume.volumeId`): the script finds the disk by it and mounts it before the database starts.
+   * @default - none: the database stays on the root disk
+   */
+  readonly dataVolumeId?: string;
   /**
    * Longest secret the variables accept, used to check at synthesis that the script stays
    * within EC2's user-data limit whatever the secrets are.
@@ -33,22 +57,28 @@ export interface ProvisioningUserDataProps {
 export class ProvisioningUserData extends Construct {
   /** The script text (a Terraform expression: it holds the secrets once evaluated). */
   public readonly script: string;
-  /** The script, base64-encoded, for `user_data_base64`. */
+  /**
+   * The script, gzip-compressed then base64-encoded, for `user_data_base64`: cloud-init unpacks
+   * gzip user data itself, and compressed the script stays far below EC2's 16 KiB limit.
+   */
   public readonly base64: string;
 
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
-    // Base64 of the longest secret (4 output bytes per 3 input bytes; 4 UTF-8 bytes per character at most).
-    const longestSecret = "A".repeat(Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4);
+    // The largest script the variables allow: base64 of the longest secrets (4 output bytes per
+    // 3 input bytes; 4 UTF-8 bytes per character at most), as varied as real ones so gzip cannot shrink them.
+    const longestSecret = (seed: string) => incompressibleBase64(Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4, seed);
     const largest = renderProvisioningScript(props.settings, {
-      dbRootPasswordBase64: longestSecret, appDbPasswordBase64: longestSecret, sourceHostTokenBase64: longestSecret,
-    });
-    if (Buffer.byteLength(largest) > USER_DATA_LIMIT_BYTES) {
-      throw new Error(`The provisioning script can reach ${Buffer.byteLength(largest)} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
+      dbRootPasswordBase64: longestSecret("root"), appDbPasswordBase64: longestSecret("app"), sourceHostTokenBase64: longestSecret("token"),
+    }, props.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER);
+    // Terraform's gzip (Go's default level) and zlib's differ by a few bytes: keep a margin.
+    const compressed = Math.ceil(gzipSync(Buffer.from(largest)).length * GZIP_MARGIN);
+    if (compressed > USER_DATA_LIMIT_BYTES) {
+      throw new Error(`The provisioning script can reach ${compressed} bytes gzip-compressed, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
     }
-    const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets));
+    const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props.dataVolumeId));
     this.script = local.asString;
-    this.base64 = Fn.base64encode(local.asString);
+    this.base64 = Fn.base64gzip(local.asString);
   }
 }
 
@@ -56,12 +86,18 @@ export class ProvisioningUserData extends Construct {
  * Renders the script with placeholders in place of the secrets, escapes the template syntax
  * of the whole literal text, then puts the secrets' expressions where the placeholders were.
  */
-export function terraformTemplate(settings: ProvisioningSettings, secrets: ScriptSecrets): string {
+export function terraformTemplate(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId?: string): string {
   const keys = Object.keys(secrets) as (keyof ScriptSecrets)[];
-  // Placeholders use only letters, digits and _, which no escaping touches.
+  // Placeholders use only letters, digits, _ and -, which no escaping touches.
   const placeholder = (key: string) => `CRMSECRETPLACEHOLDER_${key}_END`;
   const placeholders = Object.fromEntries(keys.map((key) => [key, placeholder(key)])) as unknown as ScriptSecrets;
-  let text = escapeTemplateSyntax(renderProvisioningScript(settings, placeholders));
+  let text = escapeTemplateSyntax(renderProvisioningScript(settings, placeholders,
+    dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER));
+  if (dataVolumeId !== undefined) {
+    const parts = text.split(VOLUME_PLACEHOLDER);
+    if (parts.length !== 2) throw new Error(`The provisioning script must hold the data volume id once; found it ${parts.length - 1} times.`);
+    text = parts.join(dataVolumeId);
+  }
   for (const key of keys) {
     const parts = text.split(placeholder(key));
     if (parts.length !== 2) {

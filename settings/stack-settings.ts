@@ -34,6 +34,7 @@ const STACK_KEYS = ["stackName", "instanceName", "region", "deleteDataVolumeOnDe
 const PROVISIONING_KEYS = [
   "appName", "appDir", "repoUrl", "databaseName", "appDbUser", "gitUser", "gitEmail",
   "loginUser", "loginHome", "unitDirectory", "swapFile", "logFile", "metadataEndpoint",
+  "deviceDirectory", "dataMount", "databaseDir", "fstabFile", "dataVolumeWaitSeconds",
 ] as const;
 
 /** Reads and validates a settings file (default: `$CRM_SETTINGS`, else the example set). */

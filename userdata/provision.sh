@@ -108,7 +108,90 @@ step_02_install_packages() {
   retry "dnf install" dnf -y install "${PACKAGES[@]}"
 }
 
+# set_fstab_entry MOUNT_POINT LINE: LINE becomes the only entry of FSTAB for MOUNT_POINT (idempotent).
+set_fstab_entry() {
+  local mount_point=$1 entry=$2 tmp
+  touch "$FSTAB"
+  tmp=$(mktemp "$FSTAB.XXXXXX")
+  # In place of the first entry for the mount point (fstab order is mount order), else at the end.
+  awk -v mp="$mount_point" -v entry="$entry" '
+    $1 !~ /^#/ && $2 == mp { if (!done) print entry; done = 1; next }
+    { print }
+    END { if (!done) print entry }' "$FSTAB" >"$tmp"
+  chmod 644 "$tmp"
+  if cmp -s "$tmp" "$FSTAB"; then rm -f "$tmp"; else mv -f "$tmp" "$FSTAB"; fi
+}
+
+# find_data_volume: prints the data volume's device once it appears (within DATA_VOLUME_WAIT_SECONDS).
+# On Nitro instances the NVMe serial is the volume id without its dash; on Xen ones the device is
+# the attachment's name, which Amazon Linux's udev rules also link for NVMe devices.
+find_data_volume() {
+  local candidates=("$DEVICE_DIR/disk/by-id/nvme-Amazon_Elastic_Block_Store_${DATA_VOLUME_ID//-/}" "$DEVICE_DIR/sdf" "$DEVICE_DIR/xvdf")
+  local deadline=$((SECONDS + DATA_VOLUME_WAIT_SECONDS)) candidate
+  while :; do
+    for candidate in "${candidates[@]}"; do
+      if [[ -b $candidate ]]; then
+        readlink -f "$candidate"
+        return 0
+      fi
+    done
+    ((SECONDS < deadline)) || break
+    sleep 1
+  done
+  die "the data volume $DATA_VOLUME_ID did not appear within $DATA_VOLUME_WAIT_SECONDS s (looked for ${candidates[*]}); not starting the database on the root disk"
+}
+
+# Not a step of the spec: MariaDB's data directory on the EBS data volume, so the database
+# outlives the host. Called by step 3 before the database starts. The volume is formatted only
+# when it holds no file system and no partition table; an existing file system (a database of an
+# earlier host, a restored snapshot, foreign files) is mounted as it is. Both mounts go into the
+# fstab by UUID, and a drop-in makes the database wait for them at every later boot.
+mount_data_volume() {
+  if [[ -z $DATA_VOLUME_ID ]]; then
+    log "no data volume: the database stays on the root disk"
+    return 0
+  fi
+  local device fs_type partitions uuid drop_in_dir
+  device=$(find_data_volume)
+  log "data volume $DATA_VOLUME_ID is $device"
+  fs_type=$(blkid -p -o value -s TYPE "$device") || fs_type=''
+  if [[ -z $fs_type ]]; then
+    partitions=$(blkid -p -o value -s PTTYPE "$device") || partitions=''
+    [[ -z $partitions ]] || die "the data volume $device holds a $partitions partition table and no file system; refusing to format it"
+    log "the data volume holds no file system: creating $DATA_FILE_SYSTEM"
+    "mkfs.$DATA_FILE_SYSTEM" -q -L crm-data "$device"
+    fs_type=$DATA_FILE_SYSTEM
+  else
+    log "the data volume holds a $fs_type file system: mounting it as it is"
+  fi
+  uuid=$(blkid -p -o value -s UUID "$device") || uuid=''
+  [[ -n $uuid ]] || die "the file system on $device has no UUID"
+
+  set_fstab_entry "$DATA_MOUNT" "UUID=$uuid $DATA_MOUNT $fs_type defaults,nofail,x-systemd.device-timeout=2min 0 2"
+  set_fstab_entry "$DATABASE_DIR" "$DATA_MOUNT/mysql $DATABASE_DIR none bind,nofail,x-systemd.requires-mounts-for=$DATA_MOUNT 0 0"
+  drop_in_dir="$UNIT_DIRECTORY/$DATABASE_SERVICE.service.d"
+  mkdir -p "$drop_in_dir"
+  printf '[Unit]\nRequiresMountsFor=%s\n' "$DATABASE_DIR" >"$drop_in_dir/$DATABASE_DROP_IN"
+  chmod 644 "$drop_in_dir/$DATABASE_DROP_IN"
+  systemctl daemon-reload
+
+  mkdir -p "$DATA_MOUNT"
+  mountpoint -q "$DATA_MOUNT" || mount --fstab "$FSTAB" "$DATA_MOUNT"
+  # A directory of its own: the volume's top may hold lost+found (ext4) or foreign files.
+  [[ -d $DATA_MOUNT/mysql ]] || install -d -m 755 "$DATA_MOUNT/mysql"
+  # The server's user id may differ between images: the files must be its own.
+  [[ $(stat -c %U "$DATA_MOUNT/mysql") == "$DATABASE_USER" ]] || chown -R "$DATABASE_USER:" "$DATA_MOUNT/mysql"
+  if ! mountpoint -q "$DATABASE_DIR"; then
+    # An image may start the server on the root disk's data directory first: move it off that.
+    systemctl stop "$DATABASE_SERVICE"
+    mkdir -p "$DATABASE_DIR"
+    mount --fstab "$FSTAB" "$DATABASE_DIR"
+  fi
+  log "database directory $DATABASE_DIR is $DATA_MOUNT/mysql on $device ($fs_type, UUID $uuid)"
+}
+
 step_03_start_database() {
+  mount_data_volume
   systemctl enable --now "$DATABASE_SERVICE"
   local i
   for ((i = 1; i <= 30; i++)); do

@@ -31,6 +31,19 @@ export interface ProvisioningSettings {
   readonly logFile: string;
   /** Base address of the instance metadata service (IMDSv2). Spec: `http://169.254.169.254`. */
   readonly metadataEndpoint: string;
+  /**
+   * Where the data volume's device appears: `<deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…`
+   * (Nitro), else `<deviceDirectory>/sdf` or `xvdf`. Production: `/dev`.
+   */
+  readonly deviceDirectory: string;
+  /** Mount point of the data volume; MariaDB's data lives in its `mysql` directory. Production: `/var/lib/crm-data`. */
+  readonly dataMount: string;
+  /** MariaDB's data directory, bind-mounted from `<dataMount>/mysql`. Production: `/var/lib/mysql`. */
+  readonly databaseDir: string;
+  /** The file system table the mounts are written to. Production: `/etc/fstab`. */
+  readonly fstabFile: string;
+  /** How long the script waits for the data volume's device to appear, in seconds. Production: 300. */
+  readonly dataVolumeWaitSeconds: number;
 }
 
 /**
@@ -52,6 +65,12 @@ export const PRODUCTION_PATHS = {
   swapFile: "/swapfile",
   logFile: "/var/log/crm-provisioning.log",
   metadataEndpoint: "http://169.254.169.254",
+  deviceDirectory: "/dev",
+  dataMount: "/var/lib/crm-data",
+  databaseDir: "/var/lib/mysql",
+  fstabFile: "/etc/fstab",
+  // The attachment is made only after the instance is running: the first boot may get there first.
+  dataVolumeWaitSeconds: 300,
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**
@@ -86,6 +105,17 @@ export function validateProvisioningSettings(settings: ProvisioningSettings, pre
   requireAbsolutePath(name("unitDirectory"), s.unitDirectory);
   requireAbsolutePath(name("swapFile"), s.swapFile);
   requireAbsolutePath(name("logFile"), s.logFile);
+  requireAbsolutePath(name("deviceDirectory"), s.deviceDirectory);
+  const dataMount = requireAbsolutePath(name("dataMount"), s.dataMount);
+  const databaseDir = requireAbsolutePath(name("databaseDir"), s.databaseDir);
+  if (databaseDir === dataMount || databaseDir.startsWith(`${dataMount}/`) || dataMount.startsWith(`${databaseDir}/`)) {
+    throw new SettingsError(name("databaseDir"), `a directory neither inside nor around dataMount ${dataMount}`, databaseDir);
+  }
+  requireAbsolutePath(name("fstabFile"), s.fstabFile);
+  if (!Number.isInteger(s.dataVolumeWaitSeconds) || (s.dataVolumeWaitSeconds as number) < 1
+    || (s.dataVolumeWaitSeconds as number) > 3600) {
+    throw new SettingsError(name("dataVolumeWaitSeconds"), "a whole number of seconds from 1 to 3600", s.dataVolumeWaitSeconds);
+  }
   requireMatch(name("metadataEndpoint"), s.metadataEndpoint,
     /^https?:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~-]+)*$/,
     "an http(s) base address without credentials or trailing slash, such as http://169.254.169.254");
