@@ -91,7 +91,7 @@ describe("CrmHostStack", () => {
       vpc_security_group_ids: [reference(json, "aws_security_group", "id")],
       subnet_id: "${var.subnet_id}",
       tags: { Name: "CrmHostStack/CrmServer" },
-      user_data_base64: `\${base64encode(local.${scriptLocal})}`,
+      user_data_base64: `\${base64gzip(local.${scriptLocal})}`,
       depends_on: [`aws_iam_role.${roleName}`],
       metadata_options: expect.objectContaining({ http_tokens: "required" }),
       root_block_device: expect.objectContaining({ encrypted: true, volume_size: 16 }),
@@ -121,6 +121,33 @@ describe("CrmHostStack", () => {
       instance_id: reference(json, "aws_instance", "id"),
       stop_instance_before_detaching: true,
     });
+  });
+
+  it("has no dependency cycle: the volume comes first, then the instance whose user data names it, then the attachment", () => {
+    // Edges from every resource, local and data source to what its expressions and depends_on name.
+    const nodes: Record<string, string> = {};
+    for (const [type, blocks] of Object.entries(resources)) for (const [name, body] of Object.entries(blocks)) nodes[`${type}.${name}`] = JSON.stringify(body);
+    for (const [type, blocks] of Object.entries(json.data ?? {})) for (const [name, body] of Object.entries(blocks)) nodes[`data.${type}.${name}`] = JSON.stringify(body);
+    for (const [name, value] of Object.entries(json.locals ?? {})) nodes[`local.${name}`] = JSON.stringify(value);
+    const edges = (node: string) => Object.keys(nodes).filter((other) => other !== node
+      && new RegExp(`(?<![\\w.])${other.replace(/[.]/g, "[.]")}(?![\\w])`).test(nodes[node]));
+    const order: string[] = [];
+    const state: Record<string, "visiting" | "done"> = {};
+    const visit = (node: string, path: string[]) => {
+      if (state[node] === "done") return;
+      if (state[node] === "visiting") throw new Error(`dependency cycle: ${[...path, node].join(" -> ")}`);
+      state[node] = "visiting";
+      for (const next of edges(node)) visit(next, [...path, node]);
+      state[node] = "done";
+      order.push(node);
+    };
+    for (const node of Object.keys(nodes)) visit(node, []);
+    const position = (prefix: string) => order.findIndex((node) => node.startsWith(prefix));
+    expect(position("aws_ebs_volume.")).toBeLessThan(position("local."));
+    expect(position("local.")).toBeLessThan(position("aws_instance."));
+    expect(position("aws_instance.")).toBeLessThan(position("aws_volume_attachment."));
+    // The volume depends on no instance, no attachment and no user data.
+    expect(edges(Object.keys(nodes).find((node) => node.startsWith("aws_ebs_volume."))!)).toEqual([]);
   });
 
   it("lets destroy delete the data volume only when the settings opt in", () => {
@@ -193,7 +220,7 @@ describe("CrmHostStack", () => {
     expect(only(renamed.resource, "aws_instance").tags).toEqual({ Name: "CrmHostStack/Crm-Edge_1" });
   });
 
-  it("builds the user data from the three sensitive variables inside Terraform, each once, in base64", () => {
+  it("builds the user data from the three sensitive variables inside Terraform, each once, in base64, and the volume id", () => {
     const [script] = Object.entries(json.locals ?? {}).filter(([name]) => name.includes("user_data")).map(([, value]) => value);
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     // Every template sequence left unescaped must be one of the three secret expressions.
@@ -202,7 +229,9 @@ describe("CrmHostStack", () => {
       "${base64encode(var.db_root_password)}",
       "${base64encode(var.app_db_password)}",
       "${base64encode(var.source_host_token)}",
+      `\${${reference(json, "aws_ebs_volume", "id").slice(2, -1)}}`,
     ]);
+    expect(script).toContain(`\nreadonly DATA_VOLUME_ID='${reference(json, "aws_ebs_volume", "id")}'\n`);
     for (const name of ["db_root_password", "app_db_password", "source_host_token"]) {
       expect(json.variable?.[name]).toMatchObject({ sensitive: true });
       expect(json.variable?.[name].default).toBeUndefined();

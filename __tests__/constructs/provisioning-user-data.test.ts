@@ -49,10 +49,19 @@ describe("ProvisioningUserData", () => {
     expect(synthesize((scope) => {
       const made = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions });
       new TerraformOutput(scope, "b64", { value: made.base64 });
-    }).json.output?.b64.value).toBe(`\${base64encode(local.${name})}`);
+    }).json.output?.b64.value).toBe(`\${base64gzip(local.${name})}`);
   });
 
-  it("refuses, at synthesis, a script that secrets of the longest accepted size would push over EC2's 16 KiB", () => {
+  it("puts the data volume's id expression into the script once, where the script takes it", () => {
+    const volumeId = "${aws_ebs_volume.data.id}";
+    const { json } = synthesize((scope) => new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions, dataVolumeId: volumeId }));
+    const [script] = Object.values(json.locals ?? {}) as string[];
+    expect(script.split(volumeId)).toHaveLength(2);
+    expect(script).toContain(`\nreadonly DATA_VOLUME_ID='${volumeId}'\n`);
+    expect(terraformTemplate(settings, expressions)).toContain("\nreadonly DATA_VOLUME_ID=''\n");
+  });
+
+  it("refuses, at synthesis, a script that secrets of the longest accepted size would push over EC2's 16 KiB gzip-compressed", () => {
     expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions })))
       .not.toThrow();
     expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", {

@@ -7,6 +7,7 @@ import { TerraformOutput } from "cdktf";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { existsSync } from "fs";
+import { gunzipSync } from "zlib";
 import { nativePasswordHash, ProvisioningHarness } from "../support/provisioning-harness";
 import { synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
@@ -49,9 +50,13 @@ describeWithEngine("user data evaluated by a real engine", (engine) => {
     await harness?.stop();
   });
 
-  it("renders a bash script whose base64 is what the instance receives", () => {
+  it("renders a bash script whose gzip, in base64, is what the instance receives", () => {
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(Buffer.from(base64, "base64").toString("utf8")).toBe(script);
+    const received = Buffer.from(base64, "base64");
+    // Gzip's magic number: cloud-init unpacks it before it runs the script.
+    expect([received[0], received[1]]).toEqual([0x1f, 0x8b]);
+    expect(received.length).toBeLessThan(16 * 1024);
+    expect(gunzipSync(received).toString("utf8")).toBe(script);
     // Template sequences of the shell text came through literally, not evaluated or doubled.
     expect(script).not.toContain("$${");
     expect(script).toContain("${");

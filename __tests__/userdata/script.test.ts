@@ -1,4 +1,5 @@
 import { spawnSync } from "child_process";
+import { gzipSync } from "zlib";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { join } from "path";
@@ -20,10 +21,26 @@ function headerValue(expression: string): string {
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe("renderProvisioningScript", () => {
-  test("is a strict bash script well under EC2's 16 KiB user-data limit", () => {
+  test("is a strict bash script that gzip brings well under EC2's 16 KiB user-data limit", () => {
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     expect(script).toContain("\nset -Eeuo pipefail\n");
-    expect(Buffer.byteLength(script)).toBeLessThan(14 * 1024);
+    // The stack ships it gzip-compressed (cloud-init unpacks it).
+    expect(gzipSync(script).length).toBeLessThan(8 * 1024);
+  });
+
+  test("renders the data volume's id, or none, and refuses anything else", () => {
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "vol-0123456789abcdef0")).toContain("\nreadonly DATA_VOLUME_ID='vol-0123456789abcdef0'\n");
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "${aws_ebs_volume.data.id}")).toContain("\nreadonly DATA_VOLUME_ID='${aws_ebs_volume.data.id}'\n");
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)).toContain("\nreadonly DATA_VOLUME_ID=''\n");
+    for (const bad of ["vol-XYZ", "vol-0123'; rm -rf /", "snap-0123456789abcdef0", "${x}'"]) {
+      expect(() => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, bad)).toThrow(/The data volume id must be vol-/);
+    }
+  });
+
+  test("mounts the data volume from step 3, before the database starts", () => {
+    const step3 = shellFunction(script, "step_03_start_database");
+    expect(step3.indexOf("mount_data_volume")).toBeGreaterThan(0);
+    expect(step3.indexOf("mount_data_volume")).toBeLessThan(step3.indexOf('systemctl enable --now "$DATABASE_SERVICE"'));
   });
 
   test("defines the 15 step functions once each, in the spec's order, and calls them in that order", () => {
