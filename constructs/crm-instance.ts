@@ -6,11 +6,11 @@ import { Construct } from "constructs";
 export const INSTANCE_TYPE = "t3.micro";
 
 /**
- * Size of the root volume, in GiB (the AMI's snapshot is 8 GiB). It holds the OS after the
- * full update, the Development Tools group, MariaDB's binaries, the 2 GiB swap file, nvm with
- * Node.js 21.7.3, the app with its node_modules and yarn's cache, and the journal; the database
- * lives on the data volume. The sum is about 7 GiB (README, "Root volume"), too close to 8 GiB
- * for an unattended `dnf upgrade`, so 16 GiB: $0.64 a month more than 8.
+ * Size of the root volume, in GiB (the AMI's snapshot is 8 GiB). It holds the OS after the full
+ * update, the Development Tools group, MariaDB's binaries, the 2 GiB swap file, nvm with Node.js
+ * 21.7.3, the app with its node_modules and yarn's cache, and the journal (up to 10% of the file
+ * system); the database lives on the data volume. The README's estimate comes to about 7 GiB, too
+ * close to 8 for unattended updates, so 16 GiB: $0.64 a month more than 8.
  */
 export const ROOT_VOLUME_SIZE_GIB = 16;
 
