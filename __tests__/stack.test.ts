@@ -1,4 +1,6 @@
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
+import { readFileSync } from "fs";
+import { join } from "path";
 import { Testing } from "cdktf";
 import { CrmHostStack } from "../main";
 import { BOOTSTRAP_VERSION_MESSAGE } from "../constructs/bootstrap-version-check";
@@ -148,6 +150,13 @@ describe("CrmHostStack", () => {
     expect(position("aws_instance.")).toBeLessThan(position("aws_volume_attachment."));
     // The volume depends on no instance, no attachment and no user data.
     expect(edges(Object.keys(nodes).find((node) => node.startsWith("aws_ebs_volume."))!)).toEqual([]);
+  });
+
+  it("has the resource addresses the README's upgrade, restore and destroy procedures name", () => {
+    const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8");
+    const named = (type: string) => [...new Set(readme.match(new RegExp(`${type}\\.[A-Za-z0-9_]+`, "g")) ?? [])];
+    expect(named("aws_instance")).toEqual([`aws_instance.${Object.keys(resources.aws_instance)[0]}`]);
+    expect(named("aws_ebs_volume")).toEqual([`aws_ebs_volume.${Object.keys(resources.aws_ebs_volume)[0]}`]);
   });
 
   it("lets destroy delete the data volume only when the settings opt in", () => {
