@@ -57,68 +57,69 @@ function expectOk(result: EngineResult): void {
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
 }
 
+/** A workspace with the configuration applied before the tests of the enclosing block, removed after them. */
+function appliedWorkspace(engine: string, configuration: object): () => EngineWorkspace {
+  let workspace: EngineWorkspace | undefined;
+  beforeAll(async () => {
+    workspace = new EngineWorkspace(engine, configuration);
+    await workspace.init();
+    expectOk(await workspace.run(APPLY));
+  }, 60_000);
+  afterAll(() => workspace?.remove());
+  return () => {
+    if (!workspace) throw new Error("the workspace was not set up");
+    return workspace;
+  };
+}
+
 describeWithEngine("data volume kept on destroy, on a real engine", (engine) => {
   describe("by default (deleteDataVolumeOnDestroy false)", () => {
     const { configuration, volumeName, instanceName, attachmentName } = standIn(false);
     const volume = `terraform_data.${volumeName}`;
     const instance = `terraform_data.${instanceName}`;
     const attachment = `terraform_data.${attachmentName}`;
-    let workspace: EngineWorkspace;
-
-    beforeAll(async () => {
-      workspace = new EngineWorkspace(engine, configuration);
-      await workspace.init();
-      expectOk(await workspace.run(APPLY));
-    }, 60_000);
-    afterAll(() => workspace?.remove());
+    const workspace = appliedWorkspace(engine, configuration);
 
     it("refuses terraform destroy, naming the volume, and destroys nothing", async () => {
-      const result = await workspace.run(DESTROY);
+      const result = await workspace().run(DESTROY);
       expect(result.code).not.toBe(0);
       expect(flatten(result.stderr)).toContain(`Resource ${volume} has lifecycle.prevent_destroy set`);
-      expect(await stateList(workspace)).toEqual([attachment, instance, volume].sort());
+      expect(await stateList(workspace())).toEqual([attachment, instance, volume].sort());
     }, 60_000);
 
     it("refuses any plan that would replace the volume", async () => {
-      const result = await workspace.run(["plan", "-no-color", "-lock=false", `-replace=${volume}`]);
+      const result = await workspace().run(["plan", "-no-color", "-lock=false", `-replace=${volume}`]);
       expect(result.code).not.toBe(0);
       expect(flatten(result.stderr)).toContain("Instance cannot be destroyed");
     }, 60_000);
 
     it("replaces the host deliberately (-replace) while the volume stays, and attaches it to the new host", async () => {
-      const [volumeBefore, hostBefore] = [await idOf(workspace, volume), await idOf(workspace, instance)];
-      const result = await workspace.run([...APPLY, `-replace=${instance}`]);
+      const [volumeBefore, hostBefore] = [await idOf(workspace(), volume), await idOf(workspace(), instance)];
+      const result = await workspace().run([...APPLY, `-replace=${instance}`]);
       expectOk(result);
       expect(result.stdout).toMatch(/2 added, 0 changed, 2 destroyed/);
-      expect(await idOf(workspace, volume)).toBe(volumeBefore);
-      expect(await idOf(workspace, instance)).not.toBe(hostBefore);
+      expect(await idOf(workspace(), volume)).toBe(volumeBefore);
+      expect(await idOf(workspace(), instance)).not.toBe(hostBefore);
     }, 60_000);
 
     it("destroys everything else once the volume is removed from the state (the README's procedure)", async () => {
-      expectOk(await workspace.run(["state", "rm", "-lock=false", volume]));
-      const result = await workspace.run(DESTROY);
+      expectOk(await workspace().run(["state", "rm", "-lock=false", volume]));
+      const result = await workspace().run(DESTROY);
       expectOk(result);
       expect(result.stdout).toMatch(/Destroy complete! Resources: 2 destroyed/);
-      expect(await stateList(workspace)).toEqual([]);
+      expect(await stateList(workspace())).toEqual([]);
     }, 60_000);
   });
 
   describe("opted in (deleteDataVolumeOnDestroy true)", () => {
     const { configuration } = standIn(true);
-    let workspace: EngineWorkspace;
-
-    beforeAll(async () => {
-      workspace = new EngineWorkspace(engine, configuration);
-      await workspace.init();
-      expectOk(await workspace.run(APPLY));
-    }, 60_000);
-    afterAll(() => workspace?.remove());
+    const workspace = appliedWorkspace(engine, configuration);
 
     it("destroys the volume with the rest", async () => {
-      const result = await workspace.run(DESTROY);
+      const result = await workspace().run(DESTROY);
       expectOk(result);
       expect(result.stdout).toMatch(/Destroy complete! Resources: 3 destroyed/);
-      expect(await stateList(workspace)).toEqual([]);
+      expect(await stateList(workspace())).toEqual([]);
     }, 60_000);
   });
 });
