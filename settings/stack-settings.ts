@@ -9,9 +9,11 @@
 import { readFileSync } from "fs";
 import { resolve } from "path";
 import { z } from "zod";
+import { BackendSettings } from "../constructs/state-backend";
 import {
   appDirInsideHome, databaseDirApartFromDataMount, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
 } from "../userdata/settings";
+import { backendSettings, backendSettingsSchema } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
 import { flag, matching, settingRules, text } from "./rules";
 
@@ -48,6 +50,7 @@ export const stackSettingsSchema = z.strictObject({
   region: matching("AWS region to deploy to.", /^[a-z]{2}(-[a-z]+)+-[0-9]$/, "an AWS region name such as us-east-1"),
   deleteDataVolumeOnDestroy: flag("Whether `terraform destroy` may delete the database's data volume (after a final snapshot). "
     + "Off: destroy stops at the volume (see the README's data volume section).").default(false),
+  backend: backendSettingsSchema.optional(),
   ...provisioningWithDefaults,
 }).check((ctx) => appDirInsideHome(ctx.value, ctx))
   .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
@@ -64,6 +67,8 @@ export interface StackSettings {
    * snapshot of it). Off by default: destroy then stops at the volume (lifecycle.prevent_destroy).
    */
   readonly deleteDataVolumeOnDestroy: boolean;
+  /** Where Terraform keeps the stack's state: local by default (constructs/state-backend.ts). */
+  readonly backend: BackendSettings;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
@@ -88,8 +93,8 @@ export function parseStackSettings(raw: unknown): StackSettings {
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, ...provisioning } = result.data;
-  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, provisioning };
+  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, ...provisioning } = result.data;
+  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), provisioning };
 }
 
 /** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */
