@@ -123,13 +123,15 @@ set_fstab_entry() {
 }
 
 # find_data_volume: prints the data volume's device once it appears (within DATA_VOLUME_WAIT_SECONDS).
-# On Nitro instances the NVMe serial is the volume id without its dash; on Xen ones the device is
-# the attachment's name, which Amazon Linux's udev rules also link for NVMe devices.
+# On Nitro instances the NVMe serial is the volume id without its dash; any other disk whose
+# serial is that id (virtio, SCSI) is accepted too; on Xen instances the device has the
+# attachment's name, which Amazon Linux's udev rules also link for NVMe devices.
 find_data_volume() {
-  local candidates=("$DEVICE_DIR/disk/by-id/nvme-Amazon_Elastic_Block_Store_${DATA_VOLUME_ID//-/}" "$DEVICE_DIR/sdf" "$DEVICE_DIR/xvdf")
+  local serial=${DATA_VOLUME_ID//-/}
+  local candidates=("$DEVICE_DIR/disk/by-id/nvme-Amazon_Elastic_Block_Store_$serial" "$DEVICE_DIR/sdf" "$DEVICE_DIR/xvdf")
   local deadline=$((SECONDS + DATA_VOLUME_WAIT_SECONDS)) candidate
   while :; do
-    for candidate in "${candidates[@]}"; do
+    for candidate in "${candidates[0]}" "$DEVICE_DIR"/disk/by-id/*[-_]"$serial" "${candidates[@]:1}"; do
       if [[ -b $candidate ]]; then
         readlink -f "$candidate"
         return 0

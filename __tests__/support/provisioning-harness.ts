@@ -230,13 +230,18 @@ export class ProvisioningHarness {
 
   /**
    * Makes a block device appear as the EBS volume `volumeId` does on a Nitro instance
-   * (`<deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…`), or under the
-   * attachment's device name (`sdf`) as on Xen instances.
+   * (`<deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…`), as a VM's virtio disk
+   * with that serial, or under the attachment's device name (`sdf`) as on Xen instances.
    */
-  linkDataVolume(device: string, volumeId: string, as: "nvme" | "sdf" = "nvme"): string {
-    const link = as === "nvme"
-      ? join(this.settings.deviceDirectory, "disk", "by-id", `nvme-Amazon_Elastic_Block_Store_${volumeId.replace("-", "")}`)
-      : join(this.settings.deviceDirectory, "sdf");
+  linkDataVolume(device: string, volumeId: string, as: "nvme" | "virtio" | "sdf" = "nvme"): string {
+    const serial = volumeId.replace("-", "");
+    const byId = join(this.settings.deviceDirectory, "disk", "by-id");
+    const link = {
+      nvme: join(byId, `nvme-Amazon_Elastic_Block_Store_${serial}`),
+      // A VM's virtio disk whose serial is the volume id, as udev names it.
+      virtio: join(byId, `virtio-${serial}`),
+      sdf: join(this.settings.deviceDirectory, "sdf"),
+    }[as];
     mkdirSync(join(link, ".."), { recursive: true });
     symlinkSync(device, link);
     return link;
