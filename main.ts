@@ -31,7 +31,7 @@ export class CrmHostStack extends TerraformStack {
     const nameTag = `${settings.stackName}/${settings.instanceName}`;
 
     new AwsProvider(this, "aws", { region: settings.region });
-    const inputs = new DeploymentVariables(this, "inputs");
+    const inputs = new DeploymentVariables(this, "inputs", { region: settings.region });
     const secrets = new SecretVariables(this, "secrets");
     new BootstrapVersionCheck(this, "bootstrap");
     const image = new SsmImageParameter(this, "image");

@@ -1,7 +1,6 @@
-import { createHash } from "crypto";
-import { gzipSync } from "zlib";
 import { Fn, TerraformLocal } from "cdktf";
 import { Construct } from "constructs";
+import { gzipSync } from "zlib";
 import { renderProvisioningScript } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
@@ -9,21 +8,8 @@ import { MAX_SECRET_LENGTH } from "./secret-variables";
 /** Stands for the data volume's id while the script is rendered: the longest id there is. */
 const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
 
-/** EC2 refuses user data above 16 KiB (before base64; after gzip when compressed). */
+/** EC2 refuses user data above 16 KiB (before base64; of gzip-compressed user data, the compressed bytes). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
-
-/** Allowance for the difference between zlib's gzip output and Terraform's. */
-const GZIP_MARGIN = 1.05;
-
-/** `length` characters of base64 alphabet that gzip cannot compress (a hash chain: reproducible). */
-function incompressibleBase64(length: number, seed: string): string {
-  let text = "";
-  for (let block = seed; text.length < length;) {
-    block = createHash("sha512").update(block).digest("base64");
-    text += block.replace(/=/g, "");
-  }
-  return text.slice(0, length);
-}
 
 /** Props of {@link ProvisioningUserData}. */
 export interface ProvisioningUserDataProps {
@@ -58,23 +44,26 @@ export class ProvisioningUserData extends Construct {
   /** The script text (a Terraform expression: it holds the secrets once evaluated). */
   public readonly script: string;
   /**
-   * The script, gzip-compressed then base64-encoded, for `user_data_base64`: cloud-init unpacks
-   * gzip user data itself, and compressed the script stays far below EC2's 16 KiB limit.
+   * The script, gzip-compressed and base64-encoded, for `user_data_base64`. cloud-init inflates
+   * gzip user data before it runs it; EC2's 16 KiB limit then counts the compressed bytes, which
+   * leaves the script room to grow (uncompressed it had reached 15.9 KiB with the longest secrets).
    */
   public readonly base64: string;
+  /** Upper bound of the compressed user data's size, whatever the (accepted) secrets are. */
+  public readonly maxCompressedBytes: number;
 
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
-    // The largest script the variables allow: base64 of the longest secrets (4 output bytes per
-    // 3 input bytes; 4 UTF-8 bytes per character at most), as varied as real ones so gzip cannot shrink them.
-    const longestSecret = (seed: string) => incompressibleBase64(Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4, seed);
-    const largest = renderProvisioningScript(props.settings, {
-      dbRootPasswordBase64: longestSecret("root"), appDbPasswordBase64: longestSecret("app"), sourceHostTokenBase64: longestSecret("token"),
-    }, props.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER);
-    // Terraform's gzip (Go's default level) and zlib's differ by a few bytes: keep a margin.
-    const compressed = Math.ceil(gzipSync(Buffer.from(largest)).length * GZIP_MARGIN);
-    if (compressed > USER_DATA_LIMIT_BYTES) {
-      throw new Error(`The provisioning script can reach ${compressed} bytes gzip-compressed, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
+    // Base64 of the longest secret (4 output bytes per 3 input bytes; 4 UTF-8 bytes per character at most).
+    const secretLength = Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4;
+    const marker = { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" };
+    // Conservative: the secrets counted as incompressible, the rest with a quarter of margin for
+    // the difference between Terraform's (Go's) deflate and Node.js's zlib.
+    const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker,
+      props.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER)).length;
+    this.maxCompressedBytes = Math.ceil(compressedRest * 1.25) + 3 * secretLength;
+    if (this.maxCompressedBytes > USER_DATA_LIMIT_BYTES) {
+      throw new Error(`The compressed provisioning script can reach ${this.maxCompressedBytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
     }
     const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props.dataVolumeId));
     this.script = local.asString;

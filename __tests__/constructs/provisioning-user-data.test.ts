@@ -40,7 +40,7 @@ describe("terraformTemplate", () => {
 });
 
 describe("ProvisioningUserData", () => {
-  it("keeps the script in a local and hands the instance its base64", () => {
+  it("keeps the script in a local and hands the instance its gzip, in base64", () => {
     let userData: ProvisioningUserData | undefined;
     const { json } = synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions }); });
     const [[name, value]] = Object.entries(json.locals ?? {});
@@ -66,6 +66,14 @@ describe("ProvisioningUserData", () => {
       .not.toThrow();
     expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", {
       settings, secrets: expressions, maxSecretLength: 2000,
-    }))).toThrow(/over EC2's user-data limit of 16384/);
+    }))).toThrow(/The compressed provisioning script can reach \d+ bytes, over EC2's user-data limit of 16384/);
+    // Compressed, the script leaves room under the limit even with the longest secrets (the bound
+    // is conservative: 25% on the compressed script, secrets counted incompressible).
+    let userData: ProvisioningUserData | undefined;
+    synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions }); });
+    expect(userData!.maxCompressedBytes).toBeLessThan(14 * 1024);
+    // The data volume's id adds its few bytes.
+    synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions, dataVolumeId: "${aws_ebs_volume.data.id}" }); });
+    expect(userData!.maxCompressedBytes).toBeLessThan(14 * 1024);
   });
 });

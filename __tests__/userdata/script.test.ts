@@ -1,8 +1,8 @@
 import { spawnSync } from "child_process";
-import { gzipSync } from "zlib";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { join } from "path";
+import { gzipSync } from "zlib";
 import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
   renderProvisioningScript, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES,
@@ -21,10 +21,9 @@ function headerValue(expression: string): string {
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe("renderProvisioningScript", () => {
-  test("is a strict bash script that gzip brings well under EC2's 16 KiB user-data limit", () => {
+  test("is a strict bash script well under EC2's 16 KiB user-data limit once gzip-compressed", () => {
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     expect(script).toContain("\nset -Eeuo pipefail\n");
-    // The stack ships it gzip-compressed (cloud-init unpacks it).
     expect(gzipSync(script).length).toBeLessThan(8 * 1024);
   });
 
@@ -93,7 +92,7 @@ describe("renderProvisioningScript", () => {
     expect(headerValue('PACKAGES[*]')).toBe(PACKAGES.join(" "));
     expect(script).toContain('-H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token"');
     expect(script).toContain('-H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname"');
-    expect(script).toContain(`fallocate -l "$SWAP_SIZE" "$SWAP_FILE"`);
+    expect(script).toContain(`fallocate -l "$SWAP_SIZE" "$partial"`);
     expect(script).toContain(`chmod "$SWAP_FILE_MODE" "$SWAP_FILE"`);
     expect(script).toContain(`nvm install "$1" && nvm alias default "$1" && nvm install "$2" && nvm use "$2"' \\\n    install-node "$NODE_MAJOR" "$NODE_VERSION"`);
     expect(script).toContain('dnf -y install "${PACKAGES[@]}"');
@@ -123,7 +122,7 @@ describe("renderProvisioningScript", () => {
 
   test("carries the unit file of renderServiceUnit in the header and writes it unchanged", () => {
     expect(headerValue("SERVICE_UNIT")).toBe(renderServiceUnit(PRODUCTION_SETTINGS));
-    expect(shellFunction(script, "step_15_install_service")).toContain(`printf '%s' "$SERVICE_UNIT" >"$tmp"`);
+    expect(shellFunction(script, "step_15_install_service")).toContain(`install_file "$unit" 644 < <(printf '%s' "$SERVICE_UNIT")`);
   });
 
   test("is the rendered header followed by userdata/provision.sh without its #! line", () => {
@@ -151,7 +150,8 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
       "set -Eeuo pipefail",
       `APP_DIR=${shellQuote(dir)} APP_DB_USER=crm_app DATABASE_NAME=crm PUBLIC_DNS=ec2-1-2-3-4.example.com`,
       `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE}`,
-      shellFunction(script, "step_11_write_env_file"),
+      "TEMP_FILES=() MAIN_SUBSHELL=0", oneLiner("log"), shellFunction(script, "die"),
+      shellFunction(script, "dotenv_value"), shellFunction(script, "step_11_write_env_file"),
       "step_11_write_env_file",
     ].join("\n");
     const result = spawnSync("bash", ["-c", program], { encoding: "utf8" });
@@ -164,7 +164,8 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
 }
 
 describe("step 11: the .env rules of spec 2.5", () => {
-  const password = `p@ss 'w"rd $HOME \`id\` \\ % {} # =`;
+  // No backtick: .env holds it in backticks, which dotenv strips and reads nothing else into.
+  const password = `p@ss 'w"rd $HOME \\ % {} # =`;
 
   test("replaces present lines in place, appends missing ones, keeps every other line, mode 600", () => {
     const result = runEnvStep([
@@ -187,17 +188,19 @@ describe("step 11: the .env rules of spec 2.5", () => {
       "DB_NAME=crm",
       "LAST=no newline at end",
       "DB_USER=crm_app",
-      `DB_PASSWORD=${password}`,
+      `DB_PASSWORD=\`${password}\``,
       "BACKENDURI=http://ec2-1-2-3-4.example.com:3000",
       "",
     ].join("\n"));
     expect(result.mode).toBe(0o600);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect(require("dotenv").parse(result.text)).toMatchObject({ DB_PASSWORD: password, DB_USER: "crm_app", LAST: "no newline at end" });
   });
 
   test("creates the file when there is none", () => {
     expect(runEnvStep(undefined, password).text).toBe([
       "DB_USER=crm_app",
-      `DB_PASSWORD=${password}`,
+      `DB_PASSWORD=\`${password}\``,
       "DB_NAME=crm",
       "FRONTENDURI=http://ec2-1-2-3-4.example.com",
       "BACKENDURI=http://ec2-1-2-3-4.example.com:3000",
@@ -211,6 +214,12 @@ describe("step 11: the .env rules of spec 2.5", () => {
   });
 });
 
+const secretsOf = (root: string, app: string, token: string) => ({
+  dbRootPasswordBase64: Buffer.from(root).toString("base64"),
+  appDbPasswordBase64: Buffer.from(app).toString("base64"),
+  sourceHostTokenBase64: Buffer.from(token).toString("base64"),
+});
+
 /** The one-line helper `name() { … }` of a rendered script. */
 function oneLiner(name: string): string {
   const line = script.split("\n").find((l) => l.startsWith(`${name}() {`));
@@ -219,7 +228,8 @@ function oneLiner(name: string): string {
 }
 
 describe("failure handling", () => {
-  const runFragment = (body: string[]) => spawnSync("bash", ["-c", ["set -Eeuo pipefail", oneLiner("log"), oneLiner("die"), ...body].join("\n")],
+  const runFragment = (body: string[]) => spawnSync("bash", ["-c", ["set -Eeuo pipefail", "MAIN_SUBSHELL=0 CURRENT_STEP=test",
+    oneLiner("log"), shellFunction(script, "die"), ...body].join("\n")],
     { encoding: "utf8" });
 
   test("step 4 tolerates a failing database, and another database step does not", () => {
@@ -282,5 +292,17 @@ describe("redact", () => {
       "no newline at the end",
       "",
     ].join("\n"));
+  });
+
+  test("replaces the longest secret first, so a secret that begins another leaves no tail of it", () => {
+    // The root password (replaced first before) is the beginning of the app password.
+    const secrets = secretsOf("Pr3fix-Secret", "Pr3fix-Secret-and-Tail", "token-Wm3");
+    const rendered = renderProvisioningScript(PRODUCTION_SETTINGS, secrets);
+    const program = ["set -Eeuo pipefail", ...rendered.split("\n").filter((l) => /^readonly \w+_B64=/.test(l)),
+      oneLiner("hex"), shellFunction(rendered, "urlencode"), shellFunction(rendered, "redact"), "redact"].join("\n");
+    const input = ["app: Pr3fix-Secret-and-Tail", `hex: ${Buffer.from("Pr3fix-Secret-and-Tail").toString("hex")}`,
+      `base64: ${secrets.appDbPasswordBase64}`, "root: Pr3fix-Secret."].join("\n");
+    expect(spawnSync("bash", ["-c", program], { input, encoding: "utf8" }).stdout)
+      .toBe("app: [REDACTED]\nhex: [REDACTED]\nbase64: [REDACTED]\nroot: [REDACTED].\n");
   });
 });
