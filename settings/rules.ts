@@ -64,8 +64,10 @@ export function wholeNumber(description: string, min: number, max: number, unit:
 
 /** A true/false setting. */
 export function flag(description: string): z.ZodBoolean {
-  const expected = "true or false (JSON booleans, not strings)";
-  const schema = z.boolean({ error: expected }).meta({ description });
+  const expected = "true or false";
+  const schema = z.boolean({
+    error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
+  }).meta({ description });
   settingRules.add(schema, { expected });
   return schema;
 }
