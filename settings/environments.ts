@@ -29,7 +29,13 @@ export function settingsFiles(spec: string | undefined = process.env.CRM_SETTING
       files.push(path);
       continue;
     }
-    const found = readdirSync(path).filter((name) => name.endsWith(".json") && !name.endsWith(".schema.json")).sort();
+    let names: string[];
+    try {
+      names = readdirSync(path);
+    } catch (error) {
+      throw new SettingsFileError(path, (error as Error).message);
+    }
+    const found = names.filter((name) => name.endsWith(".json") && !name.endsWith(".schema.json")).sort();
     if (found.length === 0) throw new SettingsError("CRM_SETTINGS", `a directory holding settings files (*.json); ${entry} has none`);
     files.push(...found.map((name) => join(path, name)));
   }
@@ -42,7 +48,7 @@ export function loadEnvironments(files: string[] = settingsFiles()): StackSettin
     try {
       return loadStackSettings(file);
     } catch (error) {
-      // A SettingsFileError names its file already.
+      // A file problem names its file already; a bad setting is prefixed with the file that holds it.
       if (error instanceof Error && !(error instanceof SettingsFileError)) error.message = `${file}: ${error.message}`;
       throw error;
     }
