@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
-import { cpus, tmpdir, totalmem } from "os";
+import { cpus, loadavg, tmpdir, totalmem } from "os";
 import { join, resolve } from "path";
 import { README_FILE } from "./docs";
 import { replaceSection } from "./docs/readme";
@@ -54,6 +54,8 @@ const counted = (run: ReturnType<typeof jest>) => `${run.passed} passed, ${run.f
 function main(): void {
   const dirty = git("status", "--porcelain", "--untracked-files=no") === "" ? "" : " plus uncommitted changes";
   const commit = `${git("rev-parse", "--short", "HEAD")}${dirty}`;
+  // Times depend on what else the machine runs: say how busy it was.
+  const loadAtStart = loadavg()[0];
   const rows: [string, string, string][] = [];
 
   const bench = timed("node", ["scripts/bench.js", "--runs", "15", "--cli-runs", "3"]).stdout;
@@ -79,7 +81,8 @@ function main(): void {
   }
 
   const table = [
-    `Measured by \`npm run figures\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, on ${machine()}.`,
+    `Measured by \`npm run figures\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, on ${machine()}; `
+      + `load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0].toFixed(1)} at the end (1 minute; more than the core count means other work competed for the CPU).`,
     "",
     "| what | measured | target |",
     "| --- | --- | --- |",
