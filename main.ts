@@ -23,7 +23,7 @@ export const MINIMUM_TERRAFORM_VERSION = ">= 1.10.0";
 export class CrmHostStack extends TerraformStack {
   constructor(scope: Construct, settings: StackSettings) {
     super(scope, settings.stackName);
-    // S3-native state locking (use_lockfile) needs Terraform 1.10; CI and the docs pin 1.11.4.
+    // No typed binding for required_version on a stack: an override of the terraform block.
     this.addOverride("terraform.required_version", MINIMUM_TERRAFORM_VERSION);
     new StateBackend(this, "state", { settings: settings.backend, defaultRegion: settings.region });
     const nameTag = `${settings.stackName}/${settings.instanceName}`;

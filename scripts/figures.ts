@@ -58,8 +58,7 @@ function main(): void {
 
   const bench = timed("node", ["scripts/bench.js", "--runs", "15", "--cli-runs", "3"]).stdout;
   for (const line of bench.trim().split("\n")) {
-    // "<what>: median 0.300 s, peak 80 MiB over 15 runs (target: …)" or "<what>: 1.10 (target: …)"
-    const match = /^(.*): (median .*?|[\d.]+)(?: \(target: (.*)\))?$/.exec(line);
+    const match = /^(.*?): ((?:median|ratio) .*?)(?: \(target: (.*)\))?$/.exec(line);
     if (match) rows.push([match[1], `\`npm run bench\`: ${match[2]}`, match[3] ?? ""]);
   }
   const unit = jest(["--testPathIgnorePatterns", "/node_modules/", "/__tests__/(engine|integration)/"]);
