@@ -15,7 +15,7 @@ import { SshKeyPair } from "./constructs/ssh-key-pair";
 import { SsmImageParameter } from "./constructs/ssm-image-parameter";
 import { StateBackend } from "./constructs/state-backend";
 import { loadEnvironments } from "./settings/environments";
-import { SettingsError } from "./settings/errors";
+import { SettingsProblem } from "./settings/errors";
 import { StackSettings } from "./settings/stack-settings";
 
 /** The oldest Terraform that can run the stack: 1.10 brought S3-native state locking (`use_lockfile`). */
@@ -106,8 +106,8 @@ export function main(): void {
   try {
     synthesize();
   } catch (error) {
-    // A bad setting is the user's to fix: show the message, not a stack trace.
-    if (!(error instanceof SettingsError)) throw error;
+    // A bad setting or settings file is the user's to fix: show the message, not a stack trace.
+    if (!(error instanceof SettingsProblem)) throw error;
     console.error(error.message);
     process.exit(1);
   }

@@ -58,6 +58,7 @@ function main(): void {
 
   const bench = timed("node", ["scripts/bench.js", "--runs", "15", "--cli-runs", "3"]).stdout;
   for (const line of bench.trim().split("\n")) {
+    // "<what>: median 0.300 s, … over 15 runs (target: …)" or "<what>: ratio 1.10 of the median wall times (target: …)"
     const match = /^(.*?): ((?:median|ratio) .*?)(?: \(target: (.*)\))?$/.exec(line);
     if (match) rows.push([match[1], `\`npm run bench\`: ${match[2]}`, match[3] ?? ""]);
   }
@@ -65,7 +66,8 @@ function main(): void {
   rows.push(["jest, unit tests (all but `__tests__/engine` and `__tests__/integration`)", `\`npx jest --testPathIgnorePatterns …\`: ${counted(unit)}`, "< 15 s"]);
   const all = jest([]);
   rows.push(["jest, whole suite (engine and integration included)", `\`npx jest\`: ${counted(all)}`, ""]);
-  rows.push(["`npm test` in all (tsc, jest, synth + checkov, actionlint)", s(timed("bash", ["scripts/check.sh"]).seconds), ""]);
+  rows.push(["CDK Terrain check, warm caches (`bash scripts/cdktn/check.sh`)", s(timed("bash", ["scripts/cdktn/check.sh"]).seconds), ""]);
+  rows.push(["`npm test` in all (tsc, jest, CDK Terrain check, synth + checkov, actionlint)", s(timed("bash", ["scripts/check.sh"]).seconds), ""]);
   if (process.argv.includes("--ci")) {
     const clone = mkdtempSync(join(tmpdir(), "crm-figures-clone-"));
     try {

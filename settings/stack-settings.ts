@@ -6,7 +6,6 @@
  * The schema below is also published as JSON Schema (stack-settings.schema.json, written by
  * `npm run docs`), so that `"$schema"` in a settings file gives completion and checking in editors.
  */
-import { readFileSync } from "fs";
 import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
@@ -15,7 +14,8 @@ import {
 } from "../userdata/settings";
 import { backendSettings, backendSettingsSchema } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
-import { flag, matching, settingRules, text } from "./rules";
+import { readJsonFile } from "./json-file";
+import { awsRegion, flag, matching, settingRules, text } from "./rules";
 
 /** The settings file used when `CRM_SETTINGS` is not set: the example set shipped with the repository. */
 export const DEFAULT_SETTINGS_FILE = resolve(__dirname, "example.json");
@@ -47,7 +47,7 @@ export const stackSettingsSchema = z.strictObject({
   instanceName: matching("`<instance_name>`: second half of the Name tags; the output is `<instance_name>PublicIP`.",
     /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
     "1 to 64 letters, digits, _ or -, starting with a letter (it names the Terraform output <instanceName>PublicIP)"),
-  region: matching("AWS region to deploy to.", /^[a-z]{2}(-[a-z]+)+-[0-9]$/, "an AWS region name such as us-east-1"),
+  region: awsRegion("AWS region to deploy to: one the AWS SDK's list of regions holds (a typo such as eu-wset-1 is refused)."),
   deleteDataVolumeOnDestroy: flag("Whether `terraform destroy` may delete the database's data volume (after a final snapshot). "
     + "Off: destroy stops at the volume (see the README's data volume section).").default(false),
   backend: backendSettingsSchema.optional(),
@@ -75,13 +75,7 @@ export interface StackSettings {
 
 /** Reads and validates a settings file (default: `$CRM_SETTINGS`, else the example set). */
 export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEFAULT_SETTINGS_FILE): StackSettings {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new Error(`Cannot read the settings file ${file}: ${(error as Error).message}`);
-  }
-  return parseStackSettings(raw);
+  return parseStackSettings(readJsonFile(file));
 }
 
 /**

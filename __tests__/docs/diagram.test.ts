@@ -78,7 +78,7 @@ describe("architecture diagram", () => {
     const attachment = nodeOf(extended, "aws_volume_attachment");
     const instance = nodeOf(extended, "aws_instance");
     const policy = nodeOf(extended, "aws_dlm_lifecycle_policy");
-    expect(extended).toContain(`${volume}["aws_ebs_volume<br/>data<br/>size: 20<br/>encrypted: true"]`);
+    expect(extended).toContain(`${volume}["aws_ebs_volume<br/>data<br/>type: gp3<br/>size: 20<br/>encrypted: true"]`);
     expect(extended).toContain(`  ${volume} -->|"volume_id"| ${attachment}`);
     expect(extended).toContain(`  ${instance} -->|"instance_id"| ${attachment}`);
     expect(extended).toContain(`  ${instance} -->|"availability_zone"| ${volume}`);

@@ -245,7 +245,9 @@ export class ProvisioningHarness {
   private scriptPid?: number;
 
   private constructor(options: HarnessOptions) {
-    this.dir = mkdtempSync(join(tmpdir(), "crm-provision-"));
+    // Not under /tmp: settings refuse a swap file there (a tmpfs on Amazon Linux 2023), and the
+    // harness's settings must be valid ones.
+    this.dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "crm-provision-"));
     this.sourceHostToken = options.sourceHostToken ?? randomBytes(16).toString("hex");
     this.appName = options.appName ?? "crm-test";
     this.databaseOnDataVolume = options.databaseOnDataVolume ?? false;
