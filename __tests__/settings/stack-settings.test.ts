@@ -97,8 +97,6 @@ describe("stack settings", () => {
     ["loginUser", "Root User", /Invalid setting "loginUser"/],
     ["swapFile", "swapfile", /Invalid setting "swapFile"/],
     ["stackName", undefined, /Invalid setting "stackName"/],
-    ["deleteDataVolumeOnDestroy", "true", /Invalid setting "deleteDataVolumeOnDestroy" \(got "true"\): expected true or false/],
-    ["deleteDataVolumeOnDestroy", 1, /Invalid setting "deleteDataVolumeOnDestroy" \(got 1\)/],
     // A typo of a region, and regions that do not exist: the provider would fail at plan with AWS.
     ["region", "eu-wset-1", /Invalid setting "region" \(got "eu-wset-1"\): expected an AWS region name such as us-east-1, one that exists/],
     ["region", "us-east-9", /Invalid setting "region"/],
@@ -135,6 +133,8 @@ describe("stack settings", () => {
     ["swapFile", "/var/lib/mysql/ibdata1", /Invalid setting "swapFile"/],
     ["swapFile", "/usr", /Invalid setting "swapFile"/],
     ["swapFile", "/var", /Invalid setting "swapFile"/],
+    ["deleteDataVolumeOnDestroy", "true", /Invalid setting "deleteDataVolumeOnDestroy" \(got "true"\): expected true or false/],
+    ["deleteDataVolumeOnDestroy", 1, /Invalid setting "deleteDataVolumeOnDestroy" \(got 1\)/],
   ];
 
   it.each([
