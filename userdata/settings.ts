@@ -19,7 +19,7 @@ export const RESERVED_UNIT_NAMES = [
 ] as const;
 export const RESERVED_UNIT_PREFIXES = ["systemd-", "cloud-", "dbus-", "getty", "user-", "mariadb", "mysql"] as const;
 /** Where a swap file cannot live: pseudo, memory and boot file systems, configuration, homes, MariaDB's data. */
-export const SWAP_FILE_FORBIDDEN_DIRECTORIES = ["/proc", "/sys", "/dev", "/run", "/tmp", "/boot", "/etc", "/home", "/var/lib/mysql"] as const;
+export const SWAP_FILE_FORBIDDEN_DIRECTORIES = ["/proc", "/sys", "/dev", "/run", "/tmp", "/boot", "/etc", "/home", "/var/lib/mysql", "/var/lib/crm-data"] as const;
 /** Top-level system directories, which a swap file path must not name itself. */
 const SYSTEM_DIRECTORIES = ["/bin", "/sbin", "/lib", "/lib64", "/usr", "/var", "/opt", "/srv", "/mnt", "/media", "/root", "/snap"];
 
