@@ -73,3 +73,22 @@ export function awsRegion(description: string): z.ZodString {
   return text(description, REGION_EXPECTED, (schema) => schema.regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error: REGION_EXPECTED })
     .refine(isAwsRegion, { error: REGION_EXPECTED }));
 }
+
+/** A whole-number setting from `min` to `max`. */
+export function wholeNumber(description: string, min: number, max: number, unit: string): z.ZodNumber {
+  const expected = `a whole number of ${unit} from ${min} to ${max}`;
+  const schema = z.number({ error: expected }).int({ error: expected }).min(min, { error: expected })
+    .max(max, { error: expected }).meta({ description });
+  settingRules.add(schema, { expected });
+  return schema;
+}
+
+/** A true/false setting. */
+export function flag(description: string): z.ZodBoolean {
+  const expected = "true or false";
+  const schema = z.boolean({
+    error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
+  }).meta({ description });
+  settingRules.add(schema, { expected });
+  return schema;
+}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { settingsErrorFrom } from "../settings/errors";
-import { absolutePath, matching, printable, text } from "../settings/rules";
+import { absolutePath, matching, printable, text, wholeNumber } from "../settings/rules";
 
 /** MariaDB's own schemas: the app user gets ALL PRIVILEGES on its database (on `mysql`, it could read root's hash). */
 export const RESERVED_DATABASE_NAMES = ["mysql", "information_schema", "performance_schema", "sys"] as const;
@@ -19,7 +19,7 @@ export const RESERVED_UNIT_NAMES = [
 ] as const;
 export const RESERVED_UNIT_PREFIXES = ["systemd-", "cloud-", "dbus-", "getty", "user-", "mariadb", "mysql"] as const;
 /** Where a swap file cannot live: pseudo, memory and boot file systems, configuration, homes, MariaDB's data. */
-export const SWAP_FILE_FORBIDDEN_DIRECTORIES = ["/proc", "/sys", "/dev", "/run", "/tmp", "/boot", "/etc", "/home", "/var/lib/mysql"] as const;
+export const SWAP_FILE_FORBIDDEN_DIRECTORIES = ["/proc", "/sys", "/dev", "/run", "/tmp", "/boot", "/etc", "/home", "/var/lib/mysql", "/var/lib/crm-data"] as const;
 /** Top-level system directories, which a swap file path must not name itself. */
 const SYSTEM_DIRECTORIES = ["/bin", "/sbin", "/lib", "/lib64", "/usr", "/var", "/opt", "/srv", "/mnt", "/media", "/root", "/snap"];
 
@@ -80,6 +80,11 @@ export const PROVISIONING_FIELDS = {
   metadataEndpoint: matching("Base address of the instance metadata service (IMDSv2). Spec: `http://169.254.169.254`.",
     /^https?:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~-]+)*$/,
     "an http(s) base address without credentials or trailing slash, such as http://169.254.169.254"),
+  deviceDirectory: absolutePath("Where the data volume's device appears: `<deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…` (Nitro), else `<deviceDirectory>/sdf` or `xvdf`. Production: `/dev`."),
+  dataMount: absolutePath("Mount point of the data volume; MariaDB's data lives in its `mysql` directory. Production: `/var/lib/crm-data`."),
+  databaseDir: absolutePath("MariaDB's data directory, bind-mounted from `<dataMount>/mysql`. Production: `/var/lib/mysql`."),
+  fstabFile: absolutePath("The file system table the mounts are written to. Production: `/etc/fstab`."),
+  dataVolumeWaitSeconds: wholeNumber("How long the first boot waits for the data volume's device. Production: 300.", 1, 3600, "seconds"),
 } as const;
 
 /** Refuses an `appDir` outside `loginHome` (the checkout belongs to the login user). */
@@ -92,9 +97,21 @@ export function appDirInsideHome(settings: { appDir: string; loginHome: string }
   }
 }
 
+/** Refuses a `databaseDir` inside, equal to or around `dataMount` (one is bind-mounted from the other's subdirectory). */
+export function databaseDirApartFromDataMount(settings: { dataMount: string; databaseDir: string }, ctx: z.core.ParsePayload<unknown>): void {
+  const { dataMount, databaseDir } = settings;
+  if (databaseDir === dataMount || databaseDir.startsWith(`${dataMount}/`) || dataMount.startsWith(`${databaseDir}/`)) {
+    ctx.issues.push({
+      code: "custom", path: ["databaseDir"], input: databaseDir,
+      message: `a directory neither inside nor around dataMount ${dataMount}`,
+    });
+  }
+}
+
 /** The provisioning settings as one object, every setting required. */
 export const provisioningSettingsSchema = z.object(PROVISIONING_FIELDS)
-  .check((ctx) => appDirInsideHome(ctx.value, ctx));
+  .check((ctx) => appDirInsideHome(ctx.value, ctx))
+  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
 
 /** Settings of the first-boot provisioning script and its service unit (see PROVISIONING_FIELDS). */
 export type ProvisioningSettings = Readonly<z.infer<typeof provisioningSettingsSchema>>;
@@ -118,6 +135,12 @@ export const PRODUCTION_PATHS = {
   swapFile: "/swapfile",
   logFile: "/var/log/crm-provisioning.log",
   metadataEndpoint: "http://169.254.169.254",
+  deviceDirectory: "/dev",
+  dataMount: "/var/lib/crm-data",
+  databaseDir: "/var/lib/mysql",
+  fstabFile: "/etc/fstab",
+  // The attachment is made only after the instance is running: the first boot may get there first.
+  dataVolumeWaitSeconds: 300,
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**

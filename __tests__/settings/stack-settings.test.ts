@@ -32,6 +32,12 @@ describe("stack settings", () => {
     });
   });
 
+  it("keeps the data volume on destroy unless deleteDataVolumeOnDestroy is true", () => {
+    expect(loadStackSettings(DEFAULT_SETTINGS_FILE).deleteDataVolumeOnDestroy).toBe(false);
+    expect(parseStackSettings({ ...exampleSettings, deleteDataVolumeOnDestroy: true }).deleteDataVolumeOnDestroy).toBe(true);
+    expect(parseStackSettings({ ...exampleSettings, deleteDataVolumeOnDestroy: false }).deleteDataVolumeOnDestroy).toBe(false);
+  });
+
   it("reads the file named by CRM_SETTINGS, and lets it override the production paths", () => {
     const dir = mkdtempSync(join(tmpdir(), "crm-settings-"));
     const file = join(dir, "settings.json");
@@ -127,6 +133,8 @@ describe("stack settings", () => {
     ["swapFile", "/var/lib/mysql/ibdata1", /Invalid setting "swapFile"/],
     ["swapFile", "/usr", /Invalid setting "swapFile"/],
     ["swapFile", "/var", /Invalid setting "swapFile"/],
+    ["deleteDataVolumeOnDestroy", "true", /Invalid setting "deleteDataVolumeOnDestroy" \(got "true"\): expected true or false/],
+    ["deleteDataVolumeOnDestroy", 1, /Invalid setting "deleteDataVolumeOnDestroy" \(got 1\)/],
   ];
 
   it.each([
@@ -189,7 +197,7 @@ describe("stack settings", () => {
   it("accepts \"$schema\" (for editors) and leaves it out of the settings", () => {
     expect(exampleSettings.$schema).toBe("./stack-settings.schema.json");
     const settings = parseStackSettings(exampleSettings);
-    expect(Object.keys(settings).sort()).toEqual(["backend", "instanceName", "provisioning", "region", "stackName"]);
+    expect(Object.keys(settings).sort()).toEqual(["backend", "deleteDataVolumeOnDestroy", "instanceName", "provisioning", "region", "stackName"]);
     expect(settings.provisioning).not.toHaveProperty("$schema");
     expect(() => parseStackSettings({ ...exampleSettings, $schema: 1 })).toThrow(/Invalid setting "\$schema" \(got 1\): expected a string/);
   });
