@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
-import { cpus, tmpdir, totalmem } from "os";
+import { cpus, loadavg, tmpdir, totalmem } from "os";
 import { join, resolve } from "path";
 import { README_FILE } from "./docs";
 import { replaceSection } from "./docs/readme";
@@ -54,6 +54,8 @@ const counted = (run: ReturnType<typeof jest>) => `${run.passed} passed, ${run.f
 function main(): void {
   const dirty = git("status", "--porcelain", "--untracked-files=no") === "" ? "" : " plus uncommitted changes";
   const commit = `${git("rev-parse", "--short", "HEAD")}${dirty}`;
+  // Wall times depend on what else runs: state the machine's load when the measurement began.
+  const load = loadavg()[0].toFixed(1);
   const rows: [string, string, string][] = [];
 
   const bench = timed("node", ["scripts/bench.js", "--runs", "15", "--cli-runs", "3"]).stdout;
@@ -78,7 +80,7 @@ function main(): void {
   }
 
   const table = [
-    `Measured by \`npm run figures\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, on ${machine()}.`,
+    `Measured by \`npm run figures\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, on ${machine()}; load average ${load} when it began.`,
     "",
     "| what | measured | target |",
     "| --- | --- | --- |",
