@@ -1,3 +1,5 @@
+import { readFileSync } from "fs";
+import { join } from "path";
 import {
   DATABASE_SERVICE, ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
@@ -20,13 +22,27 @@ export const SECRET_VARIABLES: Readonly<Record<keyof ScriptSecrets, string>> = {
   sourceHostTokenBase64: "SOURCE_HOST_TOKEN_B64",
 };
 
+/** The provisioning code (userdata/provision.sh without its #! line), read once: it follows the rendered header. */
+export const PROVISIONING_CODE = readFileSync(join(__dirname, "provision.sh"), "utf8").replace(/^#!.*\n/, "");
+
+/** Bash array literal of words that need no quoting (package names). */
+function shellArray(words: readonly string[]): string {
+  return `(${words.map(shellQuote).join(" ")})`;
+}
+
 /**
  * Renders the first-boot provisioning script (spec section 3) for Amazon Linux 2023, run as root
- * by cloud-init. Settings are rendered as given (validate them first with
- * validateProvisioningSettings). Each secret is inserted verbatim, exactly once, inside single
- * quotes: it must be base64 text or a Terraform expression that evaluates to base64.
+ * by cloud-init: a header of settings, constants and base64 secrets, then userdata/provision.sh.
+ * Settings are rendered as given (validate them first with validateProvisioningSettings). Each
+ * secret is inserted verbatim, exactly once, inside single quotes: it must be base64 text or a
+ * Terraform expression that evaluates to base64.
  */
 export function renderProvisioningScript(settings: ProvisioningSettings, secrets: ScriptSecrets): string {
+  return `${renderScriptHeader(settings, secrets)}\n${PROVISIONING_CODE}`;
+}
+
+/** The header of the script alone: `#!/bin/bash`, then assignments of the secrets, settings and constants. */
+export function renderScriptHeader(settings: ProvisioningSettings, secrets: ScriptSecrets): string {
   const secretLines = (Object.keys(SECRET_VARIABLES) as (keyof ScriptSecrets)[]).map((key) => {
     const value = secrets[key];
     // eslint-disable-next-line no-control-regex
@@ -36,154 +52,14 @@ export function renderProvisioningScript(settings: ProvisioningSettings, secrets
     return `readonly ${SECRET_VARIABLES[key]}='${value}'`;
   });
   const q = shellQuote;
-  const unit = renderServiceUnit(settings);
-  if (unit.split("\n").includes("UNIT_FILE_END")) throw new Error("The unit file must not hold the heredoc delimiter.");
-
-  const steps: Record<StepFunction, string> = {
-    step_01_update_packages: `
-  retry "dnf upgrade" dnf -y upgrade`,
-
-    step_02_install_packages: `
-  retry "dnf groupinstall" dnf -y groupinstall "Development Tools"
-  retry "dnf install" dnf -y install ${PACKAGES.join(" ")}`,
-
-    step_03_start_database: `
-  systemctl enable --now ${DATABASE_SERVICE}
-  local i
-  for ((i = 1; i <= 30; i++)); do
-    if root_sql 'SELECT 1;' >/dev/null 2>&1; then return 0; fi
-    sleep 2
-  done
-  die "the database server does not answer"`,
-
-    // The only tolerated failure (spec 3 step 4, spec 7). SET PASSWORD keeps root's unix_socket
-    // login (MariaDB 10.4+), which the later steps and reruns use.
-    step_04_set_root_password: `
-  local hash
-  if ! hash=$(password_hash "$DB_ROOT_PASSWORD") || ! root_sql "SET PASSWORD FOR 'root'@'localhost' = '$hash';"; then
-    log "WARNING: could not set the database root password; continuing"
-  fi`,
-
-    step_05_create_database: `
-  root_sql "CREATE DATABASE IF NOT EXISTS \\\`$DATABASE_NAME\\\`;"`,
-
-    // IF NOT EXISTS keeps an existing user (and its password) as it is.
-    step_06_create_app_user: `
-  local hash
-  hash=$(password_hash "$APP_DB_PASSWORD")
-  root_sql "CREATE USER IF NOT EXISTS '$APP_DB_USER'@'localhost' IDENTIFIED BY PASSWORD '$hash';
-GRANT ALL PRIVILEGES ON \\\`$DATABASE_NAME\\\`.* TO '$APP_DB_USER'@'localhost';
-FLUSH PRIVILEGES;"`,
-
-    step_07_configure_git: `
-  as_login git config --global user.name "$GIT_USER"
-  as_login git config --global user.email "$GIT_EMAIL"`,
-
-    // The token is only ever on git's command line: the remote keeps the credential-free address.
-    step_08_fetch_repository: `
-  local url
-  url="https://${TOKEN_USERNAME}:$(urlencode "$SOURCE_HOST_TOKEN")@\${REPO_URL#https://}"
-  if [[ ! -d $APP_DIR ]]; then
-    retry "git clone" as_login git clone --quiet "$url" "$APP_DIR"
-    as_login git -C "$APP_DIR" remote set-url origin "$REPO_URL"
-  else
-    retry "git pull" as_login git -C "$APP_DIR" pull --quiet --ff-only "$url"
-  fi`,
-
-    // Only into an empty database, so that a rerun neither duplicates nor loses rows.
-    step_09_import_database: `
-  local dump="$APP_DIR/export.sql" tables
-  if [[ ! -f $dump ]]; then log "no $dump, nothing to import"; return 0; fi
-  tables=$(root_sql "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '$DATABASE_NAME';")
-  if [[ $tables != 0 ]]; then log "$DATABASE_NAME already holds $tables tables; not importing $dump"; return 0; fi
-  MYSQL_PWD=$APP_DB_PASSWORD mariadb --user="$APP_DB_USER" "$DATABASE_NAME" <"$dump"`,
-
-    step_10_read_public_hostname: `
-  local token
-  token=$(retry "metadata token" curl -fsS --max-time 10 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: ${METADATA_TOKEN_TTL_SECONDS}" "$METADATA_ENDPOINT/latest/api/token")
-  PUBLIC_DNS=$(retry "public hostname" curl -fsS --max-time 10 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname")
-  [[ $PUBLIC_DNS =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] || die "the metadata service gave no usable public hostname"
-  log "public hostname: $PUBLIC_DNS"`,
-
-    // Spec 2.5: known keys are replaced where they are and appended where they are missing;
-    // every other line is kept. Written through a private temporary file, never through sed.
-    step_11_write_env_file: `
-  local file="$APP_DIR/.env" tmp line key
-  local -A want=([DB_USER]=$APP_DB_USER [DB_PASSWORD]=$APP_DB_PASSWORD [DB_NAME]=$DATABASE_NAME
-    [FRONTENDURI]="http://$PUBLIC_DNS" [BACKENDURI]="http://$PUBLIC_DNS:3000") seen=()
-  tmp=$(mktemp "$file.XXXXXX")
-  {
-    if [[ -f $file ]]; then
-      while IFS= read -r line || [[ -n $line ]]; do
-        key=''
-        [[ $line =~ ^[[:space:]]*(export[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*= ]] && key=\${BASH_REMATCH[2]}
-        if [[ -n $key && -v want[$key] ]]; then
-          printf '%s=%s\\n' "$key" "\${want[$key]}"
-          seen[$key]=1
-        else
-          printf '%s\\n' "$line"
-        fi
-      done <"$file"
-    fi
-    for key in DB_USER DB_PASSWORD DB_NAME FRONTENDURI BACKENDURI; do
-      [[ -v seen[$key] ]] || printf '%s=%s\\n' "$key" "\${want[$key]}"
-    done
-  } >"$tmp"
-  chmod ${ENV_FILE_MODE} "$tmp"
-  chown "$LOGIN_USER:" "$tmp"
-  mv -f "$tmp" "$file"`,
-
-    step_12_install_node: `
-  local installer
-  installer=$(mktemp)
-  retry "nvm download" curl -fsSL --max-time 120 -o "$installer" "$NVM_INSTALL_URL"
-  chmod 644 "$installer"
-  retry "nvm installer" as_login bash "$installer"
-  rm -f "$installer"
-  # shellcheck disable=SC2016
-  retry "Node.js install" as_login bash -c '. "$HOME/.nvm/nvm.sh" && nvm install ${NODE_MAJOR} && nvm alias default ${NODE_MAJOR} && nvm install ${NODE_VERSION} && nvm use ${NODE_VERSION}'`,
-
-    // Idempotent: an active swap file is left alone, an existing one is not re-created.
-    step_13_enable_swap: `
-  cd "$APP_DIR"
-  if swapon --show=NAME --noheadings | grep -xF "$SWAP_FILE" >/dev/null; then
-    log "swap $SWAP_FILE is already on"
-    return 0
-  fi
-  if [[ ! -e $SWAP_FILE ]]; then
-    (umask 077 && fallocate -l ${SWAP_SIZE} "$SWAP_FILE")
-    chmod ${SWAP_FILE_MODE} "$SWAP_FILE"
-    mkswap "$SWAP_FILE"
-  fi
-  chmod ${SWAP_FILE_MODE} "$SWAP_FILE"
-  swapon "$SWAP_FILE" || { mkswap "$SWAP_FILE" && swapon "$SWAP_FILE"; }`,
-
-    step_14_install_dependencies: `
-  if [[ ! -x $NODE_BIN/yarn ]]; then retry "yarn install -g" as_node npm install -g yarn; fi
-  cd "$APP_DIR"
-  retry "yarn install" as_node yarn install --ignore-engines`,
-
-    step_15_install_service: `
-  local unit="$UNIT_DIRECTORY/$APP_NAME.service" tmp
-  mkdir -p "$UNIT_DIRECTORY"
-  tmp=$(mktemp "$unit.XXXXXX")
-  cat >"$tmp" <<'UNIT_FILE_END'
-${unit}UNIT_FILE_END
-  chmod 644 "$tmp"
-  if cmp -s "$tmp" "$unit"; then rm -f "$tmp"; else mv -f "$tmp" "$unit"; fi
-  systemctl daemon-reload
-  systemctl enable --now "$APP_NAME.service"`,
-  };
-
-  const header = `#!/bin/bash
-# First-boot provisioning of the CRM host (spec section 3), rendered by userdata/script.ts.
-# Runs as root under cloud-init on Amazon Linux 2023; safe to run again.
-set -Eeuo pipefail
-shopt -s inherit_errexit
+  return `#!/bin/bash
+# First-boot provisioning of the CRM host (spec section 3): this header is rendered by
+# userdata/script.ts, the code below it is userdata/provision.sh.
 
 # The secrets, in base64: decoded at run time, so their content is data, never shell or SQL.
 ${secretLines.join("\n")}
 
+# Settings.
 readonly APP_NAME=${q(settings.appName)}
 readonly APP_DIR=${q(settings.appDir)}
 readonly REPO_URL=${q(settings.repoUrl)}
@@ -198,118 +74,18 @@ readonly UNIT_DIRECTORY=${q(settings.unitDirectory)}
 readonly SWAP_FILE=${q(settings.swapFile)}
 readonly LOG_FILE=${q(settings.logFile)}
 readonly METADATA_ENDPOINT=${q(settings.metadataEndpoint)}
-readonly NODE_BIN=${q(nodeBinDir(settings.loginHome))}
+
+# Constants (userdata/constants.ts).
+readonly PACKAGES=${shellArray(PACKAGES)}
+readonly DATABASE_SERVICE=${q(DATABASE_SERVICE)}
+readonly METADATA_TOKEN_TTL_SECONDS=${METADATA_TOKEN_TTL_SECONDS}
+readonly ENV_FILE_MODE=${ENV_FILE_MODE}
 readonly NVM_INSTALL_URL=${q(NVM_INSTALL_URL)}
+readonly NODE_MAJOR=${q(NODE_MAJOR)} NODE_VERSION=${q(NODE_VERSION)}
+readonly NODE_BIN=${q(nodeBinDir(settings.loginHome))}
+readonly SWAP_SIZE=${q(SWAP_SIZE)} SWAP_FILE_MODE=${SWAP_FILE_MODE}
+readonly TOKEN_USERNAME=${q(TOKEN_USERNAME)}
 readonly ATTEMPTS=${NETWORK_ATTEMPTS} PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}
-export GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
-DB_ROOT_PASSWORD='' APP_DB_PASSWORD='' SOURCE_HOST_TOKEN='' PUBLIC_DNS='' CURRENT_STEP=setup MAIN_SUBSHELL=0
-
-log() { printf '%s provision: %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-on_error() {
-  local rc=$?
-  # Log once, in the main shell, not again in every command substitution the error passes through.
-  if ((BASH_SUBSHELL == MAIN_SUBSHELL)); then
-    log "FAILED: $CURRENT_STEP (exit status $rc, line \${BASH_LINENO[0]})"
-  fi
-  exit "$rc"
-}
-
-run_step() {
-  CURRENT_STEP=$1
-  log "START $1"
-  "$1"
-  log "DONE $1"
-}
-
-# retry WHAT COMMAND...: for network steps; WHAT is logged instead of COMMAND, which may hold a secret.
-retry() {
-  local what=$1 n=1
-  shift
-  until "$@"; do
-    if ((n >= ATTEMPTS)); then
-      log "$what failed $n times"
-      return 1
-    fi
-    log "$what failed (attempt $n of $ATTEMPTS); retrying in $PAUSE s"
-    sleep "$PAUSE"
-    n=$((n + 1))
-  done
-}
-
-hex() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \\n'; }
-
-urlencode() {
-  local LC_ALL=C s=$1 out='' c i
-  for ((i = 0; i < \${#s}; i++)); do
-    c=\${s:i:1}
-    case $c in
-      [A-Za-z0-9._~-]) out+=$c ;;
-      *) out+=$(printf '%%%02X' "'$c") ;;
-    esac
-  done
-  printf '%s' "$out"
-}
-
-# decode_secret NAME LABEL: sets NAME from NAME_B64, refusing bad base64, empty values and control characters.
-decode_secret() {
-  local b64_name="$1_B64" bad
-  local b64=\${!b64_name}
-  printf '%s' "$b64" | base64 -d >/dev/null 2>&1 || die "the secret $2 ($b64_name) is not valid base64"
-  bad=$(printf '%s' "$b64" | base64 -d | LC_ALL=C tr -d '\\040-\\176\\200-\\377' | wc -c)
-  ((bad == 0)) || die "the secret $2 ($b64_name) contains control characters (such as a line break); refusing it"
-  printf -v "$1" '%s' "$(printf '%s' "$b64" | base64 -d)"
-  [[ -n \${!1} ]] || die "the secret $2 ($b64_name) is empty"
-}
-
-# Filters all output: no form of a secret (raw, URL-encoded, hex) reaches a log.
-redact() {
-  local forms=() v line
-  for v in "$DB_ROOT_PASSWORD_B64" "$APP_DB_PASSWORD_B64" "$SOURCE_HOST_TOKEN_B64"; do
-    v=$(printf '%s' "$v" | base64 -d 2>/dev/null) || v=''
-    if [[ -n $v ]]; then forms+=("$v" "$(urlencode "$v")" "$(hex "$v")"); fi
-  done
-  while IFS= read -r line || [[ -n $line ]]; do
-    for v in "\${forms[@]}"; do line=\${line//"$v"/[REDACTED]}; done
-    printf '%s\\n' "$line"
-  done
-}
-
-# SQL goes to the client on stdin, so nothing derived from a secret is on a command line.
-root_sql() { printf '%s\\n' "$1" | mariadb --user=root --batch --skip-column-names; }
-
-# password_hash PASSWORD: the server hashes hex data, so a password is never SQL source; the
-# hash (only hex digits) is what CREATE USER and SET PASSWORD are given.
-password_hash() {
-  local hash
-  hash=$(root_sql "SELECT PASSWORD(CONVERT(X'$(hex "$1")' USING utf8mb4));")
-  [[ $hash =~ ^\\*[0-9A-F]{40}$ ]] || die "the database server returned no password hash"
-  printf '%s' "$hash"
-}
-
-as_login() { runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
-as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
+readonly SERVICE_UNIT=${q(renderServiceUnit(settings))}
 `;
-
-  const stepFunctions = STEP_FUNCTIONS.map((name) => `${name}() {${steps[name]}\n}\n`).join("\n");
-
-  const footer = `
-main() {
-  MAIN_SUBSHELL=$BASH_SUBSHELL
-  trap on_error ERR
-  ((EUID == 0)) || die "run this script as root"
-  log "provisioning $APP_NAME: start"
-  decode_secret DB_ROOT_PASSWORD "database root password"
-  decode_secret APP_DB_PASSWORD "application database password"
-  decode_secret SOURCE_HOST_TOKEN "source host token"
-${STEP_FUNCTIONS.map((name) => `  run_step ${name}`).join("\n")}
-  log "provisioning $APP_NAME: done"
-}
-
-mkdir -p "$(dirname "$LOG_FILE")"
-(umask 077 && : >>"$LOG_FILE")
-main 2>&1 </dev/null | redact | tee -a "$LOG_FILE"
-`;
-  return `${header}\n${stepFunctions}${footer}`;
 }

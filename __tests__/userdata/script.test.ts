@@ -3,12 +3,20 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir, userInfo } from "os";
 import { join } from "path";
 import {
-  METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
-  renderProvisioningScript, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES,
+  ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
+  renderProvisioningScript, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES,
 } from "../../userdata";
 import { haveTool, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
 const script = renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS);
+
+/** The value bash gives a variable (or expression such as `PACKAGES[*]`) after running the rendered header. */
+function headerValue(expression: string): string {
+  const header = renderScriptHeader(PRODUCTION_SETTINGS, SECRETS);
+  const result = spawnSync("bash", ["-c", `${header}\nprintf '%s' "\${${expression}}"`], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(result.stderr);
+  return result.stdout;
+}
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe("renderProvisioningScript", () => {
@@ -57,14 +65,21 @@ describe("renderProvisioningScript", () => {
     expect(NODE_MAJOR).toBe("21");
     expect(NODE_VERSION).toBe("21.7.3");
     expect(METADATA_TOKEN_TTL_SECONDS).toBe(21600);
-    expect(script).toContain('-H "X-aws-ec2-metadata-token-ttl-seconds: 21600" "$METADATA_ENDPOINT/latest/api/token"');
-    expect(script).toContain('-H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname"');
-    expect(script).toContain(`fallocate -l 2G "$SWAP_FILE"`);
-    expect(script).toContain(`chmod 600 "$SWAP_FILE"`);
-    expect(script).toContain(`readonly NVM_INSTALL_URL='${NVM_INSTALL_URL}'`);
     expect(NVM_INSTALL_URL).toBe("https://raw.githubusercontent.com/nvm-sh/nvm/v0.39.4/install.sh");
-    expect(script).toContain("nvm install 21 && nvm alias default 21 && nvm install 21.7.3 && nvm use 21.7.3");
-    expect(script).toContain(`dnf -y install ${PACKAGES.join(" ")}`);
+    // The header carries the constants' values; the code of provision.sh uses them by name.
+    expect(headerValue("METADATA_TOKEN_TTL_SECONDS")).toBe("21600");
+    expect(headerValue("SWAP_SIZE")).toBe("2G");
+    expect(headerValue("SWAP_FILE_MODE")).toBe("600");
+    expect(headerValue("NVM_INSTALL_URL")).toBe(NVM_INSTALL_URL);
+    expect(headerValue("NODE_MAJOR")).toBe("21");
+    expect(headerValue("NODE_VERSION")).toBe("21.7.3");
+    expect(headerValue('PACKAGES[*]')).toBe(PACKAGES.join(" "));
+    expect(script).toContain('-H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token"');
+    expect(script).toContain('-H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname"');
+    expect(script).toContain(`fallocate -l "$SWAP_SIZE" "$SWAP_FILE"`);
+    expect(script).toContain(`chmod "$SWAP_FILE_MODE" "$SWAP_FILE"`);
+    expect(script).toContain(`nvm install "$1" && nvm alias default "$1" && nvm install "$2" && nvm use "$2"' \\\n    install-node "$NODE_MAJOR" "$NODE_VERSION"`);
+    expect(script).toContain('dnf -y install "${PACKAGES[@]}"');
     expect(script).toContain(`dnf -y groupinstall "Development Tools"`);
     expect(script).toContain("as_node npm install -g yarn");
     expect(script).toContain("as_node yarn install --ignore-engines");
@@ -89,8 +104,15 @@ describe("renderProvisioningScript", () => {
     expect(echoed.stdout).toBe(settings.gitUser);
   });
 
-  test("embeds the unit file of renderServiceUnit as a quoted here-document", () => {
-    expect(script).toContain(`<<'UNIT_FILE_END'\n${renderServiceUnit(PRODUCTION_SETTINGS)}UNIT_FILE_END\n`);
+  test("carries the unit file of renderServiceUnit in the header and writes it unchanged", () => {
+    expect(headerValue("SERVICE_UNIT")).toBe(renderServiceUnit(PRODUCTION_SETTINGS));
+    expect(shellFunction(script, "step_15_install_service")).toContain(`printf '%s' "$SERVICE_UNIT" >"$tmp"`);
+  });
+
+  test("is the rendered header followed by userdata/provision.sh without its #! line", () => {
+    const code = readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8");
+    expect(code.startsWith("#!/bin/bash\n")).toBe(true);
+    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${code.slice(code.indexOf("\n") + 1)}`);
   });
 
   const shellcheck = haveTool("shellcheck") ? test : test.skip;
@@ -111,7 +133,7 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
     const program = [
       "set -Eeuo pipefail",
       `APP_DIR=${shellQuote(dir)} APP_DB_USER=crm_app DATABASE_NAME=crm PUBLIC_DNS=ec2-1-2-3-4.example.com`,
-      `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)}`,
+      `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE}`,
       shellFunction(script, "step_11_write_env_file"),
       "step_11_write_env_file",
     ].join("\n");
