@@ -74,7 +74,7 @@ describe("CrmHostStack", () => {
       vpc_security_group_ids: [reference(json, "aws_security_group", "id")],
       subnet_id: "${var.subnet_id}",
       tags: { Name: "CrmHostStack/CrmServer" },
-      user_data_base64: `\${base64encode(local.${scriptLocal})}`,
+      user_data_base64: `\${base64gzip(local.${scriptLocal})}`,
       depends_on: [`aws_iam_role.${roleName}`],
       metadata_options: expect.objectContaining({ http_tokens: "required" }),
       root_block_device: expect.objectContaining({ encrypted: true }),

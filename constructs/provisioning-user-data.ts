@@ -1,10 +1,11 @@
 import { Fn, TerraformLocal } from "cdktf";
+import { gzipSync } from "zlib";
 import { Construct } from "constructs";
 import { renderProvisioningScript } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
 
-/** EC2 refuses user data above 16 KiB (before base64). */
+/** EC2 refuses user data above 16 KiB (before base64): here, the gzip-compressed script. */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
 
 /** Props of {@link ProvisioningUserData}. */
@@ -33,22 +34,29 @@ export interface ProvisioningUserDataProps {
 export class ProvisioningUserData extends Construct {
   /** The script text (a Terraform expression: it holds the secrets once evaluated). */
   public readonly script: string;
-  /** The script, base64-encoded, for `user_data_base64`. */
+  /**
+   * The script, gzip-compressed and base64-encoded (Terraform's base64gzip), for `user_data_base64`.
+   * cloud-init recognises gzip user data and runs the script it holds. Compressed because the script
+   * (about 17 KB) no longer fits EC2's 16 KiB limit as text; compressed it is about a third of that.
+   */
   public readonly base64: string;
 
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
     // Base64 of the longest secret (4 output bytes per 3 input bytes; 4 UTF-8 bytes per character at most).
-    const longestSecret = "A".repeat(Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4);
-    const largest = renderProvisioningScript(props.settings, {
-      dbRootPasswordBase64: longestSecret, appDbPasswordBase64: longestSecret, sourceHostTokenBase64: longestSecret,
+    const secretLength = Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4;
+    // Upper bound of the compressed size: the script compressed without its secrets, plus the
+    // secrets as if they did not compress at all.
+    const withoutSecrets = renderProvisioningScript(props.settings, {
+      dbRootPasswordBase64: "A", appDbPasswordBase64: "A", sourceHostTokenBase64: "A",
     });
-    if (Buffer.byteLength(largest) > USER_DATA_LIMIT_BYTES) {
-      throw new Error(`The provisioning script can reach ${Buffer.byteLength(largest)} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
+    const largest = gzipSync(withoutSecrets, { level: 1 }).length + 3 * secretLength;
+    if (largest > USER_DATA_LIMIT_BYTES) {
+      throw new Error(`The compressed provisioning script can reach ${largest} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
     }
     const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets));
     this.script = local.asString;
-    this.base64 = Fn.base64encode(local.asString);
+    this.base64 = Fn.base64gzip(local.asString);
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "fs";
 import { resolve } from "path";
-import { ProvisioningSettings, PRODUCTION_PATHS, validateProvisioningSettings } from "../userdata/settings";
+import { ProvisioningSettings, PRODUCTION_PATHS, PROVISIONING_DEFAULTS, validateProvisioningSettings } from "../userdata/settings";
 import { requireMatch, SettingsError } from "./errors";
 
 /** The settings file used when `CRM_SETTINGS` is not set: the example set shipped with the repository. */
@@ -28,6 +28,7 @@ const STACK_KEYS = ["stackName", "instanceName", "region"] as const;
 const PROVISIONING_KEYS = [
   "appName", "appDir", "repoUrl", "databaseName", "appDbUser", "gitUser", "gitEmail",
   "loginUser", "loginHome", "unitDirectory", "swapFile", "logFile", "metadataEndpoint",
+  "nftablesConfig", "fstab", "scriptDirectory", "redirectHttpPort",
 ] as const;
 
 /** Reads and validates a settings file (default: `$CRM_SETTINGS`, else the example set). */
@@ -64,7 +65,7 @@ export function parseStackSettings(raw: unknown): StackSettings {
   const region = requireMatch("region", values.region, /^[a-z]{2}(-[a-z]+)+-[0-9]$/,
     "an AWS region name such as us-east-1");
 
-  const provisioning = { ...PRODUCTION_PATHS } as Record<string, unknown>;
+  const provisioning = { ...PRODUCTION_PATHS, ...PROVISIONING_DEFAULTS } as Record<string, unknown>;
   for (const key of PROVISIONING_KEYS) {
     if (values[key] !== undefined) provisioning[key] = values[key];
   }

@@ -1,12 +1,12 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  DATABASE_SERVICE, ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS,
+  APP_PORT, DATABASE_SERVICE, ENV_FILE_MODE, HTTP_PORT, NFTABLES_SERVICE, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME,
 } from "./constants";
 import { ProvisioningSettings, ScriptSecrets } from "./settings";
-import { renderServiceUnit } from "./unit";
+import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
 
 export type StepFunction = (typeof STEP_FUNCTIONS)[number];
 
@@ -74,6 +74,9 @@ readonly UNIT_DIRECTORY=${q(settings.unitDirectory)}
 readonly SWAP_FILE=${q(settings.swapFile)}
 readonly LOG_FILE=${q(settings.logFile)}
 readonly METADATA_ENDPOINT=${q(settings.metadataEndpoint)}
+readonly NFTABLES_CONFIG=${q(settings.nftablesConfig)}
+readonly FSTAB=${q(settings.fstab)}
+readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort ? "true" : "false"}
 
 # Constants (userdata/constants.ts).
 readonly PACKAGES=${shellArray(PACKAGES)}
@@ -86,6 +89,10 @@ readonly NODE_BIN=${q(nodeBinDir(settings.loginHome))}
 readonly SWAP_SIZE=${q(SWAP_SIZE)} SWAP_FILE_MODE=${SWAP_FILE_MODE}
 readonly TOKEN_USERNAME=${q(TOKEN_USERNAME)}
 readonly ATTEMPTS=${NETWORK_ATTEMPTS} PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}
+readonly APP_PORT=${APP_PORT} HTTP_PORT=${HTTP_PORT} NFTABLES_SERVICE=${q(NFTABLES_SERVICE)}
 readonly SERVICE_UNIT=${q(renderServiceUnit(settings))}
+readonly REFRESH_UNIT_NAME=${q(refreshUnitName(settings))}
+readonly REFRESH_UNIT=${q(renderRefreshUnit(settings))}
+readonly REFRESH_SCRIPT=${q(refreshScriptPath(settings))}
 `;
 }

@@ -31,6 +31,22 @@ export interface ProvisioningSettings {
   readonly logFile: string;
   /** Base address of the instance metadata service (IMDSv2). Spec: `http://169.254.169.254`. */
   readonly metadataEndpoint: string;
+  /**
+   * The file the distribution's nftables service loads at boot; the script keeps its own block of
+   * rules in it (the port-80 redirect, the metadata lock-down). Amazon Linux 2023:
+   * `/etc/sysconfig/nftables.conf`; Debian: `/etc/nftables.conf`.
+   */
+  readonly nftablesConfig: string;
+  /** The file system table the swap file is added to. `/etc/fstab`. */
+  readonly fstab: string;
+  /** Directory of root's helper scripts (the boot-time refresh of the public addresses). `/usr/local/sbin`. */
+  readonly scriptDirectory: string;
+  /**
+   * Redirect tcp/80 to the app's port 3000 with nftables (the unit runs `server.js` as the login
+   * user, who cannot bind ports below 1024). `false` for an app that binds 80 itself: the unit then
+   * grants it `AmbientCapabilities=CAP_NET_BIND_SERVICE` instead. Default: true.
+   */
+  readonly redirectHttpPort: boolean;
 }
 
 /**
@@ -52,6 +68,14 @@ export const PRODUCTION_PATHS = {
   swapFile: "/swapfile",
   logFile: "/var/log/crm-provisioning.log",
   metadataEndpoint: "http://169.254.169.254",
+  nftablesConfig: "/etc/sysconfig/nftables.conf",
+  fstab: "/etc/fstab",
+  scriptDirectory: "/usr/local/sbin",
+} as const satisfies Partial<ProvisioningSettings>;
+
+/** Defaults of the provisioning options that are not paths. */
+export const PROVISIONING_DEFAULTS = {
+  redirectHttpPort: true,
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**
@@ -86,6 +110,12 @@ export function validateProvisioningSettings(settings: ProvisioningSettings, pre
   requireAbsolutePath(name("unitDirectory"), s.unitDirectory);
   requireAbsolutePath(name("swapFile"), s.swapFile);
   requireAbsolutePath(name("logFile"), s.logFile);
+  requireAbsolutePath(name("nftablesConfig"), s.nftablesConfig);
+  requireAbsolutePath(name("fstab"), s.fstab);
+  requireAbsolutePath(name("scriptDirectory"), s.scriptDirectory);
+  if (typeof s.redirectHttpPort !== "boolean") {
+    throw new SettingsError(name("redirectHttpPort"), "true or false", s.redirectHttpPort);
+  }
   requireMatch(name("metadataEndpoint"), s.metadataEndpoint,
     /^https?:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~-]+)*$/,
     "an http(s) base address without credentials or trailing slash, such as http://169.254.169.254");

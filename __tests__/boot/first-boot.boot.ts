@@ -17,7 +17,7 @@ import { NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/const
 import { synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
-import { BootImage, bootToolsMissing, buildImage, createOverlay, createSeedIso, probeAccelerator, Vm } from "./vm";
+import { BootImage, bootToolsMissing, buildImage, createOverlay, createSeedIso, onAbort, probeAccelerator, Vm } from "./vm";
 
 jest.setTimeout(40 * 60_000);
 
@@ -75,6 +75,8 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "crm-boot-"));
+    const dir = work;
+    onAbort(() => rmSync(dir, { recursive: true, force: true }));
     const [built, packages] = await Promise.all([buildImage(), fetchPackages()]);
     image = built;
     const accel = await probeAccelerator(image, work);

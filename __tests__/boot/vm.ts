@@ -16,7 +16,7 @@
  * only the forwarded ports, and 10.0.2.100:443, which qemu forwards to the host's stand-in server.
  */
 import { ChildProcess, execFile, spawn } from "child_process";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import * as http from "http";
 import { AddressInfo, createServer } from "net";
 import { delimiter, join, resolve } from "path";
@@ -138,8 +138,11 @@ export async function createSeedIso(file: string, userData: Buffer, metaData: st
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, "user-data"), userData, { mode: 0o600 });
   writeFileSync(join(dir, "meta-data"), metaData, { mode: 0o600 });
+  // As EC2's metadata does, the seed names the network: DHCP on the one NIC.
+  writeFileSync(join(dir, "network-config"), "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n", { mode: 0o600 });
   await mustRun("genisoimage", ["-quiet", "-output", file, "-volid", "cidata", "-joliet", "-rock",
-    join(dir, "user-data"), join(dir, "meta-data")]);
+    join(dir, "user-data"), join(dir, "meta-data"), join(dir, "network-config")]);
+  rmSync(dir, { recursive: true, force: true });
   return file;
 }
 
@@ -230,9 +233,30 @@ function killGroup(child: ChildProcess): void {
 }
 
 const running = new Set<ChildProcess>();
-process.on("exit", () => {
+const cleanups = new Set<() => void>();
+/** Runs `cleanup` (synchronous) if this process is ended by a signal or exits before the test's own clean-up. */
+export function onAbort(cleanup: () => void): () => void {
+  cleanups.add(cleanup);
+  return () => cleanups.delete(cleanup);
+}
+function abort(): void {
   for (const child of running) killGroup(child);
-});
+  for (const cleanup of cleanups) {
+    try {
+      cleanup();
+    } catch {
+      // best effort
+    }
+  }
+  cleanups.clear();
+}
+process.on("exit", abort);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.once(signal, () => {
+    abort();
+    process.exit(128 + (signal === "SIGHUP" ? 1 : signal === "SIGINT" ? 2 : 15));
+  });
+}
 
 export class Vm {
   /** Starts qemu; resolves once the process runs (not once the guest is up: see waitForSsh). */

@@ -40,7 +40,7 @@ describe("terraformTemplate", () => {
 });
 
 describe("ProvisioningUserData", () => {
-  it("keeps the script in a local and hands the instance its base64", () => {
+  it("keeps the script in a local and hands the instance its gzip, in base64", () => {
     let userData: ProvisioningUserData | undefined;
     const { json } = synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions }); });
     const [[name, value]] = Object.entries(json.locals ?? {});
@@ -49,14 +49,14 @@ describe("ProvisioningUserData", () => {
     expect(synthesize((scope) => {
       const made = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions });
       new TerraformOutput(scope, "b64", { value: made.base64 });
-    }).json.output?.b64.value).toBe(`\${base64encode(local.${name})}`);
+    }).json.output?.b64.value).toBe(`\${base64gzip(local.${name})}`);
   });
 
-  it("refuses, at synthesis, a script that secrets of the longest accepted size would push over EC2's 16 KiB", () => {
+  it("refuses, at synthesis, a compressed script that secrets of the longest accepted size would push over EC2's 16 KiB", () => {
     expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions })))
       .not.toThrow();
     expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", {
-      settings, secrets: expressions, maxSecretLength: 2000,
+      settings, secrets: expressions, maxSecretLength: 4000,
     }))).toThrow(/over EC2's user-data limit of 16384/);
   });
 });

@@ -4,9 +4,10 @@
  * and the script it produced is run through the provisioning harness against a real MariaDB.
  */
 import { TerraformOutput } from "cdktf";
-import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
+import { ProvisioningUserData, USER_DATA_LIMIT_BYTES } from "../../constructs/provisioning-user-data";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { existsSync } from "fs";
+import { gunzipSync } from "zlib";
 import { nativePasswordHash, ProvisioningHarness } from "../support/provisioning-harness";
 import { synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
@@ -49,9 +50,12 @@ describeWithEngine("user data evaluated by a real engine", (engine) => {
     await harness?.stop();
   });
 
-  it("renders a bash script whose base64 is what the instance receives", () => {
+  it("renders a bash script whose gzip, in base64, is what the instance receives, within EC2's 16 KiB", () => {
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(Buffer.from(base64, "base64").toString("utf8")).toBe(script);
+    const userData = Buffer.from(base64, "base64");
+    expect(userData.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    expect(gunzipSync(userData).toString("utf8")).toBe(script);
+    expect(userData.length).toBeLessThanOrEqual(USER_DATA_LIMIT_BYTES);
     // Template sequences of the shell text came through literally, not evaluated or doubled.
     expect(script).not.toContain("$${");
     expect(script).toContain("${");

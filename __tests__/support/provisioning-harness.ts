@@ -191,6 +191,10 @@ export class ProvisioningHarness {
       swapFile: join(this.dir, "swapfile"),
       logFile: join(this.dir, "log", "provisioning.log"),
       metadataEndpoint: `http://127.0.0.1:${this.metadataPort}`,
+      nftablesConfig: join(this.dir, "etc", "sysconfig", "nftables.conf"),
+      fstab: join(this.dir, "etc", "fstab"),
+      scriptDirectory: join(this.dir, "usr", "local", "sbin"),
+      redirectHttpPort: true,
     };
   }
 
@@ -396,6 +400,8 @@ export class ProvisioningHarness {
 
     write("dnf", record("dnf"));
     write("systemctl", record("systemctl"));
+    // Records the call; the rules it was given are kept in nft-rules.log (the VM boot test runs nft for real).
+    write("nft", `${record("nft")}\ncat >>${shq(join(this.dir, "nft-rules.log"))}`);
     write("mkswap", record("mkswap"));
     write("fallocate", `${record("fallocate")}\n# Creates the file (empty): a test must not write 2 GiB.\n: >"\${!#}"`);
     write("swapon", [record("swapon"),
@@ -451,7 +457,7 @@ nvm() {
 #!/bin/bash
 printf '%s\\n' "npm $*" >>${calls}
 if [[ "$*" == "install -g yarn" ]]; then
-  printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD)" >>${calls}' >"$(dirname "$0")/yarn"
+  printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD\${NODE_ENV:+, NODE_ENV=$NODE_ENV})" >>${calls}' >"$(dirname "$0")/yarn"
   chmod 755 "$(dirname "$0")/yarn"
 fi
 NPM

@@ -2,9 +2,10 @@ import { spawnSync } from "child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { join } from "path";
+import { gzipSync } from "zlib";
 import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
-  renderProvisioningScript, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES,
+  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES,
 } from "../../userdata";
 import { haveTool, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
@@ -20,10 +21,10 @@ function headerValue(expression: string): string {
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe("renderProvisioningScript", () => {
-  test("is a strict bash script well under EC2's 16 KiB user-data limit", () => {
+  test("is a strict bash script whose gzip (the user data) is well under EC2's 16 KiB limit", () => {
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     expect(script).toContain("\nset -Eeuo pipefail\n");
-    expect(Buffer.byteLength(script)).toBeLessThan(14 * 1024);
+    expect(gzipSync(script).length).toBeLessThan(8 * 1024);
   });
 
   test("defines the 15 step functions once each, in the spec's order, and calls them in that order", () => {
@@ -82,7 +83,7 @@ describe("renderProvisioningScript", () => {
     expect(script).toContain('dnf -y install "${PACKAGES[@]}"');
     expect(script).toContain(`dnf -y groupinstall "Development Tools"`);
     expect(script).toContain("as_node npm install -g yarn");
-    expect(script).toContain("as_node yarn install --ignore-engines");
+    expect(script).toContain("as_node NODE_ENV=production yarn install --ignore-engines");
     expect(script).toContain('systemctl enable --now "$APP_NAME.service"');
   });
 
@@ -106,7 +107,10 @@ describe("renderProvisioningScript", () => {
 
   test("carries the unit file of renderServiceUnit in the header and writes it unchanged", () => {
     expect(headerValue("SERVICE_UNIT")).toBe(renderServiceUnit(PRODUCTION_SETTINGS));
-    expect(shellFunction(script, "step_15_install_service")).toContain(`printf '%s' "$SERVICE_UNIT" >"$tmp"`);
+    expect(shellFunction(script, "step_15_install_service")).toContain(`printf '%s' "$SERVICE_UNIT" | install_file "$UNIT_DIRECTORY/$APP_NAME.service" 644`);
+    expect(headerValue("REFRESH_UNIT")).toBe(renderRefreshUnit(PRODUCTION_SETTINGS));
+    expect(headerValue("REFRESH_UNIT_NAME")).toBe("crm-public-uris.service");
+    expect(headerValue("REFRESH_SCRIPT")).toBe("/usr/local/sbin/crm-public-uris");
   });
 
   test("is the rendered header followed by userdata/provision.sh without its #! line", () => {
@@ -133,8 +137,9 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
     const program = [
       "set -Eeuo pipefail",
       `APP_DIR=${shellQuote(dir)} APP_DB_USER=crm_app DATABASE_NAME=crm PUBLIC_DNS=ec2-1-2-3-4.example.com`,
-      `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE}`,
+      `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE} APP_PORT=3000`,
       shellFunction(script, "step_11_write_env_file"),
+      shellFunction(script, "set_env_values"),
       "step_11_write_env_file",
     ].join("\n");
     const result = spawnSync("bash", ["-c", program], { encoding: "utf8" });
@@ -226,8 +231,12 @@ describe("failure handling", () => {
     try {
       mkdirSync(join(dir, "bin"));
       writeFileSync(join(dir, "bin", "dnf"), "#!/bin/bash\nexit 0\n", { mode: 0o755 });
-      writeFileSync(join(dir, "bin", "systemctl"), "#!/bin/bash\necho 'Failed to start mariadb.service' >&2\nexit 3\n", { mode: 0o755 });
-      const settings = { ...PRODUCTION_SETTINGS, logFile: join(dir, "log", "provision.log"), swapFile: join(dir, "swap") };
+      // Step 2 loads the script's nftables rules: recorded here, never applied to this machine.
+      writeFileSync(join(dir, "bin", "nft"), "#!/bin/bash\ncat >/dev/null\n", { mode: 0o755 });
+      writeFileSync(join(dir, "bin", "systemctl"),
+        "#!/bin/bash\n[[ $* == *mariadb* ]] || exit 0\necho 'Failed to start mariadb.service' >&2\nexit 3\n", { mode: 0o755 });
+      const settings = { ...PRODUCTION_SETTINGS, logFile: join(dir, "log", "provision.log"), swapFile: join(dir, "swap"),
+        nftablesConfig: join(dir, "nftables.conf"), fstab: join(dir, "fstab"), scriptDirectory: join(dir, "sbin") };
       const result = spawnSync("bash", ["-c", renderProvisioningScript(settings, SECRETS)],
         { encoding: "utf8", env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` } });
       expect(result.status).toBe(3);

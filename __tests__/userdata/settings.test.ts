@@ -1,5 +1,5 @@
 import { SettingsError } from "../../settings/errors";
-import { PRODUCTION_PATHS, ProvisioningSettings, validateProvisioningSettings } from "../../userdata";
+import { PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, validateProvisioningSettings } from "../../userdata";
 import { PRODUCTION_SETTINGS } from "./fixtures";
 
 function errorOf(settings: ProvisioningSettings, prefix?: string): SettingsError {
@@ -22,7 +22,11 @@ describe("validateProvisioningSettings", () => {
       swapFile: "/swapfile",
       logFile: "/var/log/crm-provisioning.log",
       metadataEndpoint: "http://169.254.169.254",
+      nftablesConfig: "/etc/sysconfig/nftables.conf",
+      fstab: "/etc/fstab",
+      scriptDirectory: "/usr/local/sbin",
     });
+    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true });
   });
 
   const bad: [keyof ProvisioningSettings, unknown, RegExp][] = [
@@ -60,6 +64,10 @@ describe("validateProvisioningSettings", () => {
     ["logFile", "/var/log/../x.log", /absolute path/],
     ["metadataEndpoint", "http://169.254.169.254/", /http\(s\) base address/],
     ["metadataEndpoint", "ftp://169.254.169.254", /http\(s\) base address/],
+    ["nftablesConfig", "nftables.conf", /absolute path/],
+    ["fstab", "/etc/../fstab", /absolute path/],
+    ["scriptDirectory", "", /absolute path/],
+    ["redirectHttpPort", "yes", /true or false/],
     ["metadataEndpoint", "http://u:p@169.254.169.254", /http\(s\) base address/],
   ];
 

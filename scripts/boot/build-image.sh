@@ -85,6 +85,9 @@ install -m 600 "$build/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
   printf '127.0.0.1 localhost\n'
   printf '10.0.2.100 %s\n' "$(grep -v '^#' "$HERE/stand-in-hosts.txt" | xargs)"
 } >"$root/etc/hosts"
+# cloud-init's locale module sets en_US.UTF-8 (as on Amazon Linux 2023): it must exist.
+sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' "$root/etc/locale.gen"
+chroot "$root" locale-gen >>"$build/build.log" 2>&1
 # Amazon Linux 2023 neither enables MariaDB nor nftables on installation: the script must.
 chroot "$root" systemctl disable mariadb.service >>"$build/build.log" 2>&1
 chroot "$root" systemctl disable nftables.service >>"$build/build.log" 2>&1 || true
