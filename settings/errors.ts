@@ -1,8 +1,9 @@
 /**
- * Validation helpers shared by the stack settings (settings/) and the provisioning
- * settings (userdata/). Every failure names the setting and says what is expected,
- * so that bad input stops synthesis before anything reaches AWS.
+ * The error of a bad setting, and its construction from a schema failure. Every failure names
+ * the setting and says what is expected, so that bad input stops synthesis before anything
+ * reaches AWS.
  */
+import type { z } from "zod";
 
 /** A setting has a value that the stack cannot deploy. */
 export class SettingsError extends Error {
@@ -25,27 +26,34 @@ function redactCredentials(text: string): string {
   return text.replace(/(\/\/)[^/@\s"]*@/g, "$1***@");
 }
 
-/** Throws unless `value` is a string matching `pattern` in full. */
-export function requireMatch(setting: string, value: unknown, pattern: RegExp, expected: string): string {
-  if (typeof value !== "string" || !pattern.test(value)) {
-    throw new SettingsError(setting, expected, value);
+/**
+ * The SettingsError for the first issue of a failed parse of `input` by `schema`. Our schemas
+ * give every check the "expected" phrase as its message (see settings/rules.ts), so the issue's
+ * message is what the user must provide. A misspelt key is reported before the required key it
+ * misses, with the keys that are allowed where it stands.
+ */
+export function settingsErrorFrom(error: z.ZodError, input: unknown, schema: z.core.$ZodType, prefix = ""): SettingsError {
+  const issue = error.issues.find((candidate) => candidate.code === "unrecognized_keys") ?? error.issues[0];
+  const name = (path: readonly PropertyKey[]) => `${prefix}${path.join(".")}` || "(settings file)";
+  if (issue.code === "unrecognized_keys") {
+    const known = Object.keys(objectShapeAt(schema, issue.path));
+    return new SettingsError(name([...issue.path, issue.keys[0]]), `one of the known settings (${known.join(", ")})`);
   }
-  return value;
+  if (issue.code === "invalid_type" && issue.expected === "object") {
+    return new SettingsError(name(issue.path), "a JSON object");
+  }
+  let value: unknown = input;
+  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
+  return new SettingsError(name(issue.path), issue.message, value);
 }
 
-/** Throws unless `value` is an absolute, normalised POSIX path made of safe characters. */
-export function requireAbsolutePath(setting: string, value: unknown): string {
-  const expected = "an absolute path such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)";
-  const path = requireMatch(setting, value, /^(\/[A-Za-z0-9._-]+)+$/, expected);
-  if (path.split("/").some((part) => part === "." || part === "..")) {
-    throw new SettingsError(setting, expected, value);
-  }
-  return path;
-}
-
-/** Throws unless `value` is a printable one-line string (no control characters) of 1 to `max` characters. */
-export function requirePrintable(setting: string, value: unknown, max: number): string {
-  // eslint-disable-next-line no-control-regex
-  return requireMatch(setting, value, new RegExp(`^[^\\u0000-\\u001f\\u007f]{1,${max}}$`),
-    `printable text of 1 to ${max} characters with no control characters`);
+/** The shape of the object schema found at `path` inside `schema` (through optional and default wrappers). */
+function objectShapeAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): Record<string, z.core.$ZodType> {
+  const unwrap = (inner: z.core.$ZodType): z.core.$ZodType => {
+    const def = inner._zod.def as { innerType?: z.core.$ZodType };
+    return def.innerType ? unwrap(def.innerType) : inner;
+  };
+  let current = unwrap(schema);
+  for (const key of path) current = unwrap((current._zod.def as { shape?: Record<PropertyKey, z.core.$ZodType> }).shape?.[key] ?? current);
+  return (current._zod.def as { shape?: Record<string, z.core.$ZodType> }).shape ?? {};
 }

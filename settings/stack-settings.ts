@@ -3,14 +3,50 @@
  * deployment (names, the repository, the database), read from a JSON file and validated
  * before anything is synthesized. Values that differ per AWS account are Terraform variables
  * instead (see constructs/deployment-variables.ts); secrets are never settings.
+ * The schema below is also published as JSON Schema (stack-settings.schema.json, written by
+ * `npm run docs`), so that `"$schema"` in a settings file gives completion and checking in editors.
  */
 import { readFileSync } from "fs";
 import { resolve } from "path";
-import { ProvisioningSettings, PRODUCTION_PATHS, PROVISIONING_DEFAULTS, validateProvisioningSettings } from "../userdata/settings";
-import { requireMatch, SettingsError } from "./errors";
+import { z } from "zod";
+import {
+  appDirInsideHome, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
+} from "../userdata/settings";
+import { settingsErrorFrom } from "./errors";
+import { matching, settingRules, text } from "./rules";
 
 /** The settings file used when `CRM_SETTINGS` is not set: the example set shipped with the repository. */
 export const DEFAULT_SETTINGS_FILE = resolve(__dirname, "example.json");
+
+/** The JSON Schema of settings files, generated from stackSettingsSchema. */
+export const SETTINGS_JSON_SCHEMA_FILE = resolve(__dirname, "stack-settings.schema.json");
+
+/** The provisioning settings, the instance-side paths defaulting to the spec's production values. */
+const provisioningWithDefaults = {
+  ...PROVISIONING_FIELDS,
+  loginUser: PROVISIONING_FIELDS.loginUser.default(PRODUCTION_PATHS.loginUser),
+  loginHome: PROVISIONING_FIELDS.loginHome.default(PRODUCTION_PATHS.loginHome),
+  unitDirectory: PROVISIONING_FIELDS.unitDirectory.default(PRODUCTION_PATHS.unitDirectory),
+  swapFile: PROVISIONING_FIELDS.swapFile.default(PRODUCTION_PATHS.swapFile),
+  logFile: PROVISIONING_FIELDS.logFile.default(PRODUCTION_PATHS.logFile),
+  metadataEndpoint: PROVISIONING_FIELDS.metadataEndpoint.default(PRODUCTION_PATHS.metadataEndpoint),
+  nftablesConfig: PROVISIONING_FIELDS.nftablesConfig.default(PRODUCTION_PATHS.nftablesConfig),
+  fstab: PROVISIONING_FIELDS.fstab.default(PRODUCTION_PATHS.fstab),
+  scriptDirectory: PROVISIONING_FIELDS.scriptDirectory.default(PRODUCTION_PATHS.scriptDirectory),
+  redirectHttpPort: PROVISIONING_FIELDS.redirectHttpPort.default(PROVISIONING_DEFAULTS.redirectHttpPort),
+};
+
+/** A settings file: the stack's names and region, and the provisioning settings, in one flat object. */
+export const stackSettingsSchema = z.strictObject({
+  $schema: text("Address of this file's JSON Schema, for editors (ignored by the stack).", "a string").optional(),
+  stackName: matching("`<stack_name>`: cdktf stack name, first half of the Name tags.",
+    /^[A-Za-z][A-Za-z0-9-]{0,63}$/, "a stack name of 1 to 64 letters, digits or -, starting with a letter"),
+  instanceName: matching("`<instance_name>`: second half of the Name tags; the output is `<instance_name>PublicIP`.",
+    /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
+    "1 to 64 letters, digits, _ or -, starting with a letter (it names the Terraform output <instanceName>PublicIP)"),
+  region: matching("AWS region to deploy to.", /^[a-z]{2}(-[a-z]+)+-[0-9]$/, "an AWS region name such as us-east-1"),
+  ...provisioningWithDefaults,
+}).check((ctx) => appDirInsideHome(ctx.value, ctx));
 
 export interface StackSettings {
   /** `<stack_name>`: cdktf stack name, first half of the Name tags. */
@@ -22,14 +58,6 @@ export interface StackSettings {
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
-
-/** Keys a settings file may hold; any other key is a typo and is refused. */
-const STACK_KEYS = ["stackName", "instanceName", "region"] as const;
-const PROVISIONING_KEYS = [
-  "appName", "appDir", "repoUrl", "databaseName", "appDbUser", "gitUser", "gitEmail",
-  "loginUser", "loginHome", "unitDirectory", "swapFile", "logFile", "metadataEndpoint",
-  "nftablesConfig", "fstab", "scriptDirectory", "redirectHttpPort",
-] as const;
 
 /** Reads and validates a settings file (default: `$CRM_SETTINGS`, else the example set). */
 export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEFAULT_SETTINGS_FILE): StackSettings {
@@ -47,31 +75,24 @@ export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEF
  * provisioning paths. Throws a SettingsError naming the first bad setting.
  */
 export function parseStackSettings(raw: unknown): StackSettings {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new SettingsError("(settings file)", "a JSON object");
+  const result = stackSettingsSchema.safeParse(raw);
+  if (!result.success) {
+    throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const values = raw as Record<string, unknown>;
-  const known: readonly string[] = [...STACK_KEYS, ...PROVISIONING_KEYS];
-  for (const key of Object.keys(values)) {
-    if (!known.includes(key)) {
-      throw new SettingsError(key, `one of the known settings (${known.join(", ")})`);
-    }
-  }
+  const { $schema: _editorsOnly, stackName, instanceName, region, ...provisioning } = result.data;
+  return { stackName, instanceName, region, provisioning };
+}
 
-  const stackName = requireMatch("stackName", values.stackName, /^[A-Za-z][A-Za-z0-9-]{0,63}$/,
-    "a stack name of 1 to 64 letters, digits or -, starting with a letter");
-  const instanceName = requireMatch("instanceName", values.instanceName, /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
-    "1 to 64 letters, digits, _ or -, starting with a letter (it names the Terraform output <instanceName>PublicIP)");
-  const region = requireMatch("region", values.region, /^[a-z]{2}(-[a-z]+)+-[0-9]$/,
-    "an AWS region name such as us-east-1");
-
-  const provisioning = { ...PRODUCTION_PATHS, ...PROVISIONING_DEFAULTS } as Record<string, unknown>;
-  for (const key of PROVISIONING_KEYS) {
-    if (values[key] !== undefined) provisioning[key] = values[key];
-  }
-  for (const key of PROVISIONING_KEYS) {
-    if (provisioning[key] === undefined) throw new SettingsError(key, "a value (the setting is required)");
-  }
-  validateProvisioningSettings(provisioning as unknown as ProvisioningSettings);
-  return { stackName, instanceName, region, provisioning: provisioning as unknown as ProvisioningSettings };
+/** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */
+export function settingsJsonSchema(): string {
+  const schema = z.toJSONSchema(stackSettingsSchema, {
+    io: "input",
+    target: "draft-2020-12",
+    // Editors show patternErrorMessage (VS Code) instead of the bare pattern when a value fails it.
+    override: ({ zodSchema, jsonSchema }) => {
+      const rule = settingRules.get(zodSchema);
+      if (rule && jsonSchema.pattern) jsonSchema.patternErrorMessage = `Expected ${rule.expected}.`;
+    },
+  });
+  return `${JSON.stringify({ ...schema, title: "crm-host stack settings" }, null, 2)}\n`;
 }

@@ -77,6 +77,30 @@ describe("stack settings", () => {
     expect(() => parseStackSettings(raw)).not.toThrow(/ghp_Secret123/);
   });
 
+  it("names the setting and what is expected when a value has the wrong type or is missing", () => {
+    expect(() => parseStackSettings({ ...exampleSettings, stackName: 5 }))
+      .toThrow('Invalid setting "stackName" (got 5): expected a stack name of 1 to 64 letters, digits or -, starting with a letter.');
+    expect(() => parseStackSettings({ ...exampleSettings, swapFile: ["/swapfile"] }))
+      .toThrow(/^Invalid setting "swapFile" \(got \["\/swapfile"\]\): expected an absolute path/);
+    const { gitEmail: _omitted, ...withoutEmail } = exampleSettings;
+    expect(() => parseStackSettings(withoutEmail))
+      .toThrow('Invalid setting "gitEmail": expected an e-mail address such as deploy@example.com (the setting is required).');
+  });
+
+  it("reports a misspelt key rather than the required setting it leaves out", () => {
+    const { databaseName, ...rest } = exampleSettings;
+    expect(() => parseStackSettings({ ...rest, databseName: databaseName }))
+      .toThrow(/^Invalid setting "databseName": expected one of the known settings \(.*databaseName/);
+  });
+
+  it("accepts \"$schema\" (for editors) and leaves it out of the settings", () => {
+    expect(exampleSettings.$schema).toBe("./stack-settings.schema.json");
+    const settings = parseStackSettings(exampleSettings);
+    expect(Object.keys(settings).sort()).toEqual(["instanceName", "provisioning", "region", "stackName"]);
+    expect(settings.provisioning).not.toHaveProperty("$schema");
+    expect(() => parseStackSettings({ ...exampleSettings, $schema: 1 })).toThrow(/Invalid setting "\$schema" \(got 1\): expected a string/);
+  });
+
   it("refuses unknown keys (typos) and files that are not a JSON object", () => {
     expect(() => parseStackSettings({ ...exampleSettings, databseName: "crm" }))
       .toThrow(/Invalid setting "databseName": expected one of the known settings/);

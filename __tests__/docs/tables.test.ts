@@ -1,0 +1,69 @@
+import { TerraformOutput, TerraformVariable } from "cdktf";
+import { z } from "zod";
+import { outputsTable, plain, settingsTable, variablesTable } from "../../scripts/docs/tables";
+import { matching } from "../../settings/rules";
+import { stackSettingsSchema } from "../../settings/stack-settings";
+import { PlanCheck } from "../../constructs/plan-check";
+import { synthesize } from "../support/synth";
+
+describe("README tables", () => {
+  const { json } = synthesize((scope) => {
+    new TerraformVariable(scope, "zone", {
+      type: "string", description: "Availability zone, e.g. us-east-1a.",
+      validation: [{ condition: "${length(var.zone) > 0}", errorMessage: 'Invalid value for variable "zone": expected an availability zone name.' }],
+    });
+    new TerraformVariable(scope, "token", { type: "string", sensitive: true, description: "A <secret> token | with a pipe." });
+    new TerraformVariable(scope, "cidrs", { type: "list(string)", default: ["0.0.0.0/0"], description: "Who may connect." });
+    new TerraformVariable(scope, "empty", { type: "string", default: "", description: "Empty by default." });
+    new PlanCheck(scope, "checks", {
+      preconditions: [{ condition: "${length(var.token) > 0}", errorMessage: 'Invalid value for variable "token": expected a non-empty token.' }],
+    });
+    new TerraformOutput(scope, "address", { value: "${var.zone}", description: "Where it runs." });
+    new TerraformOutput(scope, "secret", { value: "${var.token}", sensitive: true });
+  });
+
+  it("lists every variable with description, type, default, sensitivity and the rules the plan enforces", () => {
+    expect(variablesTable(json).split("\n")).toEqual([
+      "| variable | description | type | default | sensitive | rule (checked at plan) |",
+      "| --- | --- | --- | --- | --- | --- |",
+      '| `cidrs` | Who may connect. | `list(string)` | `["0.0.0.0/0"]` | no |  |',
+      '| `empty` | Empty by default. | `string` | `""` | no |  |',
+      "| `token` | A &lt;secret&gt; token \\| with a pipe. | `string` | required | yes | a non-empty token |",
+      "| `zone` | Availability zone, e.g. us-east-1a. | `string` | required | no | an availability zone name |",
+    ]);
+  });
+
+  it("lists every output with description and sensitivity", () => {
+    expect(outputsTable(json).split("\n").slice(2)).toEqual([
+      "| `address` | Where it runs. | no |",
+      "| `secret` |  | yes |",
+    ]);
+  });
+
+  it("lists every setting of the schema with its description, default and rule", () => {
+    const rows = settingsTable(stackSettingsSchema).split("\n");
+    expect(rows).toHaveLength(2 + Object.keys(stackSettingsSchema.shape).length);
+    expect(rows).toContain("| `swapFile` | Swap file path. Spec: `/swapfile`. | `/swapfile` | an absolute path such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
+    expect(rows).toContain("| `databaseName` | `<database_name>`: database created for the application. | required | a MariaDB database name of 1 to 64 letters, digits or \\_ |");
+  });
+
+  it("lists nested settings with dotted keys, and states the rule of a setting without a phrase from its schema", () => {
+    const schema = z.strictObject({
+      backend: z.strictObject({
+        kind: z.enum(["local", "s3"]).default("local").meta({ description: "Where the state is kept." }),
+        bucket: matching("S3 bucket.", /^[a-z0-9.-]{3,63}$/, "an S3 bucket name").optional(),
+        retries: z.number().int().min(0).max(10).optional(),
+      }).optional().meta({ description: "Terraform state." }),
+    });
+    expect(settingsTable(schema).split("\n").slice(2)).toEqual([
+      "| `backend` | Terraform state. | optional | an object of the settings below |",
+      '| `backend.kind` | Where the state is kept. | `local` | one of `local`, `s3` |',
+      "| `backend.bucket` | S3 bucket. | optional | an S3 bucket name |",
+      "| `backend.retries` |  | optional | integer from 0 to 10 |",
+    ]);
+  });
+
+  it("keeps plain text plain in Markdown, code spans untouched", () => {
+    expect(plain("a_b *c* <d> [e] `<f_g>`")).toBe("a\\_b \\*c\\* &lt;d&gt; \\[e\\] `<f_g>`");
+  });
+});

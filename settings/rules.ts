@@ -1,0 +1,64 @@
+/**
+ * Building blocks of the settings schemas (zod). Each setting carries a description (for the
+ * JSON Schema and the README) and an "expected" phrase, which is the message of every check of
+ * the setting: a failure then reads `Invalid setting "<name>" (got …): expected <phrase>.`
+ * Shapes a JSON Schema can state (type, pattern) are zod checks, so editors check them too;
+ * domain rules it cannot state (path segments, one setting relative to another, reserved
+ * names) are refinements with the same phrase.
+ */
+import { z } from "zod";
+
+/** What a setting must be, as a phrase; kept beside the schema for the README's settings table. */
+export interface SettingRule {
+  readonly expected: string;
+}
+
+/** The rule of every setting schema built here (read by the README generator). */
+export const settingRules = z.registry<SettingRule>();
+
+/**
+ * A string setting. `expected` is the message of the type check and of every check that
+ * `refine` adds; the description and rule are attached last, to the schema that is used.
+ */
+export function text(
+  description: string,
+  expected: string,
+  refine: (schema: z.ZodString) => z.ZodString = (schema) => schema,
+): z.ZodString {
+  const base = z.string({
+    error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
+  });
+  const schema = refine(base).meta({ description });
+  settingRules.add(schema, { expected });
+  return schema;
+}
+
+/** A string setting matching `pattern` in full. */
+export function matching(description: string, pattern: RegExp, expected: string): z.ZodString {
+  return text(description, expected, (schema) => schema.regex(pattern, { error: expected }));
+}
+
+/** A printable one-line string (no control characters) of 1 to `max` characters. */
+export function printable(description: string, max: number): z.ZodString {
+  // eslint-disable-next-line no-control-regex
+  return matching(description, new RegExp(`^[^\\u0000-\\u001f\\u007f]{1,${max}}$`),
+    `printable text of 1 to ${max} characters with no control characters`);
+}
+
+/** An absolute, normalised POSIX path of safe characters; `.` and `..` segments are refused. */
+export function absolutePath(description: string): z.ZodString {
+  const expected = "an absolute path such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)";
+  return text(description, expected, (schema) => schema
+    .regex(/^(\/[A-Za-z0-9._-]+)+$/, { error: expected })
+    .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected }));
+}
+
+/** A true/false setting. */
+export function flag(description: string): z.ZodBoolean {
+  const expected = "true or false";
+  const schema = z.boolean({
+    error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
+  }).meta({ description });
+  settingRules.add(schema, { expected });
+  return schema;
+}
