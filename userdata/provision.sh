@@ -133,15 +133,17 @@ metadata_address() {
 # - only root may reach the metadata service, which serves this user data with its secrets to any
 #   local process that asks (the app, or a package's install script run by yarn);
 # - tcp/80 goes to the app's port, since the app runs as the login user, who cannot bind 80
-#   (unless the settings say the app binds 80 itself: then its unit has CAP_NET_BIND_SERVICE).
+#   (unless the settings say the app binds 80 itself: then its unit has CAP_NET_BIND_SERVICE);
+#   from the host itself too, except to the metadata service where that address is local.
 configure_firewall() {
-  local rules begin="# BEGIN $APP_NAME (provisioning script)" end="# END $APP_NAME (provisioning script)"
+  local rules metadata begin="# BEGIN $APP_NAME (provisioning script)" end="# END $APP_NAME (provisioning script)"
+  metadata=$(metadata_address)
   rules="table inet $APP_NAME
 delete table inet $APP_NAME
 table inet $APP_NAME {
   chain metadata_root_only {
     type filter hook output priority 0; policy accept;
-    ip daddr $(metadata_address) meta skuid != 0 counter reject comment \"metadata service: root only\"
+    ip daddr $metadata meta skuid != 0 counter reject comment \"metadata service: root only\"
   }"
   if [[ $REDIRECT_HTTP_PORT == true ]]; then
     rules+="
@@ -151,7 +153,7 @@ table inet $APP_NAME {
   }
   chain http_to_app_local {
     type nat hook output priority -100; policy accept;
-    fib daddr type local tcp dport $HTTP_PORT counter redirect to :$APP_PORT
+    ip daddr != $metadata fib daddr type local tcp dport $HTTP_PORT counter redirect to :$APP_PORT
   }"
   fi
   rules+=$'\n}'

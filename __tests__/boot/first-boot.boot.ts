@@ -17,7 +17,7 @@ import { NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/const
 import { synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
-import { BootImage, bootToolsMissing, buildImage, createOverlay, createSeedIso, onAbort, probeAccelerator, Vm } from "./vm";
+import { BootImage, bootToolsMissing, buildImage, createOverlay, createSeedIso, probeAccelerator, Vm } from "./vm";
 
 jest.setTimeout(40 * 60_000);
 
@@ -75,8 +75,6 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "crm-boot-"));
-    const dir = work;
-    onAbort(() => rmSync(dir, { recursive: true, force: true }));
     const [built, packages] = await Promise.all([buildImage(), fetchPackages()]);
     image = built;
     const accel = await probeAccelerator(image, work);
@@ -112,7 +110,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const seed = await createSeedIso(join(hostA, "seed.iso"), userData,
       `instance-id: i-${randomBytes(8).toString("hex").slice(0, 17)}\nlocal-hostname: ip-172-31-20-5\n`);
     vm = await Vm.boot({ image, accel: accel.accel, rootDisk: root, seedIso: seed, workDir: hostA, name: "host-a",
-      guestPorts: [80, 3000], standInPort: standIns.port });
+      guestPorts: [80, 3000], standInPort: standIns.port, removeOnAbort: work });
     await vm.waitForHttp(3000, FIRST_BOOT_LIMIT_MS);
     firstHttpMs = Date.now() - vm.startedAt;
     await vm.waitForSsh(120_000);

@@ -11,8 +11,8 @@
  *   await vm.waitForSsh(300_000); await vm.ssh("systemctl is-active mariadb");
  *   await vm.reboot(); await vm.shutdown();                  // vm.kill() in every finally
  *
- * Every wait is bounded; qemu runs under `timeout`, so it dies even if this process is killed, and
- * is killed when this process exits. The guest has no route anywhere (`restrict=on`): it reaches
+ * Every wait is bounded; qemu runs under `timeout` and a guard that kills it as soon as this
+ * process is gone, however it ended. The guest has no route anywhere (`restrict=on`): it reaches
  * only the forwarded ports, and 10.0.2.100:443, which qemu forwards to the host's stand-in server.
  */
 import { ChildProcess, execFile, spawn } from "child_process";
@@ -221,6 +221,8 @@ export interface BootOptions {
   readonly cpus?: number;
   /** Name used in file names and messages. Default "vm". */
   readonly name?: string;
+  /** A directory to remove if this process dies while the VM runs (the test's private directory). */
+  readonly removeOnAbort?: string;
 }
 
 /** Kills `timeout` and qemu under it: each runs in its own process group. */
@@ -233,30 +235,25 @@ function killGroup(child: ChildProcess): void {
 }
 
 const running = new Set<ChildProcess>();
-const cleanups = new Set<() => void>();
-/** Runs `cleanup` (synchronous) if this process is ended by a signal or exits before the test's own clean-up. */
-export function onAbort(cleanup: () => void): () => void {
-  cleanups.add(cleanup);
-  return () => cleanups.delete(cleanup);
-}
-function abort(): void {
+process.on("exit", () => {
   for (const child of running) killGroup(child);
-  for (const cleanup of cleanups) {
-    try {
-      cleanup();
-    } catch {
-      // best effort
-    }
-  }
-  cleanups.clear();
-}
-process.on("exit", abort);
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.once(signal, () => {
-    abort();
-    process.exit(128 + (signal === "SIGHUP" ? 1 : signal === "SIGINT" ? 2 : 15));
-  });
-}
+});
+
+/**
+ * Runs qemu under a guard in its own process group: `timeout` bounds its life, and the guard kills
+ * the whole group (and removes `removeOnAbort`, if given) as soon as this test process is gone, even
+ * when it was killed without a chance to clean up (jest's sandbox does not see signal handlers).
+ */
+const GUARD = `parent=$1 remove=$2 limit=$3
+shift 3
+timeout -s KILL "$limit" "$@" &
+q=$!
+while kill -0 "$parent" 2>/dev/null; do
+  if ! kill -0 "$q" 2>/dev/null; then wait "$q"; exit $?; fi
+  sleep 1
+done
+[ -z "$remove" ] || rm -rf -- "$remove"
+kill -KILL -- -$$`;
 
 export class Vm {
   /** Starts qemu; resolves once the process runs (not once the guest is up: see waitForSsh). */
@@ -285,8 +282,9 @@ export class Vm {
       args.push("-device", `${drive.bus === "nvme" ? "nvme" : "virtio-blk-pci"},drive=${id}${serial}`);
     });
     const qemuLog = join(options.workDir, `${name}-qemu.log`);
-    const child = spawn(findTool("timeout") ?? "timeout", ["-s", "KILL", String(QEMU_LIFETIME_SECONDS),
-      findTool("qemu-system-x86_64") ?? "qemu-system-x86_64", ...args], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn("bash", ["-c", GUARD, "qemu-guard", String(process.pid), options.removeOnAbort ?? "",
+      String(QEMU_LIFETIME_SECONDS), findTool("qemu-system-x86_64") ?? "qemu-system-x86_64", ...args],
+    { stdio: ["ignore", "pipe", "pipe"], detached: true });
     running.add(child);
     const vm = new Vm(name, options, child, ports, qemuLog);
     // qemu exits at once on a bad option; give it a moment to say so.
