@@ -172,9 +172,11 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   });
 
   it("has 2 GiB of swap and a private .env with the right values", async () => {
-    const swap = await vm!.sshOk(`swapon --show=NAME,SIZE --bytes --noheadings; stat -c %a ${SETTINGS.swapFile}`);
-    const on = swap.includes(`${SETTINGS.swapFile} ${SWAP_SIZE_BYTES}`) || new RegExp(`${SETTINGS.swapFile}\\s+${SWAP_SIZE_BYTES}`).test(swap);
-    figure("swap", swap.trim().replace(/\s+/g, " "), on && swap.trim().endsWith("600"));
+    // swapon counts the usable size (the file less its one-page header); the file is the 2 GiB.
+    const [active, file] = (await vm!.sshOk(`swapon --show=NAME --noheadings; stat -c '%s %a' ${SETTINGS.swapFile}`)).trim().split("\n");
+    figure("swap", `${active?.trim() || "off"}, ${file}`, active?.trim() === SETTINGS.swapFile && file === `${SWAP_SIZE_BYTES} 600`);
+    const fstab = await vm!.sshOk(`grep -c '^${SETTINGS.swapFile} ' /etc/fstab || true`);
+    figure("swap lines in /etc/fstab", fstab.trim(), fstab.trim() === "1");
     const env = `${SETTINGS.appDir}/.env`;
     const meta = await vm!.sshOk(`stat -c '%a %U' ${env}`);
     // The password is compared by hash in the guest: it never crosses ssh.
@@ -232,7 +234,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     figure("URIs follow the new public hostname", follows ? `${NEW_HOSTNAME} in .env and in the app` : env.trim().replace(/\n/g, "; "),
       follows && body.includes(`FRONTENDURI http://${NEW_HOSTNAME}`));
     const order = await vm!.sshOk(`systemctl show -p ActiveEnterTimestampMonotonic --value mariadb.service ${SETTINGS.appName}.service`);
-    const [db, appStart] = order.trim().split("\n").map(Number);
+    const [db, appStart] = order.split("\n").filter((line) => line.trim() !== "").map(Number);
     figure("app started after MariaDB", `${((appStart - db) / 1e6).toFixed(1)} s later`, appStart > db);
   });
 

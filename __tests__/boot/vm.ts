@@ -246,7 +246,8 @@ process.on("exit", () => {
  */
 const GUARD = `parent=$1 remove=$2 limit=$3
 shift 3
-timeout -s KILL "$limit" "$@" &
+# --foreground: timeout stays in this process group, so killing the group kills qemu too.
+timeout --foreground -s KILL "$limit" "$@" &
 q=$!
 while kill -0 "$parent" 2>/dev/null; do
   if ! kill -0 "$q" 2>/dev/null; then wait "$q"; exit $?; fi
