@@ -1,26 +1,35 @@
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
-import { App, TerraformOutput, TerraformStack } from "cdktf";
+import { App, TerraformStack } from "cdktf";
 import { Construct } from "constructs";
 import { BootstrapVersionCheck } from "./constructs/bootstrap-version-check";
 import { CrmInstance } from "./constructs/crm-instance";
 import { CrmSecurityGroup } from "./constructs/crm-security-group";
 import { DeploymentVariables } from "./constructs/deployment-variables";
+import { HostOutputs } from "./constructs/host-outputs";
 import { InstanceRole } from "./constructs/instance-role";
 import { ProvisioningUserData } from "./constructs/provisioning-user-data";
 import { SecretVariables } from "./constructs/secret-variables";
 import { SshKeyPair } from "./constructs/ssh-key-pair";
 import { SsmImageParameter } from "./constructs/ssm-image-parameter";
+import { StateBackend } from "./constructs/state-backend";
+import { loadEnvironments } from "./settings/environments";
 import { SettingsError } from "./settings/errors";
-import { loadStackSettings, StackSettings } from "./settings/stack-settings";
+import { StackSettings } from "./settings/stack-settings";
+
+/** The oldest Terraform that can run the stack: 1.10 brought S3-native state locking (`use_lockfile`). */
+export const MINIMUM_TERRAFORM_VERSION = ">= 1.10.0";
 
 /** The CRM host of the spec: one EC2 instance with its firewall, identity, key pair and first-boot script. */
 export class CrmHostStack extends TerraformStack {
   constructor(scope: Construct, settings: StackSettings) {
     super(scope, settings.stackName);
+    // No typed binding for required_version on a stack: an override of the terraform block.
+    this.addOverride("terraform.required_version", MINIMUM_TERRAFORM_VERSION);
+    new StateBackend(this, "state", { settings: settings.backend, defaultRegion: settings.region });
     const nameTag = `${settings.stackName}/${settings.instanceName}`;
 
     new AwsProvider(this, "aws", { region: settings.region });
-    const inputs = new DeploymentVariables(this, "inputs");
+    const inputs = new DeploymentVariables(this, "inputs", { region: settings.region });
     const secrets = new SecretVariables(this, "secrets");
     new BootstrapVersionCheck(this, "bootstrap");
     const image = new SsmImageParameter(this, "image");
@@ -51,21 +60,30 @@ export class CrmHostStack extends TerraformStack {
       dependsOn: [identity.role],
     });
 
-    new TerraformOutput(this, `${settings.instanceName}PublicIP`, {
-      value: host.publicIp,
-      description: `Public IP address of ${nameTag}`,
+    new HostOutputs(this, "outputs", {
+      instanceName: settings.instanceName,
+      nameTag,
+      instanceId: host.instance.id,
+      publicIp: host.publicIp,
+      publicDns: host.instance.publicDns,
+      loginUser: settings.provisioning.loginUser,
+      provisioningLog: settings.provisioning.logFile,
     });
   }
 }
 
-/** Synthesizes the stack described by the settings file (`$CRM_SETTINGS`, else the example set). */
-export function synthesize(app: App = new App(), settings: StackSettings = loadStackSettings()): App {
-  new CrmHostStack(app, settings);
+/**
+ * Synthesizes one stack per settings file: `$CRM_SETTINGS` (files or directories, comma-separated;
+ * see settings/environments.ts), else the example set.
+ */
+export function synthesize(app: App = new App(), environments: StackSettings[] = loadEnvironments()): App {
+  for (const settings of environments) new CrmHostStack(app, settings);
   app.synth();
   return app;
 }
 
-if (require.main === module) {
+/** The app's entry point: `cdktf synth|diff|deploy|destroy` runs it through scripts/run-app.js. */
+export function main(): void {
   try {
     synthesize();
   } catch (error) {
@@ -75,3 +93,5 @@ if (require.main === module) {
     process.exit(1);
   }
 }
+
+if (require.main === module) main();

@@ -119,12 +119,29 @@ describe("CrmHostStack", () => {
     }
   });
 
-  it("outputs the instance's public IP as <instance_name>PublicIP", () => {
-    expect(Object.keys(json.output ?? {})).toEqual(["CrmServerPublicIP"]);
-    expect(json.output?.CrmServerPublicIP.value).toBe(reference(json, "aws_instance", "public_ip"));
-    const renamed = synthStack({ instanceName: "Crm-Edge_1" }).json;
-    expect(Object.keys(renamed.output ?? {})).toEqual(["Crm-Edge_1PublicIP"]);
+  it("outputs the public IP as <instance_name>PublicIP, and what an operator needs next", () => {
+    const dns = reference(json, "aws_instance", "public_dns");
+    expect(Object.fromEntries(Object.entries<any>(json.output ?? {}).map(([name, output]) => [name, output.value]))).toEqual({
+      CrmServerPublicIP: reference(json, "aws_instance", "public_ip"),
+      CrmServerPublicDns: dns,
+      CrmServerInstanceId: reference(json, "aws_instance", "id"),
+      CrmServerFrontendUrl: `http://${dns}`,
+      CrmServerBackendUrl: `http://${dns}:3000`,
+      CrmServerSshCommand: `ssh ec2-user@${dns}`,
+      CrmServerProvisioningLogCommand: `ssh ec2-user@${dns} sudo tail -n +1 -f /var/log/crm-provisioning.log`,
+    });
+    const renamed = synthStack({ instanceName: "Crm-Edge_1", loginUser: "admin", loginHome: "/home/admin", appDir: "/home/admin/crm" }).json;
+    expect(Object.keys(renamed.output ?? {}).sort()).toEqual([
+      "Crm-Edge_1BackendUrl", "Crm-Edge_1FrontendUrl", "Crm-Edge_1InstanceId", "Crm-Edge_1ProvisioningLogCommand",
+      "Crm-Edge_1PublicDns", "Crm-Edge_1PublicIP", "Crm-Edge_1SshCommand",
+    ]);
+    expect(renamed.output?.["Crm-Edge_1SshCommand"].value).toMatch(/^ssh admin@/);
     expect(only(renamed.resource, "aws_instance").tags).toEqual({ Name: "CrmHostStack/Crm-Edge_1" });
+  });
+
+  it("requires Terraform 1.10 or later (S3-native state locking) and keeps local state relative to the stack", () => {
+    expect(json.terraform?.required_version).toBe(">= 1.10.0");
+    expect(json.terraform?.backend).toEqual({ local: { path: "../../../terraform.CrmHostStack.tfstate" } });
   });
 
   it("builds the user data from the three sensitive variables inside Terraform, each once, in base64", () => {

@@ -2,7 +2,7 @@ import { DataAwsSsmParameter } from "@cdktf/provider-aws/lib/data-aws-ssm-parame
 import { Fn, Op, TerraformCount, TerraformLocal, TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { PlanCheck } from "./plan-check";
-import { matchesPattern, stackVariable } from "./variable-rules";
+import { matchesPattern, stackVariable, UNPRINTABLE_CLASS, UNPRINTABLE_WORDS } from "./variable-rules";
 
 /** Where the CDK's default bootstrap (qualifier hnb659fds) records its version. */
 export const CDK_BOOTSTRAP_VERSION_PARAMETER = "/cdk-bootstrap/hnb659fds/version";
@@ -55,8 +55,8 @@ export class BootstrapVersionCheck extends Construct {
           'that never ran "cdk bootstrap". Empty: read it from bootstrap_version_parameter.'
         : "Bootstrap version to check.",
     });
-    this.versionOverride.addValidation(matchesPattern(this.versionOverride, "^[^[:cntrl:]]{0,64}$",
-      "at most 64 printable characters"));
+    this.versionOverride.addValidation(matchesPattern(this.versionOverride, `^[^${UNPRINTABLE_CLASS}]{0,64}$`,
+      `at most 64 characters, with ${UNPRINTABLE_WORDS}`));
 
     if (readFromParameterStore) {
       this.parameterName = stackVariable(this, "bootstrap_version_parameter", {

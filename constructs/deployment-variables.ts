@@ -1,6 +1,6 @@
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
-import { ipv4CidrList, matchesPattern, stackVariable } from "./variable-rules";
+import { ipv4CidrList, matchesPattern, stackVariable, UNPRINTABLE_CLASS } from "./variable-rules";
 
 /** Props of {@link DeploymentVariables}. */
 export interface DeploymentVariablesProps {
@@ -14,7 +14,18 @@ export interface DeploymentVariablesProps {
    * @default ["0.0.0.0/0"]
    */
   readonly defaultAppIngressCidrs?: string[];
+  /**
+   * AWS region of the stack: when given, `availability_zone` must be one of its zones.
+   * @default - any region's zones are accepted
+   */
+  readonly region?: string;
 }
+
+/** Zone names: a region's zones (us-east-1a), its Local Zones (us-east-1-bos-1a) and Wavelength Zones (us-east-1-wl1-bos-wlz-1). */
+const ZONE_SUFFIX = "([a-z]|-[a-z]+-[0-9]+[a-z]|-wl[0-9]+-[a-z]+-wlz-[0-9]+)";
+const REGION_PATTERN = "[a-z]{2}(-[a-z]+)+-[0-9]+";
+/** Key types EC2's ImportKeyPair accepts (not ECDSA), each with the start of its base64 blob, which names the type again. */
+const KEY_TYPES = "(ssh-rsa AAAAB3NzaC1yc2E|ssh-ed25519 AAAAC3NzaC1lZDI1NTE5)";
 
 /**
  * The values that differ per AWS account, declared as Terraform variables so that one
@@ -59,35 +70,47 @@ export class DeploymentVariables extends Construct {
     this.availabilityZone = stackVariable(this, "availability_zone", {
       type: "string",
       nullable: false,
-      description: "Availability zone of the subnet and the instance, e.g. us-east-1a.",
+      description: "Availability zone of the subnet and the instance, e.g. us-east-1a; a Local Zone " +
+        "(us-east-1-bos-1a) or Wavelength Zone (us-east-1-wl1-bos-wlz-1) also works" +
+        (props.region ? `. It must be a zone of the stack's region ${props.region}.` : "."),
     });
-    this.availabilityZone.addValidation(matchesPattern(this.availabilityZone, "^[a-z]{2}(-[a-z]+)+-[0-9]+[a-z]$",
-      "an availability zone name such as us-east-1a"));
+    if (props.region !== undefined && !new RegExp(`^${REGION_PATTERN}$`).test(props.region)) {
+      throw new Error(`DeploymentVariables: region ${JSON.stringify(props.region)} is not a region name such as us-east-1.`);
+    }
+    const region = props.region ?? REGION_PATTERN;
+    this.availabilityZone.addValidation(matchesPattern(this.availabilityZone, `^${region}${ZONE_SUFFIX}$`,
+      `an availability zone name such as ${props.region ?? "us-east-1"}a, or a Local Zone or Wavelength Zone name ` +
+      `such as ${props.region ?? "us-east-1"}-bos-1a${props.region ? ` (a zone of the stack's region ${props.region})` : ""}`));
 
     this.keyPairName = stackVariable(this, "key_pair_name", {
       type: "string",
       nullable: false,
-      description: "Name of the EC2 key pair created for SSH access to the instance.",
+      description: "Name of the EC2 key pair created for SSH access to the instance: 1 to 255 printable ASCII " +
+        "characters, not starting or ending with a space.",
     });
-    this.keyPairName.addValidation(matchesPattern(this.keyPairName, "^[ -~]{1,255}$",
-      "a key pair name of 1 to 255 printable ASCII characters"));
+    // EC2 trims the name it stores, so " admin" would not be the name given here.
+    this.keyPairName.addValidation(matchesPattern(this.keyPairName, "^[!-~]([ -~]{0,253}[!-~])?$",
+      "a key pair name of 1 to 255 printable ASCII characters, not starting or ending with a space"));
 
     this.sshPublicKey = stackVariable(this, "ssh_public_key", {
       type: "string",
       nullable: false,
       description:
-        "Public key material of the key pair (OpenSSH format, e.g. the contents of ~/.ssh/id_ed25519.pub). " +
+        "Public key material of the key pair (OpenSSH format, e.g. the contents of ~/.ssh/id_ed25519.pub): an " +
+        "ssh-ed25519 or ssh-rsa key, the two types EC2 imports (not ECDSA). " +
         "The private key stays with you: Terraform never generates or stores one.",
     });
     this.sshPublicKey.addValidation(matchesPattern(this.sshPublicKey,
-      "^(ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) [A-Za-z0-9+/]+=*( [^[:cntrl:]]*)?$",
-      "an OpenSSH public key line: ssh-rsa, ssh-ed25519 or ecdsa-sha2-nistp* followed by the base64 key and an optional comment"));
+      `^${KEY_TYPES}[A-Za-z0-9+/]*=*( [^${UNPRINTABLE_CLASS}]*)?$`,
+      "an OpenSSH public key line of a type EC2 imports: ssh-ed25519 or ssh-rsa (not ECDSA), followed by the " +
+      "base64 key of that type and an optional comment"));
 
     this.sshIngressCidrs = stackVariable(this, "ssh_ingress_cidrs", {
       type: "list(string)",
       nullable: false,
       default: props.defaultSshIngressCidrs ?? ["0.0.0.0/0"],
-      description: "IPv4 CIDR blocks allowed to reach SSH (port 22). Narrow it to your own addresses where you can.",
+      description: "IPv4 CIDR blocks allowed to reach SSH (port 22), each written with its network address " +
+        "(10.0.0.0/8, not 10.0.0.1/8). Narrow it to your own addresses where you can.",
     });
     this.sshIngressCidrs.addValidation(ipv4CidrList(this.sshIngressCidrs));
 
@@ -95,7 +118,8 @@ export class DeploymentVariables extends Construct {
       type: "list(string)",
       nullable: false,
       default: props.defaultAppIngressCidrs ?? ["0.0.0.0/0"],
-      description: "IPv4 CIDR blocks allowed to reach the front end (port 80) and the back end (port 3000).",
+      description: "IPv4 CIDR blocks allowed to reach the front end (port 80) and the back end (port 3000), " +
+        "each written with its network address (10.0.0.0/8, not 10.0.0.1/8).",
     });
     this.appIngressCidrs.addValidation(ipv4CidrList(this.appIngressCidrs));
   }

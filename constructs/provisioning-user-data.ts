@@ -1,11 +1,11 @@
 import { Fn, TerraformLocal } from "cdktf";
-import { gzipSync } from "zlib";
 import { Construct } from "constructs";
+import { gzipSync } from "zlib";
 import { renderProvisioningScript } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
 
-/** EC2 refuses user data above 16 KiB (before base64): here, the gzip-compressed script. */
+/** EC2 refuses user data above 16 KiB (before base64; of gzip-compressed user data, the compressed bytes). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
 
 /** Props of {@link ProvisioningUserData}. */
@@ -35,24 +35,25 @@ export class ProvisioningUserData extends Construct {
   /** The script text (a Terraform expression: it holds the secrets once evaluated). */
   public readonly script: string;
   /**
-   * The script, gzip-compressed and base64-encoded (Terraform's base64gzip), for `user_data_base64`.
-   * cloud-init recognises gzip user data and runs the script it holds. Compressed because the script
-   * (about 17 KB) no longer fits EC2's 16 KiB limit as text; compressed it is about a third of that.
+   * The script, gzip-compressed and base64-encoded, for `user_data_base64`. cloud-init inflates
+   * gzip user data before it runs it; EC2's 16 KiB limit then counts the compressed bytes, which
+   * leaves the script room to grow (uncompressed it had reached 15.9 KiB with the longest secrets).
    */
   public readonly base64: string;
+  /** Upper bound of the compressed user data's size, whatever the (accepted) secrets are. */
+  public readonly maxCompressedBytes: number;
 
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
     // Base64 of the longest secret (4 output bytes per 3 input bytes; 4 UTF-8 bytes per character at most).
     const secretLength = Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4;
-    // Upper bound of the compressed size: the script compressed without its secrets, plus the
-    // secrets as if they did not compress at all.
-    const withoutSecrets = renderProvisioningScript(props.settings, {
-      dbRootPasswordBase64: "A", appDbPasswordBase64: "A", sourceHostTokenBase64: "A",
-    });
-    const largest = gzipSync(withoutSecrets, { level: 1 }).length + 3 * secretLength;
-    if (largest > USER_DATA_LIMIT_BYTES) {
-      throw new Error(`The compressed provisioning script can reach ${largest} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
+    const marker = { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" };
+    // Conservative: the secrets counted as incompressible, the rest with a quarter of margin for
+    // the difference between Terraform's (Go's) deflate and Node.js's zlib.
+    const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker)).length;
+    this.maxCompressedBytes = Math.ceil(compressedRest * 1.25) + 3 * secretLength;
+    if (this.maxCompressedBytes > USER_DATA_LIMIT_BYTES) {
+      throw new Error(`The compressed provisioning script can reach ${this.maxCompressedBytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
     }
     const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets));
     this.script = local.asString;

@@ -2,7 +2,7 @@ import { Fn, TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { ScriptSecrets } from "../userdata/settings";
 import { PlanCheck } from "./plan-check";
-import { printableText, stackVariable } from "./variable-rules";
+import { dotenvValue, printableText, stackVariable } from "./variable-rules";
 
 /** Longest secret accepted; far above any real password or token, far below the 16 KiB user-data limit. */
 export const MAX_SECRET_LENGTH = 256;
@@ -39,14 +39,20 @@ export class SecretVariables extends Construct {
   constructor(scope: Construct, id: string, props: SecretVariablesProps = {}) {
     super(scope, id);
     const maxLength = props.maxLength ?? MAX_SECRET_LENGTH;
-    const secret = (name: string, description: string): TerraformVariable =>
-      stackVariable(this, name, { type: "string", sensitive: true, nullable: false, description });
+    // The rules themselves are in the preconditions' messages (the README's rule column).
+    const secret = (name: string, description: string): TerraformVariable => stackVariable(this, name, {
+      type: "string", sensitive: true, nullable: false,
+      description: `${description} Give it as TF_VAR_${name}: Terraform prints a malformed *.tfvars line back, secret included.`,
+    });
     this.dbRootPassword = secret("db_root_password", "MariaDB root password set at first boot.");
-    this.appDbPassword = secret("app_db_password", "Password of the application's database account, also written to the app's .env file.");
+    this.appDbPassword = secret("app_db_password",
+      "Password of the application's database account, also written to the app's .env file (read with dotenv).");
     this.sourceHostToken = secret("source_host_token", "Personal access token that lets the instance clone the private repository.");
     this.checks = new PlanCheck(this, "checks", {
-      preconditions: [this.dbRootPassword, this.appDbPassword, this.sourceHostToken]
-        .map((variable) => printableText(variable, maxLength)),
+      preconditions: [
+        ...[this.dbRootPassword, this.appDbPassword, this.sourceHostToken].map((variable) => printableText(variable, maxLength)),
+        dotenvValue(this.appDbPassword),
+      ],
     });
   }
 

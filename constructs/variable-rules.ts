@@ -2,8 +2,11 @@
  * Terraform `validation` rules for the stack's input variables. Each rule pairs a condition
  * over the variable with a message that names the variable and says what is expected, so a
  * bad `--var`/`TF_VAR_` value stops `terraform plan` before anything reaches AWS.
+ *
+ * Conditions are written as HCL text (not through cdktf's `Fn`): cdktf copies function arguments
+ * into the expression without escaping backslashes, and the Unicode classes below need them.
  */
-import { Fn, TerraformStack, TerraformVariable, TerraformVariableConfig, TerraformVariableValidationConfig } from "cdktf";
+import { TerraformStack, TerraformVariable, TerraformVariableConfig, TerraformVariableValidationConfig } from "cdktf";
 import { Construct } from "constructs";
 
 /**
@@ -18,36 +21,117 @@ function invalid(variable: TerraformVariable, expected: string): string {
   return `Invalid value for variable "${variable.friendlyUniqueId}": expected ${expected}.`;
 }
 
+/** `value` as an HCL quoted string (JSON's escapes are valid HCL escapes). */
+export function hclString(value: string): string {
+  // A template sequence would be evaluated by Terraform, not matched literally.
+  if (/[$%]\{/.test(value)) throw new Error(`${value} must not hold a template sequence ($\{ or %{).`);
+  return JSON.stringify(value);
+}
+
+/** HCL reference of a variable, e.g. `var.vpc_id`. */
+function ref(variable: TerraformVariable): string {
+  return `var.${variable.friendlyUniqueId}`;
+}
+
+/**
+ * RE2 class body of the characters no text variable may hold: Unicode control characters (Cc:
+ * the ASCII ones, DEL and U+0080–U+009F such as U+0085 NEXT LINE), format characters (Cf: U+200B,
+ * U+FEFF, bidirectional marks, …), the line and paragraph separators U+2028 and U+2029 (Zl, Zp),
+ * and U+FFFD, which is what RE2 sees for every byte of invalid UTF-8 (possible through `TF_VAR_`).
+ * RE2's `[[:cntrl:]]` is ASCII-only: it let U+0085 and U+2028 through.
+ */
+export const UNPRINTABLE_CLASS = "\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\x{FFFD}";
+
+/** What {@link UNPRINTABLE_CLASS} refuses, in words, for messages and descriptions. */
+export const UNPRINTABLE_WORDS =
+  "no control, format or line/paragraph separator characters (such as a newline, tab, U+0085, U+200B, U+2028, U+2029) and valid UTF-8";
+
+/** HCL condition: the string `expression` matches the RE2 `pattern` (anchor it with ^ and $). */
+export function patternCondition(expression: string, pattern: string): string {
+  return `can(regex(${hclString(pattern)}, ${expression}))`;
+}
+
 /** The variable's whole string value matches the RE2 `pattern` (anchor it with ^ and $). */
 export function matchesPattern(
   variable: TerraformVariable,
   pattern: string,
   expected: string,
 ): TerraformVariableValidationConfig {
-  // cdktf copies function arguments into the HCL expression without escaping backslashes,
-  // which HCL would then misread: keep patterns free of them (e.g. put "-" last in a class).
-  if (pattern.includes("\\")) throw new Error(`Validation pattern ${pattern} must not contain a backslash.`);
-  return {
-    condition: Fn.can(Fn.regex(pattern, variable.stringValue)),
-    errorMessage: invalid(variable, expected),
-  };
+  return { condition: `\${${patternCondition(ref(variable), pattern)}}`, errorMessage: invalid(variable, expected) };
 }
 
-/** A list(string) variable holds at least one element, and each is an IPv4 CIDR block. */
+/** HCL condition: the string `expression` is an IPv4 CIDR block written with its network address. */
+export function ipv4NetworkCondition(expression: string): string {
+  // cidrhost() fails on anything that is not a CIDR block and yields the network address: a block
+  // such as 10.0.0.1/8 (which the AWS provider refuses at apply) or 010.0.0.0/8 differs from it.
+  // try(): HCL's && does not short-circuit. The regex keeps IPv6 blocks out of IPv4 rules.
+  return `(can(regex("^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+/[0-9]+$", ${expression})) && ` +
+    `try(cidrhost(${expression}, 0) == split("/", ${expression})[0], false))`;
+}
+
+/** A list(string) variable holds at least one element, and each is an IPv4 network in CIDR form. */
 export function ipv4CidrList(variable: TerraformVariable): TerraformVariableValidationConfig {
-  const name = `var.${variable.friendlyUniqueId}`;
+  const name = ref(variable);
   return {
-    // cidrhost() fails on anything that is not a CIDR block; the regex keeps IPv6 blocks out of IPv4 rules.
-    condition: `\${length(${name}) > 0 && alltrue([for cidr in ${name} : can(cidrhost(cidr, 0)) && can(regex("^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+/[0-9]+$", cidr))])}`,
-    errorMessage: invalid(variable, 'a non-empty list of IPv4 CIDR blocks such as ["203.0.113.0/24"]'),
+    condition: `\${length(${name}) > 0 && alltrue([for cidr in ${name} : ${ipv4NetworkCondition("cidr")}])}`,
+    errorMessage: invalid(variable,
+      'a non-empty list of IPv4 CIDR blocks written with their network address, such as ["203.0.113.0/24"] ' +
+      "(10.0.0.0/8, not 10.0.0.1/8)"),
   };
 }
 
-/** The variable holds 1 to `max` characters, none of them a control character (newline, tab, …). */
+/** What {@link printableText} expects, in words. */
+export function printableTextWords(max: number): string {
+  return `1 to ${max} characters, with ${UNPRINTABLE_WORDS}`;
+}
+
+/** HCL condition: `expression` holds 1 to `max` characters, none of {@link UNPRINTABLE_CLASS}. */
+export function printableTextCondition(expression: string, max: number): string {
+  return patternCondition(expression, `^[^${UNPRINTABLE_CLASS}]{1,${max}}$`);
+}
+
+/** The variable holds 1 to `max` characters, none of them unprintable (see {@link UNPRINTABLE_CLASS}). */
 export function printableText(variable: TerraformVariable, max: number): TerraformVariableValidationConfig {
-  return matchesPattern(
-    variable,
-    `^[^[:cntrl:]]{1,${max}}$`,
-    `1 to ${max} printable characters, with no control characters such as newlines or tabs`,
-  );
+  return { condition: `\${${printableTextCondition(ref(variable), max)}}`, errorMessage: invalid(variable, printableTextWords(max)) };
+}
+
+/**
+ * What {@link dotenvValue} expects, in words. The provisioning script writes the value into the
+ * app's `.env` in the first of these forms that the `dotenv` package reads back exactly.
+ */
+export const DOTENV_WORDS =
+  "a value the app's .env file can carry for the dotenv parser: either it lacks one of the quote characters ' ` \" " +
+  "(a double-quoted value must also not hold \\n or \\r, which dotenv turns into line breaks) and does not end with \\, " +
+  "or it holds no # and neither starts nor ends with a space (of any kind), and if it starts with a quote, it does not " +
+  "end with it and holds it again, not after a \\ (and no \\n or \\r after a leading \")";
+
+/**
+ * HCL condition: the string `expression` can be written on a `KEY=value` line of a `.env` file so
+ * that `dotenv` (16 to 18, both its parsers) reads it back unchanged. The script's `dotenv_quote`
+ * tries the same forms in the same order: '…', `…`, "…", then unquoted.
+ * - Quoted: the value lacks that quote character (dotenv has no escapes: `\'` keeps the backslash)
+ *   and does not end with `\` (dotenv would take `\'` for an escaped quote and run on to a later
+ *   line). In "…", dotenv also turns `\n` and `\r` into line breaks.
+ * - Unquoted: dotenv cuts at `#`, trims spaces (after the rule of printableTextCondition, the ones
+ *   left are Unicode's Zs), reads a leading quote as an opening one (harmless when an unescaped one
+ *   follows inside the value: that match fails and dotenv reads the line bare), drops a leading and
+ *   trailing pair of the same quote, and after a leading " turns \n and \r into line breaks.
+ * Apply it with {@link printableTextCondition}: line breaks and U+2028/U+2029 are refused there.
+ */
+export function dotenvCondition(expression: string): string {
+  const has = (text: string) => `strcontains(${expression}, ${hclString(text)})`;
+  const quoted = `(!endswith(${expression}, "\\\\") && (!${has("'")} || !${has("`")} || ` +
+    `(!${has('"')} && !${patternCondition(expression, "\\\\[nr]")})))`;
+  // A leading quote opens a quoted value unless a later, unescaped one closes it mid-value (then dotenv
+  // reads the line bare); and a value that also ends with it loses both.
+  const leadingQuote = (q: string) => patternCondition(expression, `^${q}(|.*[^\\\\])${q}.*[^${q}]$`);
+  const bare = `(!${has("#")} && ${patternCondition(expression, "^[^\\p{Zs}]")} && ` +
+    `${patternCondition(expression, "[^\\p{Zs}]$")} && (${patternCondition(expression, "^[^'\"`]")} || ` +
+    `${leadingQuote("'")} || ${leadingQuote("`")} || (${leadingQuote('"')} && !${patternCondition(expression, "\\\\[nr]")})))`;
+  return `(${quoted} || ${bare})`;
+}
+
+/** The variable's value can be written into `.env` and read back exactly by dotenv (see {@link dotenvCondition}). */
+export function dotenvValue(variable: TerraformVariable): TerraformVariableValidationConfig {
+  return { condition: `\${${dotenvCondition(ref(variable))}}`, errorMessage: invalid(variable, DOTENV_WORDS) };
 }

@@ -35,8 +35,7 @@ node -e '
 
 if have checkov "security scan"; then
   echo "== synthesize and scan (checkov terraform_json)"
-  npx tsc
-  node main.js
+  CHECKPOINT_DISABLE=1 node scripts/run-app.js   # what cdktf synth runs
   bash scripts/ci/scan.sh
 fi
 

@@ -56,11 +56,10 @@ function main(): void {
   const commit = `${git("rev-parse", "--short", "HEAD")}${dirty}`;
   const rows: [string, string, string][] = [];
 
-  timed("npx", ["tsc"]);
   const bench = timed("node", ["scripts/bench.js", "--runs", "15", "--cli-runs", "3"]).stdout;
   for (const line of bench.trim().split("\n")) {
-    const match = /^(.*?): (median .*?) \(target: (.*)\)$/.exec(line);
-    if (match) rows.push([match[1], `\`npm run bench\`: ${match[2]}`, match[3]]);
+    const match = /^(.*?): ((?:median|ratio) .*?)(?: \(target: (.*)\))?$/.exec(line);
+    if (match) rows.push([match[1], `\`npm run bench\`: ${match[2]}`, match[3] ?? ""]);
   }
   const unit = jest(["--testPathIgnorePatterns", "/node_modules/", "/__tests__/(engine|integration)/"]);
   rows.push(["jest, unit tests (all but `__tests__/engine` and `__tests__/integration`)", `\`npx jest --testPathIgnorePatterns …\`: ${counted(unit)}`, "< 15 s"]);

@@ -9,9 +9,11 @@
 import { readFileSync } from "fs";
 import { resolve } from "path";
 import { z } from "zod";
+import { BackendSettings } from "../constructs/state-backend";
 import {
   appDirInsideHome, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
 } from "../userdata/settings";
+import { backendSettings, backendSettingsSchema } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
 import { matching, settingRules, text } from "./rules";
 
@@ -45,6 +47,7 @@ export const stackSettingsSchema = z.strictObject({
     /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
     "1 to 64 letters, digits, _ or -, starting with a letter (it names the Terraform output <instanceName>PublicIP)"),
   region: matching("AWS region to deploy to.", /^[a-z]{2}(-[a-z]+)+-[0-9]$/, "an AWS region name such as us-east-1"),
+  backend: backendSettingsSchema.optional(),
   ...provisioningWithDefaults,
 }).check((ctx) => appDirInsideHome(ctx.value, ctx));
 
@@ -55,6 +58,8 @@ export interface StackSettings {
   readonly instanceName: string;
   /** AWS region to deploy to. */
   readonly region: string;
+  /** Where Terraform keeps the stack's state: local by default (constructs/state-backend.ts). */
+  readonly backend: BackendSettings;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
@@ -79,8 +84,8 @@ export function parseStackSettings(raw: unknown): StackSettings {
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const { $schema: _editorsOnly, stackName, instanceName, region, ...provisioning } = result.data;
-  return { stackName, instanceName, region, provisioning };
+  const { $schema: _editorsOnly, stackName, instanceName, region, backend, ...provisioning } = result.data;
+  return { stackName, instanceName, region, backend: backendSettings(backend), provisioning };
 }
 
 /** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */

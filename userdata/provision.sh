@@ -11,9 +11,14 @@ shopt -s inherit_errexit
 
 export GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 DB_ROOT_PASSWORD='' APP_DB_PASSWORD='' SOURCE_HOST_TOKEN='' PUBLIC_DNS='' CURRENT_STEP=setup MAIN_SUBSHELL=0
+TEMP_FILES=()
 
 log() { printf '%s provision: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
+die() {
+  log "ERROR: $*"
+  if ((BASH_SUBSHELL == MAIN_SUBSHELL)); then log "FAILED: $CURRENT_STEP"; fi
+  exit 1
+}
 
 on_error() {
   local rc=$?
@@ -71,13 +76,16 @@ decode_secret() {
   [[ -n ${!1} ]] || die "the secret $2 ($b64_name) is empty"
 }
 
-# Filters all output: no form of a secret (raw, URL-encoded, hex) reaches a log.
+# Filters all output: no form of a secret (raw, URL-encoded, hex, base64) reaches a log.
 redact() {
   local forms=() v line
   for v in "$DB_ROOT_PASSWORD_B64" "$APP_DB_PASSWORD_B64" "$SOURCE_HOST_TOKEN_B64"; do
+    forms+=("$v")
     v=$(printf '%s' "$v" | base64 -d 2>/dev/null) || v=''
     if [[ -n $v ]]; then forms+=("$v" "$(urlencode "$v")" "$(hex "$v")"); fi
   done
+  # Longest first: had a secret that begins another one gone first, the other's tail would show.
+  mapfile -t forms < <(for v in "${forms[@]}"; do printf '%s %s\n' "${#v}" "$v"; done | sort -rn | cut -d' ' -f2-)
   while IFS= read -r line || [[ -n $line ]]; do
     for v in "${forms[@]}"; do line=${line//"$v"/[REDACTED]}; done
     printf '%s\n' "$line"
@@ -100,7 +108,9 @@ password_hash() {
 install_file() {
   local tmp
   mkdir -p "$(dirname "$1")"
-  tmp=$(mktemp "$1.XXXXXX")
+  rm -f -- "$1".provision-??????  # a killed run's
+  tmp=$(mktemp "$1.provision-XXXXXX")
+  TEMP_FILES+=("$tmp")
   cat >"$tmp"
   chmod "$2" "$tmp"
   if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv -f "$tmp" "$1"; fi
@@ -108,6 +118,31 @@ install_file() {
 
 as_login() { runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
 as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
+
+# git_token ARGS...: git as the login user, given the token by a credential helper that reads it from
+# the environment: never in an address, a file or any command line. The empty value drops other helpers.
+git_token() {
+  # shellcheck disable=SC2016
+  CRM_GIT_USER=$TOKEN_USERNAME CRM_GIT_TOKEN=$SOURCE_HOST_TOKEN as_login git -c credential.helper= -c \
+    'credential.helper=!f() { if [ "$1" = get ]; then printf "username=%s\npassword=%s\n" "$CRM_GIT_USER" "$CRM_GIT_TOKEN"; fi; }; f' "$@"
+}
+
+# dotenv_value VALUE: VALUE written so that dotenv reads it back exactly: as it is when plain, else in
+# the first quotes it lacks, else bare when dotenv keeps it whole. constructs/variable-rules.ts
+# (dotenvCondition) refuses at plan what none of these forms carries.
+dotenv_value() {
+  local LC_ALL=C v=$1 q sp=$'( |\xc2\xa0|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xaf]|\xe2\x81\x9f|\xe3\x80\x80)'
+  if [[ $v =~ ^[A-Za-z0-9_./:@%+=,-]+$ ]]; then printf '%s' "$v"; return; fi
+  for q in "'" '`' '"'; do
+    if [[ $v != *"$q"* && $v != *\\ && ! ($q == '"' && $v =~ \\[nr]) ]]; then printf '%s' "$q$v$q"; return; fi
+  done
+  if [[ $v != *#* && ! $v =~ ^$sp && ! $v =~ $sp$ && ( $v =~ ^[^\'\"\`] || $v =~ ^\'(|.*[^\\])\'.*[^\']$ ||
+    $v =~ ^\`(|.*[^\\])\`.*[^\`]$ || ($v =~ ^\"(|.*[^\\])\".*[^\"]$ && ! $v =~ \\[nr]) ) ]]; then
+    printf '%s' "$v"
+    return
+  fi
+  die "a value cannot be written to .env so that dotenv reads it back unchanged"
+}
 
 step_01_update_packages() {
   retry "dnf upgrade" dnf -y upgrade
@@ -189,11 +224,17 @@ step_05_create_database() {
 }
 
 step_06_create_app_user() {
-  local hash
+  local hash old
   hash=$(password_hash "$APP_DB_PASSWORD")
+  old=$(root_sql "SELECT authentication_string FROM mysql.user WHERE User = '$APP_DB_USER' AND Host = 'localhost';")
   root_sql "CREATE USER IF NOT EXISTS '$APP_DB_USER'@'localhost' IDENTIFIED BY PASSWORD '$hash';
-GRANT ALL PRIVILEGES ON \`$DATABASE_NAME\`.* TO '$APP_DB_USER'@'localhost';
-FLUSH PRIVILEGES;"
+GRANT ALL PRIVILEGES ON \`$DATABASE_NAME\`.* TO '$APP_DB_USER'@'localhost';"
+  # A rotated app_db_password: step 11 writes it to .env, so MariaDB must take it too.
+  if [[ -n $old && $old != "$hash" ]]; then
+    root_sql "ALTER USER '$APP_DB_USER'@'localhost' IDENTIFIED BY PASSWORD '$hash';"
+    log "the password of $APP_DB_USER@localhost was not app_db_password: changed it to app_db_password"
+  fi
+  root_sql "FLUSH PRIVILEGES;"
 }
 
 step_07_configure_git() {
@@ -202,22 +243,38 @@ step_07_configure_git() {
 }
 
 step_08_fetch_repository() {
-  local url
-  url="https://$TOKEN_USERNAME:$(urlencode "$SOURCE_HOST_TOKEN")@${REPO_URL#https://}"
+  local partial
+  partial="$(dirname "$APP_DIR")/.$(basename "$APP_DIR").clone"
   if [[ ! -d $APP_DIR ]]; then
-    retry "git clone" as_login git clone --quiet "$url" "$APP_DIR"
-    as_login git -C "$APP_DIR" remote set-url origin "$REPO_URL"
+    # Cloned aside, then moved: a run killed mid-clone leaves no half checkout at APP_DIR.
+    rm -rf "$partial"
+    retry "git clone" git_token clone --quiet "$REPO_URL" "$partial"
+    mv -T "$partial" "$APP_DIR"
   else
-    retry "git pull" as_login git -C "$APP_DIR" pull --quiet --ff-only "$url"
+    # Also clears a token that older versions of this script left in the address.
+    as_login git -C "$APP_DIR" remote set-url origin "$REPO_URL"
+    retry "git pull" git_token -C "$APP_DIR" pull --quiet --ff-only "$REPO_URL"
   fi
 }
 
+# All or nothing across runs: the database's comment says "importing" until the import is complete,
+# so a run that finds it half imported (killed, or failed) empties the database and imports again.
 step_09_import_database() {
-  local dump="$APP_DIR/export.sql" tables
+  local dump="$APP_DIR/export.sql" state tables db="\`$DATABASE_NAME\`" mark="crm-provisioning: export.sql"
   if [[ ! -f $dump ]]; then log "no $dump, nothing to import"; return 0; fi
+  state=$(root_sql "SELECT SCHEMA_COMMENT FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '$DATABASE_NAME';")
+  if [[ $state == "$mark imported" ]]; then log "$dump was imported before; not importing it again"; return 0; fi
   tables=$(root_sql "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '$DATABASE_NAME';")
-  if [[ $tables != 0 ]]; then log "$DATABASE_NAME already holds $tables tables; not importing $dump"; return 0; fi
+  if [[ $state == "$mark importing" ]]; then
+    log "an import of $dump stopped half way ($tables tables); importing it again into an empty $DATABASE_NAME"
+    root_sql "DROP DATABASE $db; CREATE DATABASE $db;"
+  elif [[ $tables != 0 ]]; then
+    log "$DATABASE_NAME already holds $tables tables; not importing $dump"
+    return 0
+  fi
+  root_sql "ALTER DATABASE $db COMMENT '$mark importing';"
   MYSQL_PWD=$APP_DB_PASSWORD mariadb --user="$APP_DB_USER" "$DATABASE_NAME" <"$dump"
+  root_sql "ALTER DATABASE $db COMMENT '$mark imported';"
 }
 
 step_10_read_public_hostname() {
@@ -245,11 +302,14 @@ set_env_values() {
   local file="$APP_DIR/.env" tmp line key order=()
   local -A want=() seen=()
   while (($# >= 2)); do
-    want[$1]=$2
+    want[$1]=$(dotenv_value "$2")
     order+=("$1")
     shift 2
   done
-  tmp=$(mktemp "$file.XXXXXX")
+  # A killed run's temporary copy (it holds the password): not left for good.
+  rm -f -- "$file".provision-??????
+  tmp=$(mktemp "$file.provision-XXXXXX")
+  TEMP_FILES+=("$tmp")
   {
     if [[ -f $file ]]; then
       while IFS= read -r line || [[ -n $line ]]; do
@@ -275,6 +335,7 @@ set_env_values() {
 step_12_install_node() {
   local installer
   installer=$(mktemp)
+  TEMP_FILES+=("$installer")
   retry "nvm download" curl -fsSL --max-time 120 -o "$installer" "$NVM_INSTALL_URL"
   chmod 644 "$installer"
   retry "nvm installer" as_login bash "$installer"
@@ -284,7 +345,10 @@ step_12_install_node() {
     install-node "$NODE_MAJOR" "$NODE_VERSION"
 }
 
+# Formats only a file it has just created, under another name until it is a swap file: an existing
+# file that is not swap (a setting pointing at data) stops the run instead of being formatted.
 step_13_enable_swap() {
+  local partial="$SWAP_FILE.partial"
   cd "$APP_DIR"
   if swapon --show=NAME --noheadings | grep -xF "$SWAP_FILE" >/dev/null; then
     log "swap $SWAP_FILE is already on"
@@ -292,12 +356,16 @@ step_13_enable_swap() {
     return 0
   fi
   if [[ ! -e $SWAP_FILE ]]; then
-    (umask 077 && fallocate -l "$SWAP_SIZE" "$SWAP_FILE")
-    chmod "$SWAP_FILE_MODE" "$SWAP_FILE"
-    mkswap "$SWAP_FILE"
+    rm -f "$partial"
+    (umask 077 && fallocate -l "$SWAP_SIZE" "$partial")
+    chmod "$SWAP_FILE_MODE" "$partial"
+    mkswap "$partial"
+    mv -T "$partial" "$SWAP_FILE"
   fi
+  [[ -f $SWAP_FILE && $(blkid -p -o value -s TYPE "$SWAP_FILE") == swap ]] ||
+    die "$SWAP_FILE exists and is not a swap file; not formatting it"
   chmod "$SWAP_FILE_MODE" "$SWAP_FILE"
-  swapon "$SWAP_FILE" || { mkswap "$SWAP_FILE" && swapon "$SWAP_FILE"; }
+  swapon "$SWAP_FILE"
   add_swap_to_fstab
 }
 
@@ -328,9 +396,11 @@ step_15_install_service() {
 install_refresh_script() {
   {
     printf '#!/bin/bash\n# Written by the provisioning script of %s: the public addresses in .env, from the metadata service.\n' "$APP_NAME"
-    printf 'set -Eeuo pipefail\nshopt -s inherit_errexit\nPUBLIC_DNS=""\n'
+    printf 'set -Eeuo pipefail\nshopt -s inherit_errexit\nPUBLIC_DNS="" TEMP_FILES=() CURRENT_STEP=%s MAIN_SUBSHELL=0\n' "$REFRESH_UNIT_NAME"
+    # shellcheck disable=SC2016 # expanded when the refresh script runs
+    printf 'trap '"'"'rm -f -- "${TEMP_FILES[@]}"'"'"' EXIT\n'
     declare -p APP_DIR LOGIN_USER ENV_FILE_MODE APP_PORT METADATA_ENDPOINT METADATA_TOKEN_TTL_SECONDS ATTEMPTS PAUSE
-    declare -f log die retry read_public_hostname set_env_values
+    declare -f log die retry dotenv_value read_public_hostname set_env_values
     printf 'read_public_hostname\n'
     # shellcheck disable=SC2016 # expanded when the refresh script runs
     printf 'set_env_values FRONTENDURI "http://$PUBLIC_DNS" BACKENDURI "http://$PUBLIC_DNS:$APP_PORT"\n'
@@ -340,6 +410,8 @@ install_refresh_script() {
 main() {
   MAIN_SUBSHELL=$BASH_SUBSHELL
   trap on_error ERR
+  # Temporary files go when the run ends, failed or not (a kill: see the steps that write them).
+  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
   decode_secret DB_ROOT_PASSWORD "database root password"

@@ -2,6 +2,7 @@ import { TerraformOutput, TerraformVariable } from "cdktf";
 import { z } from "zod";
 import { outputsTable, plain, settingsTable, variablesTable } from "../../scripts/docs/tables";
 import { matching } from "../../settings/rules";
+import { backendSettingsSchema } from "../../settings/backend-settings";
 import { stackSettingsSchema } from "../../settings/stack-settings";
 import { PlanCheck } from "../../constructs/plan-check";
 import { synthesize } from "../support/synth";
@@ -42,7 +43,9 @@ describe("README tables", () => {
 
   it("lists every setting of the schema with its description, default and rule", () => {
     const rows = settingsTable(stackSettingsSchema).split("\n");
-    expect(rows).toHaveLength(2 + Object.keys(stackSettingsSchema.shape).length);
+    // One row per key, and one per key of the nested backend object.
+    expect(rows).toHaveLength(2 + Object.keys(stackSettingsSchema.shape).length + Object.keys(backendSettingsSchema.shape).length);
+    expect(rows).toContain("| `backend.type` | `local`: a state file on the machine that runs Terraform (one person trying the stack); `s3`: an S3 bucket, encrypted, with S3-native locking (teams and CI). | `local` | \"local\" or \"s3\" |");
     expect(rows).toContain("| `swapFile` | Swap file path. Spec: `/swapfile`. | `/swapfile` | an absolute path such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
     expect(rows).toContain("| `databaseName` | `<database_name>`: database created for the application. | required | a MariaDB database name of 1 to 64 letters, digits or \\_ |");
   });

@@ -8,6 +8,10 @@
  *   const result = await h.run(renderProvisioningScript(h.settings, secrets));
  *   await h.query("SELECT 1"); await h.canLogin(user, password);
  *   await h.stop();
+ *
+ * Faults: `h.fault = "step_05_create_database"` makes the stand-in that step relies on fail (until
+ * `h.fault = undefined`); `h.fault = "kill:step_09_import_database"` kills the whole script, with
+ * SIGKILL, in the middle of that step (steps 8, 9 and 11). See FAULTS.
  */
 import { ChildProcess, execFile, spawn } from "child_process";
 import { createHash, randomBytes } from "crypto";
@@ -17,7 +21,7 @@ import * as https from "https";
 import { AddressInfo } from "net";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
-import { NODE_VERSION, NVM_INSTALL_URL, TOKEN_USERNAME } from "../../userdata/constants";
+import { NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, TOKEN_USERNAME } from "../../userdata/constants";
 import { ProvisioningSettings } from "../../userdata/settings";
 import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
 
@@ -27,7 +31,32 @@ export const TEST_PUBLIC_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
 const REQUIRED_TTL = "21600";
 
 /** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */
-const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "git", "openssl", "curl", "runuser", "base64", "od", "cmp"];
+const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
+  "mkswap", "blkid"];
+
+/** What each fault breaks: the step's own failure, as a stand-in or a stand-in server produces it. */
+export const FAULTS = {
+  step_01_update_packages: "dnf upgrade fails",
+  step_02_install_packages: "dnf install fails",
+  step_03_start_database: "systemctl enable --now mariadb fails",
+  step_04_set_root_password: "SET PASSWORD fails (the one tolerated failure)",
+  step_05_create_database: "CREATE DATABASE fails",
+  step_06_create_app_user: "CREATE USER fails",
+  step_07_configure_git: "git config fails",
+  step_08_fetch_repository: "the git server answers 500",
+  step_09_import_database: "the import of export.sql fails",
+  step_10_read_public_hostname: "the metadata service answers 500",
+  step_11_write_env_file: "chown of the new .env fails",
+  step_12_install_node: "the nvm download fails",
+  step_13_enable_swap: "swapon fails",
+  step_14_install_dependencies: "yarn install fails",
+  step_15_install_service: "systemctl daemon-reload fails",
+  "kill:step_08_fetch_repository": "SIGKILL while the git server sends the pack",
+  "kill:step_09_import_database": "SIGKILL after half of export.sql",
+  "kill:step_11_write_env_file": "SIGKILL once the temporary .env is written",
+  "echo-token": "the git server refuses the clone with a message holding the token it was given",
+} as const;
+export type Fault = keyof typeof FAULTS;
 
 export interface RunResult {
   /** Exit code of the script (null when it was killed). */
@@ -77,10 +106,21 @@ function tool(name: string): string {
   return path;
 }
 
-function exec(file: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}):
+interface ExecOptions {
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  cwd?: string;
+  /** Kills the command after this many milliseconds (every wait is bounded). Default: 60 s. */
+  timeoutMs?: number;
+}
+
+function exec(file: string, args: string[], options: ExecOptions = {}):
 Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { env: options.env ?? process.env, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024 },
+    const child = execFile(file, args, {
+      env: options.env ?? process.env, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024,
+      timeout: options.timeoutMs ?? 60_000, killSignal: "SIGKILL",
+    },
       (error, stdout, stderr) => {
         const code = error ? (typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : -1) : 0;
         if (error && code === -1) reject(error);
@@ -92,7 +132,7 @@ Promise<{ code: number; stdout: string; stderr: string }> {
   });
 }
 
-async function mustExec(file: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}):
+async function mustExec(file: string, args: string[], options: ExecOptions = {}):
 Promise<string> {
   const result = await exec(file, args, options);
   if (result.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
@@ -104,6 +144,14 @@ function listen(server: http.Server | https.Server): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+/** A TCP port that was free a moment ago on loopback. */
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  const port = await listen(server);
+  await close(server);
+  return port;
 }
 
 function close(server: http.Server | https.Server): Promise<void> {
@@ -147,11 +195,15 @@ export class ProvisioningHarness {
   readonly metadataRequests: RecordedRequest[] = [];
   /** Requests the git server received, in order, with the basic-auth user name (or "" when none). */
   readonly gitRequests: (RecordedRequest & { readonly user: string; readonly authorized: boolean })[] = [];
+  /** Milliseconds the git server waits before answering each request (to watch a clone in progress). */
+  gitDelayMs = 0;
 
   private readonly appName: string;
   private readonly binDir: string;
   private readonly callsFile: string;
   private readonly socket: string;
+  /** Private temporary directory of this harness's MariaDB and scripts: nothing shares the machine's /tmp. */
+  private readonly tmp: string;
   private readonly reposDir: string;
   private readonly certFile: string;
   private readonly metadataToken = `imds-${randomBytes(12).toString("hex")}`;
@@ -163,6 +215,7 @@ export class ProvisioningHarness {
   private metadataPort = 0;
   private callsSeen = 0;
   private stopped = false;
+  private scriptPid?: number;
 
   private constructor(options: HarnessOptions) {
     this.dir = mkdtempSync(join(tmpdir(), "crm-provision-"));
@@ -171,6 +224,7 @@ export class ProvisioningHarness {
     this.binDir = join(this.dir, "bin");
     this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
+    this.tmp = join(this.dir, "tmp");
     this.reposDir = join(this.dir, "repos");
     this.certFile = join(this.dir, "tls", "cert.pem");
   }
@@ -198,34 +252,96 @@ export class ProvisioningHarness {
     };
   }
 
+  /** The armed fault (see FAULTS), or undefined. */
+  get fault(): Fault | undefined {
+    return existsSync(this.faultFile) ? readFileSync(this.faultFile, "utf8") as Fault : undefined;
+  }
+
+  set fault(fault: Fault | undefined) {
+    if (fault === undefined) rmSync(this.faultFile, { force: true });
+    else writeFileSync(this.faultFile, fault);
+  }
+
+  private get faultFile(): string {
+    return join(this.dir, "fault");
+  }
+
+  /** The private temporary directory (TMPDIR of the scripts run). */
+  get tmpDir(): string {
+    return this.tmp;
+  }
+
   /** Path of the private MariaDB server's socket. */
   get socketPath(): string {
     return this.socket;
   }
 
-  /** Runs a script with bash as a child process, stand-ins first on PATH. */
-  async run(script: string, timeoutMs = 90_000): Promise<RunResult> {
+  /**
+   * Runs a script with bash as a child process, stand-ins first on PATH. `retryPauseSeconds`
+   * replaces the pause between the tries of a network step (10 s), for tests whose faults make
+   * every try fail.
+   */
+  async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number } = {}): Promise<RunResult> {
+    const { timeoutMs = 90_000, retryPauseSeconds } = options;
     const file = join(this.dir, "provision.sh");
+    if (retryPauseSeconds !== undefined) {
+      const pause = `PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}\n`;
+      if (!script.includes(pause)) throw new Error(`the script does not set ${pause.trim()}`);
+      script = script.replace(pause, `PAUSE=${retryPauseSeconds}\n`);
+    }
     writeFileSync(file, script, { mode: 0o700 });
     const env: NodeJS.ProcessEnv = {
       PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: process.env.HOME ?? "/root",
       LANG: "C.UTF-8",
+      // mktemp and friends write here, so a test can see what a run leaves behind.
+      TMPDIR: this.tmp,
       // The only test-specific variable: git must trust the local server's self-signed certificate.
       GIT_SSL_CAINFO: this.certFile,
     };
     const started = Date.now();
-    const child = spawn("bash", [file], { env, cwd: "/", stdio: ["ignore", "pipe", "pipe"] });
+    // Its own process group, so that a kill fault (or the timeout) ends the script and everything it started.
+    const child = spawn("bash", [file], { env, cwd: "/", stdio: ["ignore", "pipe", "pipe"], detached: true });
+    this.scriptPid = child.pid;
     const chunks: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => this.killScript(), timeoutMs);
     const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     clearTimeout(timer);
+    this.scriptPid = undefined;
     const calls = this.calls();
     const newCalls = calls.slice(this.callsSeen);
     this.callsSeen = calls.length;
     return { exitCode, output: Buffer.concat(chunks).toString("utf8"), calls, newCalls, durationMs: Date.now() - started };
+  }
+
+  /** SIGKILL to the running script's process group (a power cut, as far as the script can tell). */
+  private killScript(): void {
+    try {
+      if (this.scriptPid) process.kill(-this.scriptPid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+
+  /**
+   * Back to the state before any run, keeping the servers: no database or app user, an empty home,
+   * no unit, swap file, log, temporary file, recorded call or request, and no fault.
+   */
+  async reset(): Promise<void> {
+    await this.query(`DROP DATABASE IF EXISTS crm_test; DROP USER IF EXISTS 'crm_app'@'localhost';`);
+    for (const path of ["home", "etc", "log", "tmp"]) {
+      rmSync(join(this.dir, path), { recursive: true, force: true });
+      if (path !== "etc") mkdirSync(join(this.dir, path));
+    }
+    for (const file of ["swapfile", "swapfile.partial", "swaps.active", "calls.log", "fault"]) {
+      rmSync(join(this.dir, file), { force: true });
+    }
+    this.callsSeen = 0;
+    this.metadataRequests.length = 0;
+    this.gitRequests.length = 0;
+    this.gitDelayMs = 0;
   }
 
   /** Every stand-in call recorded so far. */
@@ -280,7 +396,7 @@ export class ProvisioningHarness {
   private async startAll(): Promise<void> {
     const missing = ProvisioningHarness.toolsMissing();
     if (missing.length > 0) throw new Error(`The provisioning harness needs: ${missing.join(", ")}`);
-    for (const sub of ["bin", "home", "repos", "tls", "log"]) mkdirSync(join(this.dir, sub));
+    for (const sub of ["bin", "home", "repos", "tls", "log", "tmp"]) mkdirSync(join(this.dir, sub));
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
     const database = this.startDatabase();
@@ -292,11 +408,15 @@ export class ProvisioningHarness {
 
   private async startDatabase(): Promise<void> {
     const datadir = join(this.dir, "mysql");
+    // Everything private to this harness: data directory, socket, port, temporary directory (for
+    // the bootstrap server too, which otherwise shares /tmp with every other harness and test).
+    const own = [`--socket=${this.socket}`, `--port=${await freePort()}`, "--skip-networking", `--tmpdir=${this.tmp}`];
+    const env = { ...process.env, TMPDIR: this.tmp };
     await mustExec(tool("mariadb-install-db"), ["--no-defaults", `--datadir=${datadir}`,
-      "--auth-root-authentication-method=socket", "--user=root", "--skip-test-db"]);
-    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, `--socket=${this.socket}`,
-      "--skip-networking", "--user=root", `--pid-file=${join(this.dir, "mysqld.pid")}`,
-      `--log-error=${join(this.dir, "mysqld.err")}`, "--innodb-buffer-pool-size=32M"], { stdio: "ignore" });
+      "--auth-root-authentication-method=socket", "--user=root", "--skip-test-db", ...own], { env, timeoutMs: 120_000 });
+    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, ...own,
+      "--user=root", `--pid-file=${join(this.dir, "mysqld.pid")}`,
+      `--log-error=${join(this.dir, "mysqld.err")}`, "--innodb-buffer-pool-size=32M"], { stdio: "ignore", env });
     this.mariadbd = child;
     this.mariadbdExit = new Promise((resolve) => child.on("exit", () => resolve()));
     const deadline = Date.now() + 30_000;
@@ -327,9 +447,12 @@ export class ProvisioningHarness {
     mkdirSync(seed);
     writeFileSync(join(seed, "server.js"), "require('http').createServer((q, r) => r.end('crm')).listen(3000);\n");
     writeFileSync(join(seed, ".env"), "# settings of the CRM server\nPORT=3000\nFRONTENDURI=http://localhost:8080\nSESSION_SECRET=keep-me\n");
+    // Two tables, so that an import stopped half way leaves one and not the other.
     writeFileSync(join(seed, "export.sql"), [
       "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
       "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
+      "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
+      "INSERT INTO orders VALUES (10, 1), (11, 3);",
       "",
     ].join("\n"));
     await this.git(["init", "--quiet", "--initial-branch=main"], seed);
@@ -351,7 +474,8 @@ export class ProvisioningHarness {
     const server = https.createServer({
       key: readFileSync(join(this.dir, "tls", "key.pem")),
       cert: readFileSync(this.certFile),
-    }, (req, res) => {
+    }, async (req, res) => {
+      if (this.gitDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.gitDelayMs));
       const url = new URL(req.url ?? "/", "https://127.0.0.1");
       const [user, password] = parseBasicAuth(req.headers.authorization);
       const authorized = user === TOKEN_USERNAME && password === this.sourceHostToken;
@@ -361,6 +485,27 @@ export class ProvisioningHarness {
       if (!authorized) {
         record(401);
         res.writeHead(401, { "WWW-Authenticate": 'Basic realm="crm-app"' }).end("authentication required\n");
+        return;
+      }
+      const fault = this.fault;
+      if (fault === "step_08_fetch_repository") {
+        record(500);
+        res.writeHead(500).end("injected fault\n");
+        return;
+      }
+      if (fault === "echo-token" && url.search.includes("service=git-upload-pack")) {
+        // A server that quotes the credentials it was given in its error: git prints the message.
+        record(200);
+        const line = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`;
+        res.writeHead(200, { "Content-Type": "application/x-git-upload-pack-advertisement" })
+          .end(`${line("# service=git-upload-pack\n")}0000${line(`ERR access denied for ${user}:${password}\n`)}`);
+        return;
+      }
+      if (fault === "kill:step_08_fetch_repository" && req.method === "POST") {
+        // The clone has begun (refs known, directory created) and now gets no pack: a power cut.
+        record(0);
+        this.killScript();
+        res.destroy();
         return;
       }
       void serveGit(req, res, this.reposDir, this.dir, user).then(record);
@@ -379,6 +524,7 @@ export class ProvisioningHarness {
       if (req.url === "/latest/api/token") {
         if (req.method !== "PUT") return answer(405, "");
         if (req.headers["x-aws-ec2-metadata-token-ttl-seconds"] !== REQUIRED_TTL) return answer(400, "");
+        if (this.fault === "step_10_read_public_hostname") return answer(500, "");
         return answer(200, this.metadataToken);
       }
       if (req.url === "/latest/meta-data/public-hostname" && req.method === "GET") {
@@ -394,31 +540,68 @@ export class ProvisioningHarness {
   private writeStandIns(): void {
     const calls = shq(this.callsFile);
     const record = (name: string) => `printf '%s\\n' "${name}\${*:+ $*}" >>${calls}`;
+    // fault NAME: true when NAME is armed; fail NAME: then report it and exit 1; kill_script: SIGKILL to the script's group.
+    const prelude = [
+      `fault() { [[ -f ${shq(this.faultFile)} && $(<${shq(this.faultFile)}) == "$1" ]]; }`,
+      `fail() { if fault "$1"; then echo "injected fault: $1" >&2; exit 1; fi; }`,
+      `kill_script() { local st; read -r -a st </proc/$$/stat; kill -KILL -- "-\${st[4]}"; }`,
+    ].join("\n");
     const write = (name: string, body: string) =>
-      writeFileSync(join(this.binDir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+      writeFileSync(join(this.binDir, name), `#!/bin/bash\n${prelude}\n${body}\n`, { mode: 0o755 });
     const swapState = shq(join(this.dir, "swaps.active"));
 
-    write("dnf", record("dnf"));
-    write("systemctl", record("systemctl"));
+    write("dnf", [record("dnf"),
+      `if [[ $* == *upgrade* ]]; then fail step_01_update_packages; else fail step_02_install_packages; fi`].join("\n"));
+    write("systemctl", [record("systemctl"),
+      `if [[ $* == "enable --now mariadb" ]]; then fail step_03_start_database; fi`,
+      `if [[ $* == daemon-reload ]]; then fail step_15_install_service; fi`].join("\n"));
     // Records the call; the rules it was given are kept in nft-rules.log (the VM boot test runs nft for real).
     write("nft", `${record("nft")}\ncat >>${shq(join(this.dir, "nft-rules.log"))}`);
-    write("mkswap", record("mkswap"));
-    write("fallocate", `${record("fallocate")}\n# Creates the file (empty): a test must not write 2 GiB.\n: >"\${!#}"`);
+    // The real mkswap, on the small file the fallocate stand-in makes: blkid then sees a real swap signature.
+    write("mkswap", `${record("mkswap")}\nexec ${shq(tool("mkswap"))} "$@"`);
+    write("fallocate", `${record("fallocate")}\n# A small sparse file (a test must not write 2 GiB), large enough for mkswap.\ntruncate -s 64K "\${!#}"`);
     write("swapon", [record("swapon"),
       `if [[ $1 == --show* ]]; then cat ${swapState} 2>/dev/null; exit 0; fi`,
+      "fail step_13_enable_swap",
       `printf '%s\\n' "\${!#}" >>${swapState}`].join("\n"));
     write("swapoff", [record("swapoff"),
       `grep -vxF "\${!#}" ${swapState} >${swapState}.new || true`, `mv ${swapState}.new ${swapState}`].join("\n"));
+    write("chown", [record("chown"),
+      `if [[ \${!#} == */.env.provision-* ]]; then`,
+      "  fail step_11_write_env_file",
+      "  if fault kill:step_11_write_env_file; then kill_script; fi",
+      "fi",
+      `exec ${shq(tool("chown"))} "$@"`].join("\n"));
+    write("git", [
+      `if [[ $* == config* ]]; then fail step_07_configure_git; fi`,
+      `exec ${shq(tool("git"))} "$@"`].join("\n"));
+    const realClient = `${shq(tool("mariadb"))} --no-defaults --socket=${shq(this.socket)}`;
     for (const client of ["mariadb", "mysql"]) {
-      write(client, `${record(client)}\nexec ${shq(tool("mariadb"))} --no-defaults --socket=${shq(this.socket)} "$@"`);
+      write(client, [record(client),
+        "sql=$(cat; echo .); sql=${sql%.}",
+        `case $sql in`,
+        `  *"SET PASSWORD"*) fail step_04_set_root_password ;;`,
+        `  *"CREATE DATABASE IF NOT EXISTS"*) fail step_05_create_database ;;`,
+        `  *"CREATE USER"*) fail step_06_create_app_user ;;`,
+        `esac`,
+        `if [[ $* != *--user=root* ]]; then`,
+        "  fail step_09_import_database",
+        "  if fault kill:step_09_import_database; then",
+        "    mapfile -t lines <<<\"$sql\"",
+        `    printf '%s\\n' "\${lines[@]:0:\${#lines[@]}/2}" | ${realClient} "$@"`,
+        "    kill_script",
+        "  fi",
+        "fi",
+        `printf '%s' "$sql" | ${realClient} "$@"`].join("\n"));
     }
 
     const installer = join(this.dir, "fake-nvm-install.sh");
-    writeFileSync(installer, fakeNvmInstaller(this.callsFile), { mode: 0o644 });
+    writeFileSync(installer, fakeNvmInstaller(this.callsFile, this.faultFile), { mode: 0o644 });
     write("curl", [
       `for arg in "$@"; do`,
       `  if [[ $arg == ${shq(NVM_INSTALL_URL)} ]]; then`,
       `    ${record("curl")}`,
+      "    fail step_12_install_node",
       `    out=-; prev=''`,
       `    for a in "$@"; do if [[ $prev == -o || $prev == --output ]]; then out=$a; fi; prev=$a; done`,
       `    if [[ $out == - ]]; then cat ${shq(installer)}; else cp ${shq(installer)} "$out"; fi`,
@@ -440,8 +623,9 @@ function shq(value: string): string {
  * and, on install, creates recording `node` and `npm` under ~/.nvm/versions/node/v<NODE_VERSION>/bin;
  * `npm install -g yarn` there creates a recording `yarn`, which notes the directory it ran in.
  */
-function fakeNvmInstaller(callsFile: string): string {
+function fakeNvmInstaller(callsFile: string, faultFile: string): string {
   const calls = shq(callsFile);
+  const fault = shq(faultFile);
   return `#!/bin/bash
 set -euo pipefail
 printf '%s\\n' "nvm-installer HOME=$HOME user=$(id -un)" >>${calls}
@@ -457,7 +641,8 @@ nvm() {
 #!/bin/bash
 printf '%s\\n' "npm $*" >>${calls}
 if [[ "$*" == "install -g yarn" ]]; then
-  printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD\${NODE_ENV:+, NODE_ENV=$NODE_ENV})" >>${calls}' >"$(dirname "$0")/yarn"
+  printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD\${NODE_ENV:+, NODE_ENV=$NODE_ENV})" >>${calls}' \\
+    'if [[ -f ${fault} && $(<${fault}) == step_14_install_dependencies ]]; then echo "injected fault" >&2; exit 1; fi' >"$(dirname "$0")/yarn"
   chmod 755 "$(dirname "$0")/yarn"
 fi
 NPM

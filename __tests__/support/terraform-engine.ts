@@ -44,14 +44,23 @@ export class EngineWorkspace {
     writeFileSync(join(this.dir, "cli.tfrc"), "");
   }
 
-  /** Runs the engine with arguments and extra environment; never throws on a non-zero exit. */
-  public run(args: string[], env: Record<string, string> = {}): Promise<EngineResult> {
+  /**
+   * Runs the engine with arguments and extra environment; never throws on a non-zero exit.
+   * `bytes` are environment values given as raw bytes (such as invalid UTF-8, which Node.js
+   * cannot put in an environment): bash decodes them from `\xHH` escapes just before the engine starts.
+   */
+  public run(args: string[], env: Record<string, string> = {}, bytes: Record<string, Buffer> = {}): Promise<EngineResult> {
+    const escaped = Object.fromEntries(Object.entries(bytes).map(([name, value]) =>
+      [`RAW_BYTES_${name}`, [...value].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")]));
+    const [file, fileArgs] = Object.keys(bytes).length === 0 ? [this.engine, args] : ["bash", ["-c",
+      'for n in "${!RAW_BYTES_@}"; do v=$(printf "%b." "${!n}"); export "${n#RAW_BYTES_}=${v%.}"; unset "$n"; done; exec "$@"',
+      "bash", this.engine, ...args]];
     return new Promise((resolve) => {
-      execFile(this.engine, args, {
+      execFile(file, fileArgs, {
         cwd: this.dir,
         env: {
           ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1", TF_INPUT: "0",
-          TF_CLI_CONFIG_FILE: join(this.dir, "cli.tfrc"), ...env,
+          TF_CLI_CONFIG_FILE: join(this.dir, "cli.tfrc"), ...env, ...escaped,
         },
         maxBuffer: 16 * 1024 * 1024,
       }, (error, stdout, stderr) => {
@@ -68,8 +77,9 @@ export class EngineWorkspace {
   }
 
   /** `plan` with the given variables passed as TF_VAR_ environment variables (as users' CI does). */
-  public plan(variables: Record<string, string | string[]>): Promise<EngineResult> {
-    return this.run(["plan", "-input=false", "-no-color", "-lock=false"], tfVars(variables));
+  public plan(variables: Record<string, string | string[]>, bytes: Record<string, Buffer> = {}): Promise<EngineResult> {
+    const rawVariables = Object.fromEntries(Object.entries(bytes).map(([name, value]) => [`TF_VAR_${name}`, value]));
+    return this.run(["plan", "-input=false", "-no-color", "-lock=false"], tfVars(variables), rawVariables);
   }
 
   public remove(): void {

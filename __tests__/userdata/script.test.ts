@@ -21,7 +21,7 @@ function headerValue(expression: string): string {
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe("renderProvisioningScript", () => {
-  test("is a strict bash script whose gzip (the user data) is well under EC2's 16 KiB limit", () => {
+  test("is a strict bash script well under EC2's 16 KiB user-data limit once gzip-compressed", () => {
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     expect(script).toContain("\nset -Eeuo pipefail\n");
     expect(gzipSync(script).length).toBeLessThan(8 * 1024);
@@ -77,7 +77,7 @@ describe("renderProvisioningScript", () => {
     expect(headerValue('PACKAGES[*]')).toBe(PACKAGES.join(" "));
     expect(script).toContain('-H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token"');
     expect(script).toContain('-H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname"');
-    expect(script).toContain(`fallocate -l "$SWAP_SIZE" "$SWAP_FILE"`);
+    expect(script).toContain(`fallocate -l "$SWAP_SIZE" "$partial"`);
     expect(script).toContain(`chmod "$SWAP_FILE_MODE" "$SWAP_FILE"`);
     expect(script).toContain(`nvm install "$1" && nvm alias default "$1" && nvm install "$2" && nvm use "$2"' \\\n    install-node "$NODE_MAJOR" "$NODE_VERSION"`);
     expect(script).toContain('dnf -y install "${PACKAGES[@]}"');
@@ -138,7 +138,8 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
       "set -Eeuo pipefail",
       `APP_DIR=${shellQuote(dir)} APP_DB_USER=crm_app DATABASE_NAME=crm PUBLIC_DNS=ec2-1-2-3-4.example.com`,
       `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE} APP_PORT=3000`,
-      shellFunction(script, "step_11_write_env_file"),
+      "TEMP_FILES=() MAIN_SUBSHELL=0", oneLiner("log"), shellFunction(script, "die"),
+      shellFunction(script, "dotenv_value"), shellFunction(script, "step_11_write_env_file"),
       shellFunction(script, "set_env_values"),
       "step_11_write_env_file",
     ].join("\n");
@@ -152,7 +153,8 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
 }
 
 describe("step 11: the .env rules of spec 2.5", () => {
-  const password = `p@ss 'w"rd $HOME \`id\` \\ % {} # =`;
+  // No backtick: .env holds it in backticks, which dotenv strips and reads nothing else into.
+  const password = `p@ss 'w"rd $HOME \\ % {} # =`;
 
   test("replaces present lines in place, appends missing ones, keeps every other line, mode 600", () => {
     const result = runEnvStep([
@@ -175,17 +177,19 @@ describe("step 11: the .env rules of spec 2.5", () => {
       "DB_NAME=crm",
       "LAST=no newline at end",
       "DB_USER=crm_app",
-      `DB_PASSWORD=${password}`,
+      `DB_PASSWORD=\`${password}\``,
       "BACKENDURI=http://ec2-1-2-3-4.example.com:3000",
       "",
     ].join("\n"));
     expect(result.mode).toBe(0o600);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect(require("dotenv").parse(result.text)).toMatchObject({ DB_PASSWORD: password, DB_USER: "crm_app", LAST: "no newline at end" });
   });
 
   test("creates the file when there is none", () => {
     expect(runEnvStep(undefined, password).text).toBe([
       "DB_USER=crm_app",
-      `DB_PASSWORD=${password}`,
+      `DB_PASSWORD=\`${password}\``,
       "DB_NAME=crm",
       "FRONTENDURI=http://ec2-1-2-3-4.example.com",
       "BACKENDURI=http://ec2-1-2-3-4.example.com:3000",
@@ -199,6 +203,12 @@ describe("step 11: the .env rules of spec 2.5", () => {
   });
 });
 
+const secretsOf = (root: string, app: string, token: string) => ({
+  dbRootPasswordBase64: Buffer.from(root).toString("base64"),
+  appDbPasswordBase64: Buffer.from(app).toString("base64"),
+  sourceHostTokenBase64: Buffer.from(token).toString("base64"),
+});
+
 /** The one-line helper `name() { … }` of a rendered script. */
 function oneLiner(name: string): string {
   const line = script.split("\n").find((l) => l.startsWith(`${name}() {`));
@@ -207,7 +217,8 @@ function oneLiner(name: string): string {
 }
 
 describe("failure handling", () => {
-  const runFragment = (body: string[]) => spawnSync("bash", ["-c", ["set -Eeuo pipefail", oneLiner("log"), oneLiner("die"), ...body].join("\n")],
+  const runFragment = (body: string[]) => spawnSync("bash", ["-c", ["set -Eeuo pipefail", "MAIN_SUBSHELL=0 CURRENT_STEP=test",
+    oneLiner("log"), shellFunction(script, "die"), ...body].join("\n")],
     { encoding: "utf8" });
 
   test("step 4 tolerates a failing database, and another database step does not", () => {
@@ -274,5 +285,17 @@ describe("redact", () => {
       "no newline at the end",
       "",
     ].join("\n"));
+  });
+
+  test("replaces the longest secret first, so a secret that begins another leaves no tail of it", () => {
+    // The root password (replaced first before) is the beginning of the app password.
+    const secrets = secretsOf("Pr3fix-Secret", "Pr3fix-Secret-and-Tail", "token-Wm3");
+    const rendered = renderProvisioningScript(PRODUCTION_SETTINGS, secrets);
+    const program = ["set -Eeuo pipefail", ...rendered.split("\n").filter((l) => /^readonly \w+_B64=/.test(l)),
+      oneLiner("hex"), shellFunction(rendered, "urlencode"), shellFunction(rendered, "redact"), "redact"].join("\n");
+    const input = ["app: Pr3fix-Secret-and-Tail", `hex: ${Buffer.from("Pr3fix-Secret-and-Tail").toString("hex")}`,
+      `base64: ${secrets.appDbPasswordBase64}`, "root: Pr3fix-Secret."].join("\n");
+    expect(spawnSync("bash", ["-c", program], { input, encoding: "utf8" }).stdout)
+      .toBe("app: [REDACTED]\nhex: [REDACTED]\nbase64: [REDACTED]\nroot: [REDACTED].\n");
   });
 });

@@ -4,15 +4,23 @@
 # (a second run rebuilds nothing and takes seconds).
 #
 # Usage: scripts/ci/install-tools.sh [TOOL...]
-#   TOOL is any of: terraform checkov actionlint apt boot (default: all five; boot: the VM boot test's qemu and image tools).
+#   TOOL is any of: terraform checkov actionlint moto apt boot (default: all six; boot: the VM boot
+#   test's qemu and image tools).
 #   Exit code 0 when every requested tool is installed and verified, non-zero otherwise.
 #
 # Environment (all optional):
 #   CRM_TOOLS_DIR               cache directory (default: $HOME/.cache/crm-host-tools)
 #   CRM_TERRAFORM_MODULE        Go module of the engine    (default: github.com/hashicorp/terraform)
-#   CRM_TERRAFORM_VERSION       its version, without the v (default: 1.8.5)
+#   CRM_TERRAFORM_VERSION       its version, without the v (default: 1.11.4, the one pin of CI, tests,
+#                               the workflow and the README; the stack requires >= 1.10)
+#   CRM_TERRAFORM_SUBMODULES    version on the Go module proxy of the engine's nested modules (its backends),
+#                               the pseudo-version of the release's commit (default: v0.0.0-20250409131005-35645b8fca68,
+#                               the commit of v1.11.4; checked against the release's time)
+#   CRM_TERRAFORM_SYSTEM_BINARY a Terraform already on the machine, linked instead of built when it reports
+#                               exactly the pinned version (default: /usr/local/bin/terraform)
 #   CRM_TERRAFORM_GOTOOLCHAIN   Go toolchain to fall back to when the machine's Go cannot build the engine
-#                               (default: go1.22.12, fetched through the Go module proxy via GOTOOLCHAIN)
+#                               (default: go1.23.12, fetched through the Go module proxy via GOTOOLCHAIN)
+#   CRM_MOTO_VERSION            moto version from PyPI, the S3 server of the backend test (default: 5.2.5)
 #   CRM_CHECKOV_VERSION         checkov version from PyPI  (default: 3.2.497)
 #   CRM_ACTIONLINT_VERSION      actionlint version, without the v (default: 1.7.7)
 #   CRM_SKIP_APT=1              never call apt-get (report missing Debian commands and fail instead)
@@ -21,15 +29,20 @@
 #   bin/terraform, bin/checkov, bin/actionlint   symlinks that callers put on PATH (see env.sh)
 #   opt/<tool>-<version>/                         one directory per pinned version: a pin change
 #                                                 installs into a new directory and re-points bin/
-#   checkov-venv/                                 the Python virtual environment of checkov
+#   checkov-venv/, moto-venv/                     the Python virtual environments of checkov and moto
+#   bin/moto_server                               moto's server (S3 on loopback for the backend test)
+#   boot-image/<hash>/, boot-packages/            the boot test's VM image and npm packages (made by the test)
 #
 # Afterwards: source scripts/ci/env.sh   (puts bin/ first on PATH, sets TERRAFORM_BINARY_NAME)
 set -euo pipefail
 
 DIR="${CRM_TOOLS_DIR:-$HOME/.cache/crm-host-tools}"
 TERRAFORM_MODULE="${CRM_TERRAFORM_MODULE:-github.com/hashicorp/terraform}"
-TERRAFORM_VERSION="${CRM_TERRAFORM_VERSION:-1.8.5}"
-TERRAFORM_GOTOOLCHAIN="${CRM_TERRAFORM_GOTOOLCHAIN:-go1.22.12}"
+TERRAFORM_VERSION="${CRM_TERRAFORM_VERSION:-1.11.4}"
+TERRAFORM_SUBMODULES="${CRM_TERRAFORM_SUBMODULES:-v0.0.0-20250409131005-35645b8fca68}"
+TERRAFORM_SYSTEM_BINARY="${CRM_TERRAFORM_SYSTEM_BINARY:-/usr/local/bin/terraform}"
+TERRAFORM_GOTOOLCHAIN="${CRM_TERRAFORM_GOTOOLCHAIN:-go1.23.12}"
+MOTO_VERSION="${CRM_MOTO_VERSION:-5.2.5}"
 CHECKOV_VERSION="${CRM_CHECKOV_VERSION:-3.2.497}"
 ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint"
 ACTIONLINT_VERSION="${CRM_ACTIONLINT_VERSION:-1.7.7}"
@@ -104,23 +117,88 @@ engine_version() {
   printf '%s\n' "${out%%$'\n'*}"
 }
 
+# json_field NAME: the string value of "NAME" in the `go mod download -json` output on stdin.
+json_field() { sed -n 's/^[[:space:]]*"'"$1"'": "\(.*\)",\{0,1\}$/\1/p'; }
+
+# go_download MODULE@VERSION: downloads a module through the Go module proxy, prints its directory.
+go_download() {
+  local info dir
+  info=$(GOFLAGS=-mod=mod go mod download -json "$1" 2>>"$DIR/logs/go-download.log") \
+    || { tail -n 20 "$DIR/logs/go-download.log" >&2; die "go mod download $1 failed"; }
+  dir=$(printf '%s\n' "$info" | json_field Dir)
+  [[ -n "$dir" && -f "$dir/go.mod" ]] || die "go mod download $1 printed no module directory"
+  printf '%s\n' "$dir"
+}
+
+# build_terraform VDIR LDFLAGS: builds the engine from its module on the Go module proxy. Terraform 1.10
+# and later carry `replace` directives in go.mod that point at nested modules (the state backends),
+# which `go install module@version` refuses and which the module's zip leaves out. So: download
+# the module, copy it out of the read-only module cache, put each nested module (downloaded at
+# the release's commit) where its directive points, and `go build` inside. Built into a scratch
+# directory, then moved to VDIR whole, so that an interrupted build never leaves a half-filled VDIR.
+build_terraform() {
+  local vdir="$1" ldflags="$2"
+  local build="$DIR/opt/.build-${vdir##*/}" logfile="$DIR/logs/${vdir##*/}.log" src rel released stamp toolchain
+  command -v go >/dev/null 2>&1 || die "terraform: go is not installed (needed to build it)"
+  rm -rf "$vdir" "$build"
+  mkdir -p "$build"
+  : >"$logfile"
+  src=$(go_download "$TERRAFORM_MODULE@v$TERRAFORM_VERSION")
+  # The nested modules' pseudo-version must name the release's commit: its time stamp is the release's.
+  released=$(GOFLAGS=-mod=mod go mod download -json "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" | json_field Info)
+  released=$(sed -n 's/.*"Time":"\([0-9-]*\)T\([0-9:]*\)Z".*/\1\2/p' "$released" | tr -d ':-')
+  stamp=$(cut -d- -f2 <<<"$TERRAFORM_SUBMODULES")
+  [[ -n "$released" && "$released" == "$stamp" ]] \
+    || die "terraform: CRM_TERRAFORM_SUBMODULES=$TERRAFORM_SUBMODULES is not the commit of v$TERRAFORM_VERSION (released $released)"
+  cp -R "$src" "$build/src" && chmod -R u+w "$build/src"
+  while read -r rel; do
+    [[ -n "$rel" ]] || continue
+    log "terraform: nested module ${rel#./} at $TERRAFORM_SUBMODULES"
+    src=$(go_download "$TERRAFORM_MODULE/${rel#./}@$TERRAFORM_SUBMODULES")
+    mkdir -p "$build/src/$rel" && cp -R "$src/." "$build/src/$rel/" && chmod -R u+w "$build/src/$rel"
+  done < <(sed -n 's|^replace '"$TERRAFORM_MODULE"'/[^ ]* => \(\./[^ ]*\)$|\1|p' "$build/src/go.mod")
+  # The machine's Go first; a newer Go may refuse the module's go.mod (unknown godebug settings).
+  for toolchain in local "$TERRAFORM_GOTOOLCHAIN"; do
+    if (cd "$build/src" && GOTOOLCHAIN=$toolchain GOFLAGS=-mod=mod go build -trimpath -ldflags="$ldflags" -o "$build/terraform" .) \
+         >>"$logfile" 2>&1; then
+      break
+    fi
+    log "terraform: go build with GOTOOLCHAIN=$toolchain failed; last lines:"
+    tail -n 15 "$logfile" >&2 || true
+    [[ "$toolchain" == local ]] || die "terraform: build failed (log: $logfile)"
+    log "terraform: retrying with GOTOOLCHAIN=$TERRAFORM_GOTOOLCHAIN (fetched through the Go module proxy)"
+  done
+  rm -rf "$build/src"
+  printf '%s\n' "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" >"$build/.stamp"
+  mv "$build" "$vdir"
+}
+
 install_terraform() {
   local start; start=$(now)
   local vdir="$DIR/opt/terraform-v$TERRAFORM_VERSION"
   local bin="$vdir/terraform" action="cached"
-  # Release builds are linked with version.dev=no; a plain `go install` would report v<version>-dev.
+  # Release builds are linked with version.dev=no; a plain build would report v<version>-dev.
   local ldflags="-X ${TERRAFORM_MODULE%/cmd/*}/version.dev=no"
-  if [[ -x "$bin" && -f "$vdir/.stamp" && "$(cat "$vdir/.stamp")" == "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" ]] \
+  if [[ -x "$TERRAFORM_SYSTEM_BINARY" ]] && engine_version_ok "$TERRAFORM_SYSTEM_BINARY" \
+     && [[ "$(engine_version "$TERRAFORM_SYSTEM_BINARY")" == "Terraform v$TERRAFORM_VERSION" ]]; then
+    # The machine image carries the pinned release: link it, build nothing.
+    bin=$TERRAFORM_SYSTEM_BINARY action="linked"
+    log "terraform: $TERRAFORM_SYSTEM_BINARY is Terraform v$TERRAFORM_VERSION; linking it"
+  elif [[ -x "$bin" && -f "$vdir/.stamp" && "$(cat "$vdir/.stamp")" == "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" ]] \
      && engine_version_ok "$bin"; then
     log "terraform: $TERRAFORM_MODULE v$TERRAFORM_VERSION already in $vdir"
   else
     log "terraform: building $TERRAFORM_MODULE@v$TERRAFORM_VERSION (first build: several minutes)"
-    go_build terraform "$TERRAFORM_MODULE@v$TERRAFORM_VERSION" "$vdir" "-ldflags=$ldflags"
+    build_terraform "$vdir" "$ldflags"
     action="built"
   fi
   local got; got=$(engine_version "$bin" || true)
   engine_version_ok "$bin" || die "terraform: '$bin version' printed '$got', expected v$TERRAFORM_VERSION"
-  ln -sfn "../opt/terraform-v$TERRAFORM_VERSION/terraform" "$DIR/bin/terraform"
+  if [[ "$action" == linked ]]; then
+    ln -sfn "$bin" "$DIR/bin/terraform"
+  else
+    ln -sfn "../opt/terraform-v$TERRAFORM_VERSION/terraform" "$DIR/bin/terraform"
+  fi
   record terraform "$TERRAFORM_VERSION" "$action" "$(elapsed "$start")" "$got"
 }
 
@@ -167,6 +245,30 @@ install_actionlint() {
   fi
   ln -sfn "../opt/actionlint-v$ACTIONLINT_VERSION/actionlint" "$DIR/bin/actionlint"
   record actionlint "$ACTIONLINT_VERSION" "$action" "$(elapsed "$start")" "actionlint $got"
+}
+
+# moto: the S3-compatible server that the state backend test runs on loopback (__tests__/engine/s3-backend.test.ts).
+install_moto() {
+  local start; start=$(now)
+  local venv="$DIR/moto-venv" action="cached" got=""
+  if [[ -x "$venv/bin/moto_server" && -x "$venv/bin/python" ]]; then
+    got=$(last_line "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("moto"))')
+  fi
+  if [[ "$got" == "$MOTO_VERSION" ]]; then
+    log "moto: $MOTO_VERSION already in $venv"
+  else
+    command -v python3 >/dev/null 2>&1 || die "moto: python3 is not installed"
+    log "moto: installing moto[server]==$MOTO_VERSION into $venv (found: ${got:-none})"
+    rm -rf "$venv"
+    python3 -m venv "$venv" || die "moto: python3 -m venv failed (Debian: apt-get install python3-venv)"
+    "$venv/bin/python" -m pip install --disable-pip-version-check "moto[server]==$MOTO_VERSION" >"$DIR/logs/moto.log" 2>&1 \
+      || { tail -n 30 "$DIR/logs/moto.log" >&2; die "moto: pip install failed (log: $DIR/logs/moto.log)"; }
+    got=$(last_line "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("moto"))')
+    [[ "$got" == "$MOTO_VERSION" && -x "$venv/bin/moto_server" ]] || die "moto: found version '$got' and no moto_server, expected $MOTO_VERSION"
+    action="installed"
+  fi
+  ln -sfn ../moto-venv/bin/moto_server "$DIR/bin/moto_server"
+  record moto "$MOTO_VERSION" "$action" "$(elapsed "$start")" "moto[server] $got"
 }
 
 # apt_ensure NAME N PACKAGE... COMMAND...: installs the N Debian packages (apt-get, --no-install-recommends)
@@ -218,13 +320,13 @@ install_boot() {
 
 main() {
   local tools=("$@")
-  ((${#tools[@]} > 0)) || tools=(apt boot terraform checkov actionlint)
+  ((${#tools[@]} > 0)) || tools=(apt boot terraform checkov actionlint moto)
   local t
   for t in "${tools[@]}"; do
     case "$t" in
-      terraform | checkov | actionlint | apt | boot) ;;
-      -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
-      *) die "unknown tool '$t' (expected: terraform checkov actionlint apt boot)" ;;
+      terraform | checkov | actionlint | moto | apt | boot) ;;
+      -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
+      *) die "unknown tool '$t' (expected: terraform checkov actionlint moto apt boot)" ;;
     esac
   done
   mkdir -p "$DIR/bin" "$DIR/opt" "$DIR/logs"

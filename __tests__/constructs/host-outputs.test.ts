@@ -1,0 +1,34 @@
+import { BACK_END_PORT, FRONT_END_PORT, HostOutputs } from "../../constructs/host-outputs";
+import { synthesize } from "../support/synth";
+
+describe("HostOutputs", () => {
+  const { json } = synthesize((scope) => new HostOutputs(scope, "outputs", {
+    instanceName: "Web",
+    nameTag: "Stack/Web",
+    instanceId: "${aws_instance.host.id}",
+    publicIp: "${aws_instance.host.public_ip}",
+    publicDns: "${aws_instance.host.public_dns}",
+    loginUser: "ec2-user",
+    provisioningLog: "/var/log/crm-provisioning.log",
+  }));
+
+  it("names every output <instance_name><What>, not after the construct path", () => {
+    expect(Object.keys(json.output ?? {}).sort()).toEqual([
+      "WebBackendUrl", "WebFrontendUrl", "WebInstanceId", "WebProvisioningLogCommand", "WebPublicDns", "WebPublicIP", "WebSshCommand",
+    ]);
+  });
+
+  it("gives the spec's addresses of the front end and back end, and the commands to log in and follow the first boot", () => {
+    const value = (name: string) => json.output?.[name].value;
+    expect([FRONT_END_PORT, BACK_END_PORT]).toEqual([80, 3000]);
+    expect(value("WebPublicIP")).toBe("${aws_instance.host.public_ip}");
+    expect(value("WebPublicDns")).toBe("${aws_instance.host.public_dns}");
+    expect(value("WebInstanceId")).toBe("${aws_instance.host.id}");
+    expect(value("WebFrontendUrl")).toBe("http://${aws_instance.host.public_dns}");
+    expect(value("WebBackendUrl")).toBe("http://${aws_instance.host.public_dns}:3000");
+    expect(value("WebSshCommand")).toBe("ssh ec2-user@${aws_instance.host.public_dns}");
+    expect(value("WebProvisioningLogCommand"))
+      .toBe("ssh ec2-user@${aws_instance.host.public_dns} sudo tail -n +1 -f /var/log/crm-provisioning.log");
+    expect(json.output?.WebPublicIP.description).toBe("Public IP address of Stack/Web");
+  });
+});

@@ -1,0 +1,56 @@
+import { TerraformOutput } from "cdktf";
+import { Construct } from "constructs";
+
+/** The application's ports (spec: the front end on 80, the back end on 3000). */
+export const FRONT_END_PORT = 80;
+export const BACK_END_PORT = 3000;
+
+/** Props of {@link HostOutputs}. */
+export interface HostOutputsProps {
+  /** `<instance_name>`: every output is named `<instance_name><What>`, as the spec's `<instance_name>PublicIP`. */
+  readonly instanceName: string;
+  /** `<stack_name>/<instance_name>`, for the descriptions. */
+  readonly nameTag: string;
+  /** The instance's id, public IP address and public DNS name (Terraform expressions). */
+  readonly instanceId: string;
+  readonly publicIp: string;
+  readonly publicDns: string;
+  /** The login user of the image (`ec2-user` on Amazon Linux). */
+  readonly loginUser: string;
+  /** The provisioning script's log file on the host. */
+  readonly provisioningLog: string;
+}
+
+/**
+ * What an operator needs after a deploy, as Terraform outputs (`cdktf output`, `terraform output`):
+ * the spec's `<instance_name>PublicIP`, and the host's DNS name, id, the application's addresses
+ * and the commands to log in and to follow the first boot. The output names are fixed (not
+ * prefixed by the construct path), so that scripts can rely on them.
+ */
+export class HostOutputs extends Construct {
+  /** The outputs by name. */
+  public readonly outputs: Readonly<Record<string, TerraformOutput>>;
+
+  constructor(scope: Construct, id: string, props: HostOutputsProps) {
+    super(scope, id);
+    const login = `${props.loginUser}@${props.publicDns}`;
+    const values: [string, string, string][] = [
+      ["PublicIP", props.publicIp, `Public IP address of ${props.nameTag}`],
+      ["PublicDns", props.publicDns, `Public DNS name of ${props.nameTag}`],
+      ["InstanceId", props.instanceId, `EC2 instance id of ${props.nameTag}`],
+      ["FrontendUrl", `http://${props.publicDns}`, `The application's front end (port ${FRONT_END_PORT}, FRONTENDURI)`],
+      ["BackendUrl", `http://${props.publicDns}:${BACK_END_PORT}`, `The application's back end (port ${BACK_END_PORT}, BACKENDURI)`],
+      ["SshCommand", `ssh ${login}`, "Log in to the host (add -i with the private key of key_pair_name)"],
+      ["ProvisioningLogCommand", `ssh ${login} sudo tail -n +1 -f ${props.provisioningLog}`,
+        "Follow the first-boot provisioning log (it ends with the last step's line)"],
+    ];
+    const outputs: Record<string, TerraformOutput> = {};
+    for (const [suffix, value, description] of values) {
+      const name = `${props.instanceName}${suffix}`;
+      const output = new TerraformOutput(this, suffix, { value, description });
+      output.overrideLogicalId(name);
+      outputs[name] = output;
+    }
+    this.outputs = outputs;
+  }
+}
