@@ -225,7 +225,7 @@ export interface BootOptions {
   readonly removeOnAbort?: string;
 }
 
-/** Kills `timeout` and qemu under it: each runs in its own process group. */
+/** Kills the guard, `timeout` and qemu (with its socat children): they share one process group. */
 function killGroup(child: ChildProcess): void {
   try {
     if (child.pid) process.kill(-child.pid, "SIGKILL");
