@@ -179,8 +179,11 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     figure("swap lines in /etc/fstab", fstab.trim(), fstab.trim() === "1");
     const env = `${SETTINGS.appDir}/.env`;
     const meta = await vm!.sshOk(`stat -c '%a %U' ${env}`);
-    // The password is compared by hash in the guest: it never crosses ssh.
-    const values = await vm!.sshOk(`grep -v '^DB_PASSWORD=' ${env}; printf 'DB_PASSWORD sha256 '; sed -n 's/^DB_PASSWORD=//p' ${env} | tr -d '\\n' | sha256sum | cut -d' ' -f1`);
+    // The password as the app's own dotenv reads it, compared by hash in the guest: it never crosses ssh.
+    const node = `${SETTINGS.loginHome}/.nvm/versions/node/v${NODE_VERSION}/bin/node`;
+    const parse = "process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)";
+    const values = await vm!.sshOk(`cd ${SETTINGS.appDir} && grep -v '^DB_PASSWORD=' .env; printf 'DB_PASSWORD sha256 '; `
+      + `${node} -e "${parse}" | sha256sum | cut -d' ' -f1`);
     const want = [
       `DB_USER=${SETTINGS.appDbUser}`, `DB_NAME=${SETTINGS.databaseName}`,
       `FRONTENDURI=http://${FIRST_HOSTNAME}`, `BACKENDURI=http://${FIRST_HOSTNAME}:3000`, "SESSION_SECRET=keep-me", "PORT=3000",
