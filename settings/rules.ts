@@ -92,3 +92,4 @@ export function flag(description: string): z.ZodBoolean {
   settingRules.add(schema, { expected });
   return schema;
 }
+

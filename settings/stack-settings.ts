@@ -10,7 +10,7 @@ import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
 import {
-  appDirInsideHome, databaseDirApartFromDataMount, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
+  appDirInsideHome, databaseDirApartFromDataMount, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
 } from "../userdata/settings";
 import { backendSettings, backendSettingsSchema } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
@@ -37,6 +37,9 @@ const provisioningWithDefaults = {
   databaseDir: PROVISIONING_FIELDS.databaseDir.default(PRODUCTION_PATHS.databaseDir),
   fstabFile: PROVISIONING_FIELDS.fstabFile.default(PRODUCTION_PATHS.fstabFile),
   dataVolumeWaitSeconds: PROVISIONING_FIELDS.dataVolumeWaitSeconds.default(PRODUCTION_PATHS.dataVolumeWaitSeconds),
+  nftablesConfig: PROVISIONING_FIELDS.nftablesConfig.default(PRODUCTION_PATHS.nftablesConfig),
+  scriptDirectory: PROVISIONING_FIELDS.scriptDirectory.default(PRODUCTION_PATHS.scriptDirectory),
+  redirectHttpPort: PROVISIONING_FIELDS.redirectHttpPort.default(PROVISIONING_DEFAULTS.redirectHttpPort),
 };
 
 /** A settings file: the stack's names and region, and the provisioning settings, in one flat object. */

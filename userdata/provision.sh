@@ -104,6 +104,18 @@ password_hash() {
   printf '%s' "$hash"
 }
 
+# install_file PATH MODE: writes stdin to PATH through a private temporary file; an unchanged file is left alone.
+install_file() {
+  local tmp
+  mkdir -p "$(dirname "$1")"
+  rm -f -- "$1".provision-??????  # a killed run's
+  tmp=$(mktemp "$1.provision-XXXXXX")
+  TEMP_FILES+=("$tmp")
+  cat >"$tmp"
+  chmod "$2" "$tmp"
+  if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv -f "$tmp" "$1"; fi
+}
+
 as_login() { runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
 as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
 
@@ -139,18 +151,55 @@ step_01_update_packages() {
 step_02_install_packages() {
   retry "dnf groupinstall" dnf -y groupinstall "Development Tools"
   retry "dnf install" dnf -y install "${PACKAGES[@]}"
+  # nftables is installed now; the rules are in place before any command runs as the login user.
+  configure_firewall
 }
 
-# install_file FILE MODE: stdin becomes FILE, through a temporary copy (a killed run's copy goes
-# at the next run), and FILE is replaced only when it differs.
-install_file() {
-  local file=$1 tmp
-  rm -f -- "$file".provision-??????
-  tmp=$(mktemp "$file.provision-XXXXXX")
-  TEMP_FILES+=("$tmp")
-  cat >"$tmp"
-  chmod "$2" "$tmp"
-  if cmp -s "$tmp" "$file"; then rm -f "$tmp"; else mv -f "$tmp" "$file"; fi
+# metadata_address: the IPv4 address of the metadata service (for the lock-down rule).
+metadata_address() {
+  local host=${METADATA_ENDPOINT#*://}
+  host=${host%%[:/]*}
+  if [[ $host =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then printf '%s' "$host"; return 0; fi
+  getent ahostsv4 "$host" | awk 'NR == 1 { printf "%s", $1 }' | grep . || die "cannot resolve the metadata host $host"
+}
+
+# The script's own nftables table, applied at once and kept as a block of the file that the
+# distribution's nftables service loads at boot (a rerun replaces the block, keeps the rest):
+# - only root may reach the metadata service, which serves this user data with its secrets to any
+#   local process that asks (the app, or a package's install script run by yarn);
+# - tcp/80 goes to the app's port, since the app runs as the login user, who cannot bind 80
+#   (unless the settings say the app binds 80 itself: then its unit has CAP_NET_BIND_SERVICE);
+#   from the host itself too, except to the metadata service where that address is local.
+configure_firewall() {
+  local rules metadata begin="# BEGIN $APP_NAME (provisioning script)" end="# END $APP_NAME (provisioning script)"
+  metadata=$(metadata_address)
+  rules="table inet $APP_NAME
+delete table inet $APP_NAME
+table inet $APP_NAME {
+  chain metadata_root_only {
+    type filter hook output priority 0; policy accept;
+    ip daddr $metadata meta skuid != 0 counter reject comment \"metadata service: root only\"
+  }"
+  if [[ $REDIRECT_HTTP_PORT == true ]]; then
+    rules+="
+  chain http_to_app {
+    type nat hook prerouting priority -100; policy accept;
+    tcp dport $HTTP_PORT counter redirect to :$APP_PORT
+  }
+  chain http_to_app_local {
+    type nat hook output priority -100; policy accept;
+    ip daddr != $metadata fib daddr type local tcp dport $HTTP_PORT counter redirect to :$APP_PORT
+  }"
+  fi
+  rules+=$'\n}'
+  nft -f /dev/stdin <<<"$rules"
+  local mode=644 kept=''
+  if [[ -f $NFTABLES_CONFIG ]]; then
+    mode=$(stat -c %a "$NFTABLES_CONFIG")
+    kept=$(awk -v b="$begin" -v e="$end" '$0 == b { skip = 1 } !skip { print } $0 == e { skip = 0 }' "$NFTABLES_CONFIG")
+  fi
+  printf '%s\n%s\n%s\n%s\n' "$kept" "$begin" "$rules" "$end" | sed '1{/^$/d}' | install_file "$NFTABLES_CONFIG" "$mode"
+  systemctl enable "$NFTABLES_SERVICE"
 }
 
 # set_fstab_entry MOUNT_POINT LINE: LINE replaces the first entry for MOUNT_POINT (fstab order is
@@ -306,6 +355,11 @@ step_09_import_database() {
 }
 
 step_10_read_public_hostname() {
+  read_public_hostname
+}
+
+# Sets PUBLIC_DNS from the metadata service (IMDSv2). Also run at each boot by the refresh script.
+read_public_hostname() {
   local token
   token=$(retry "metadata token" curl -fsS --max-time 10 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token")
   PUBLIC_DNS=$(retry "public hostname" curl -fsS --max-time 10 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname")
@@ -314,10 +368,21 @@ step_10_read_public_hostname() {
 }
 
 step_11_write_env_file() {
-  local file="$APP_DIR/.env" tmp line key
-  local -A want=([DB_USER]=$APP_DB_USER [DB_PASSWORD]=$APP_DB_PASSWORD [DB_NAME]=$DATABASE_NAME
-    [FRONTENDURI]="http://$PUBLIC_DNS" [BACKENDURI]="http://$PUBLIC_DNS:3000") seen=()
-  for key in "${!want[@]}"; do want[$key]=$(dotenv_value "${want[$key]}"); done
+  set_env_values DB_USER "$APP_DB_USER" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" \
+    FRONTENDURI "http://$PUBLIC_DNS" BACKENDURI "http://$PUBLIC_DNS:$APP_PORT"
+}
+
+# set_env_values KEY VALUE...: in $APP_DIR/.env, each KEY's line is replaced where it is, or appended
+# (in argument order) where it is missing; every other line is kept. Also run at each boot by the
+# refresh script. Written through a private temporary file, never through sed.
+set_env_values() {
+  local file="$APP_DIR/.env" tmp line key order=()
+  local -A want=() seen=()
+  while (($# >= 2)); do
+    want[$1]=$(dotenv_value "$2")
+    order+=("$1")
+    shift 2
+  done
   # A killed run's temporary copy (it holds the password): not left for good.
   rm -f -- "$file".provision-??????
   tmp=$(mktemp "$file.provision-XXXXXX")
@@ -335,7 +400,7 @@ step_11_write_env_file() {
         fi
       done <"$file"
     fi
-    for key in DB_USER DB_PASSWORD DB_NAME FRONTENDURI BACKENDURI; do
+    for key in "${order[@]}"; do
       [[ -v seen[$key] ]] || printf '%s=%s\n' "$key" "${want[$key]}"
     done
   } >"$tmp"
@@ -364,6 +429,7 @@ step_13_enable_swap() {
   cd "$APP_DIR"
   if swapon --show=NAME --noheadings | grep -xF "$SWAP_FILE" >/dev/null; then
     log "swap $SWAP_FILE is already on"
+    add_swap_to_fstab
     return 0
   fi
   if [[ ! -e $SWAP_FILE ]]; then
@@ -377,20 +443,45 @@ step_13_enable_swap() {
     die "$SWAP_FILE exists and is not a swap file; not formatting it"
   chmod "$SWAP_FILE_MODE" "$SWAP_FILE"
   swapon "$SWAP_FILE"
+  add_swap_to_fstab
+}
+
+# The swap file comes back after a reboot only through the file system table: one line, added once.
+add_swap_to_fstab() {
+  if [[ -f $FSTAB ]] && awk -v f="$SWAP_FILE" '$1 == f { found = 1 } END { exit !found }' "$FSTAB"; then return 0; fi
+  printf '%s none swap defaults 0 0\n' "$SWAP_FILE" >>"$FSTAB"
 }
 
 step_14_install_dependencies() {
   if [[ ! -x $NODE_BIN/yarn ]]; then retry "yarn install -g" as_node npm install -g yarn; fi
   cd "$APP_DIR"
-  retry "yarn install" as_node yarn install --ignore-engines
+  # As the unit runs it (Environment=NODE_ENV=production): otherwise the unit's first start would
+  # prune the development dependencies this install added.
+  retry "yarn install" as_node NODE_ENV=production yarn install --ignore-engines
 }
 
 step_15_install_service() {
-  local unit="$UNIT_DIRECTORY/$APP_NAME.service"
-  mkdir -p "$UNIT_DIRECTORY"
-  install_file "$unit" 644 < <(printf '%s' "$SERVICE_UNIT")
+  install_refresh_script
+  printf '%s' "$REFRESH_UNIT" | install_file "$UNIT_DIRECTORY/$REFRESH_UNIT_NAME" 644
+  printf '%s' "$SERVICE_UNIT" | install_file "$UNIT_DIRECTORY/$APP_NAME.service" 644
   systemctl daemon-reload
   systemctl enable --now "$APP_NAME.service"
+}
+
+# The script the refresh unit runs at each boot, before the app: this script's own functions for
+# steps 10 and 11 (declare -f), limited to FRONTENDURI and BACKENDURI. It holds no secret.
+install_refresh_script() {
+  {
+    printf '#!/bin/bash\n# Written by the provisioning script of %s: the public addresses in .env, from the metadata service.\n' "$APP_NAME"
+    printf 'set -Eeuo pipefail\nshopt -s inherit_errexit\nPUBLIC_DNS="" TEMP_FILES=() CURRENT_STEP=%s MAIN_SUBSHELL=0\n' "$REFRESH_UNIT_NAME"
+    # shellcheck disable=SC2016 # expanded when the refresh script runs
+    printf 'trap '"'"'rm -f -- "${TEMP_FILES[@]}"'"'"' EXIT\n'
+    declare -p APP_DIR LOGIN_USER ENV_FILE_MODE APP_PORT METADATA_ENDPOINT METADATA_TOKEN_TTL_SECONDS ATTEMPTS PAUSE
+    declare -f log die retry dotenv_value read_public_hostname set_env_values
+    printf 'read_public_hostname\n'
+    # shellcheck disable=SC2016 # expanded when the refresh script runs
+    printf 'set_env_values FRONTENDURI "http://$PUBLIC_DNS" BACKENDURI "http://$PUBLIC_DNS:$APP_PORT"\n'
+  } | install_file "$REFRESH_SCRIPT" 755
 }
 
 main() {

@@ -1,12 +1,13 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS,
+  APP_PORT, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ENV_FILE_MODE, HTTP_PORT, METADATA_TOKEN_TTL_SECONDS,
+  NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME,
 } from "./constants";
 import { ProvisioningSettings, ScriptSecrets } from "./settings";
-import { renderServiceUnit } from "./unit";
+import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
 
 export type StepFunction = (typeof STEP_FUNCTIONS)[number];
 
@@ -22,8 +23,19 @@ export const SECRET_VARIABLES: Readonly<Record<keyof ScriptSecrets, string>> = {
   sourceHostTokenBase64: "SOURCE_HOST_TOKEN_B64",
 };
 
-/** The provisioning code (userdata/provision.sh without its #! line), read once: it follows the rendered header. */
-export const PROVISIONING_CODE = readFileSync(join(__dirname, "provision.sh"), "utf8").replace(/^#!.*\n/, "");
+/**
+ * The provisioning code, read once: userdata/provision.sh without its #! line and its comment lines
+ * (shellcheck's directives kept, so that the rendered script is checked as the file is).
+ * The comments are for readers of the file; left out of the user data, they leave room under EC2's
+ * 16 KiB limit (about 2.4 KiB of the compressed script). Safe because no string or here-document of
+ * the file holds a line starting with # (a test compares the functions bash reads from both).
+ */
+export const PROVISIONING_CODE = withoutCommentLines(readFileSync(join(__dirname, "provision.sh"), "utf8"));
+
+/** Shell code without its full-line comments (the #! line among them), but for shellcheck's directives. */
+export function withoutCommentLines(code: string): string {
+  return code.split("\n").filter((line) => !/^\s*#/.test(line) || /^\s*# shellcheck /.test(line)).join("\n");
+}
 
 /** Bash array literal of words that need no quoting (package names). */
 function shellArray(words: readonly string[]): string {
@@ -88,6 +100,8 @@ readonly DATA_MOUNT=${q(settings.dataMount)}
 readonly DATABASE_DIR=${q(settings.databaseDir)}
 readonly FSTAB=${q(settings.fstabFile)}
 readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}
+readonly NFTABLES_CONFIG=${q(settings.nftablesConfig)}
+readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort ? "true" : "false"}
 
 # Constants (userdata/constants.ts).
 readonly PACKAGES=${shellArray(PACKAGES)}
@@ -101,6 +115,10 @@ readonly NODE_BIN=${q(nodeBinDir(settings.loginHome))}
 readonly SWAP_SIZE=${q(SWAP_SIZE)} SWAP_FILE_MODE=${SWAP_FILE_MODE}
 readonly TOKEN_USERNAME=${q(TOKEN_USERNAME)}
 readonly ATTEMPTS=${NETWORK_ATTEMPTS} PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}
+readonly APP_PORT=${APP_PORT} HTTP_PORT=${HTTP_PORT} NFTABLES_SERVICE=${q(NFTABLES_SERVICE)}
 readonly SERVICE_UNIT=${q(renderServiceUnit(settings))}
+readonly REFRESH_UNIT_NAME=${q(refreshUnitName(settings))}
+readonly REFRESH_UNIT=${q(renderRefreshUnit(settings))}
+readonly REFRESH_SCRIPT=${q(refreshScriptPath(settings))}
 `;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { settingsErrorFrom } from "../settings/errors";
-import { absolutePath, matching, printable, text, wholeNumber } from "../settings/rules";
+import { absolutePath, flag, matching, printable, text, wholeNumber } from "../settings/rules";
 
 /** MariaDB's own schemas: the app user gets ALL PRIVILEGES on its database (on `mysql`, it could read root's hash). */
 export const RESERVED_DATABASE_NAMES = ["mysql", "information_schema", "performance_schema", "sys"] as const;
@@ -85,6 +85,11 @@ export const PROVISIONING_FIELDS = {
   databaseDir: absolutePath("MariaDB's data directory, bind-mounted from `<dataMount>/mysql`. Production: `/var/lib/mysql`."),
   fstabFile: absolutePath("The file system table the mounts are written to. Production: `/etc/fstab`."),
   dataVolumeWaitSeconds: wholeNumber("How long the first boot waits for the data volume's device. Production: 300.", 1, 3600, "seconds"),
+  nftablesConfig: absolutePath("The file the distribution's nftables service loads at boot, where the script keeps its "
+    + "block of rules (port-80 redirect, metadata lock-down). Amazon Linux 2023: `/etc/sysconfig/nftables.conf`; Debian: `/etc/nftables.conf`."),
+  scriptDirectory: absolutePath("Directory of root's helper script that refreshes the public addresses in .env at each boot. `/usr/local/sbin`."),
+  redirectHttpPort: flag("Redirect tcp/80 to the app's port 3000 with nftables (the app runs as the login user, who cannot "
+    + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`."),
 } as const;
 
 /** Refuses an `appDir` outside `loginHome` (the checkout belongs to the login user). */
@@ -141,6 +146,13 @@ export const PRODUCTION_PATHS = {
   fstabFile: "/etc/fstab",
   // The attachment is made only after the instance is running: the first boot may get there first.
   dataVolumeWaitSeconds: 300,
+  nftablesConfig: "/etc/sysconfig/nftables.conf",
+  scriptDirectory: "/usr/local/sbin",
+} as const satisfies Partial<ProvisioningSettings>;
+
+/** Defaults of the provisioning options that are not paths. */
+export const PROVISIONING_DEFAULTS = {
+  redirectHttpPort: true,
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**

@@ -1,4 +1,4 @@
-import { nodeBinDir, RESTART_SEC, SERVICE_DESCRIPTION } from "./constants";
+import { DATABASE_SERVICE, nodeBinDir, RESTART_SEC, SERVICE_DESCRIPTION } from "./constants";
 import { ProvisioningSettings } from "./settings";
 
 /** Search path of the service after the Node.js bin directory (Amazon Linux's default for services). */
@@ -13,10 +13,14 @@ const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";
 export function renderServiceUnit(settings: ProvisioningSettings): string {
   const bin = nodeBinDir(settings.loginHome);
   const command = `cd ${settings.appDir} && ${bin}/yarn install --ignore-engines && exec ${bin}/node server.js`;
+  // After a reboot the app needs its database and the network, and the public addresses of this
+  // boot in .env (the refresh unit): the spec's network.target alone let it start before MariaDB.
+  const needs = ["network-online.target", `${DATABASE_SERVICE}.service`, refreshUnitName(settings)].join(" ");
   return [
     "[Unit]",
     `Description=${SERVICE_DESCRIPTION}`,
-    "After=network.target",
+    `Wants=${needs}`,
+    `After=network.target ${needs}`,
     "",
     "[Service]",
     "Type=simple",
@@ -25,6 +29,8 @@ export function renderServiceUnit(settings: ProvisioningSettings): string {
     "Environment=NODE_ENV=production",
     `Environment=PATH=${bin}:${SYSTEM_PATH}`,
     `ExecStart=/bin/bash -c '${command}'`,
+    // Without the nftables redirect of port 80, an app that binds 80 itself needs this capability.
+    ...(settings.redirectHttpPort ? [] : ["AmbientCapabilities=CAP_NET_BIND_SERVICE"]),
     "Restart=always",
     `RestartSec=${RESTART_SEC}`,
     "",
@@ -37,4 +43,38 @@ export function renderServiceUnit(settings: ProvisioningSettings): string {
 /** File name of the unit. */
 export function serviceUnitName(settings: ProvisioningSettings): string {
   return `${settings.appName}.service`;
+}
+
+/** File name of the oneshot unit that refreshes the public addresses in .env at each boot. */
+export function refreshUnitName(settings: ProvisioningSettings): string {
+  return `${settings.appName}-public-uris.service`;
+}
+
+/** Path of the root-owned script that unit runs (written by the provisioning script). */
+export function refreshScriptPath(settings: ProvisioningSettings): string {
+  return `${settings.scriptDirectory}/${settings.appName}-public-uris`;
+}
+
+/**
+ * The oneshot unit `<unitDirectory>/<appName>-public-uris.service`: EC2 gives an instance a new
+ * public hostname at every stop and start, so before the app starts, at each boot, it rewrites
+ * FRONTENDURI and BACKENDURI in .env from the metadata service (IMDSv2), keeping every other line.
+ * Pulled in by the app's unit (Wants/After), so it needs no [Install] section.
+ */
+export function renderRefreshUnit(settings: ProvisioningSettings): string {
+  return [
+    "[Unit]",
+    `Description=Public addresses of ${settings.appName} in .env, from the instance metadata`,
+    "Wants=network-online.target",
+    "After=network-online.target",
+    `Before=${serviceUnitName(settings)}`,
+    "",
+    "[Service]",
+    "Type=oneshot",
+    "RemainAfterExit=yes",
+    `ExecStart=${refreshScriptPath(settings)}`,
+    // Bounded: the script's retries of the metadata service take at most about a minute.
+    "TimeoutStartSec=180",
+    "",
+  ].join("\n");
 }

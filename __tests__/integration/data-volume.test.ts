@@ -115,7 +115,8 @@ describeWithTools("the database on the data volume, with real devices and mounts
     test("the volume is mounted before the database starts, which started on no other directory", () => {
       const { databaseDir } = hostA.settings;
       const calls = runA.newCalls.filter((line) => /^(systemctl|database-)/.test(line));
-      expect(calls.slice(0, 6)).toEqual([
+      expect(calls.slice(0, 7)).toEqual([
+        "systemctl enable nftables", // step 2: the firewall rules, before the database
         "systemctl daemon-reload",
         "systemctl stop mariadb",
         "systemctl enable --now mariadb",
@@ -130,6 +131,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(readFileSync(fstabFile, "utf8")).toBe([
         `UUID=${uuidA} ${dataMount} xfs defaults,nofail,x-systemd.device-timeout=2min 0 2`,
         `${dataMount}/mysql ${databaseDir} none bind,nofail,x-systemd.requires-mounts-for=${dataMount} 0 0`,
+        `${hostA.settings.swapFile} none swap defaults 0 0`, // step 13
         "",
       ].join("\n"));
       expect(readFileSync(join(unitDirectory, "mariadb.service.d", DATABASE_DROP_IN), "utf8"))
@@ -229,7 +231,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(result.output).toContain(`the data volume ${device} holds a dos partition table and no file system; refusing to format it`);
       expect(blkid(device, "PTTYPE")).toBe("dos");
       expect(blkid(device, "TYPE")).toBe("");
-      expect(result.newCalls.filter((line) => /^(database-|systemctl enable)/.test(line))).toEqual([]);
+      expect(result.newCalls.filter((line) => /^(database-|systemctl enable(?! nftables$))/.test(line))).toEqual([]);
     } finally {
       await h.stop();
     }
@@ -241,7 +243,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain(`the data volume ${VOLUME_ID} did not appear within 2 s`);
       expect(result.durationMs).toBeGreaterThanOrEqual(2000);
-      expect(result.newCalls.filter((line) => /^(database-|systemctl enable)/.test(line))).toEqual([]);
+      expect(result.newCalls.filter((line) => /^(database-|systemctl enable(?! nftables$))/.test(line))).toEqual([]);
     } finally {
       await h.stop();
     }

@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "fs";
 import { join, relative } from "path";
 import { Fault, FAULTS, nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
-import { renderProvisioningScript, STEP_FUNCTIONS } from "../../userdata";
+import { refreshUnitName, renderProvisioningScript, STEP_FUNCTIONS } from "../../userdata";
 
 jest.setTimeout(600_000);
 
@@ -85,7 +85,7 @@ describeWithTools("fault injection: every step fails once, then a re-run recover
     expect(clean).toMatchObject({
       tables: "customers\norders", customers: "1\tAda\n2\tGrace\n3\tLinus", orders: "10\t1\n11\t3",
       importMark: "crm-provisioning: export.sql imported", appLogin: true, rootPassword: true, envMode: 0o600,
-      swapOn: 1, filesWithToken: [], tmp: [], besideSwap: ["swapfile"], units: [`${h.settings.appName}.service`],
+      swapOn: 1, filesWithToken: [], tmp: [], besideSwap: ["swapfile"], units: [refreshUnitName(h.settings), `${h.settings.appName}.service`].sort(),
     });
     expect(clean.home).toContain("crm-app/.env");
   });

@@ -156,6 +156,8 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       "dnf -y upgrade",
       "dnf -y groupinstall Development Tools",
       `dnf -y install ${PACKAGES.join(" ")}`,
+      "nft -f /dev/stdin",
+      "systemctl enable nftables",
       "systemctl enable --now mariadb",
       `curl -fsSL --max-time 120 -o <temporary file> ${NVM_INSTALL_URL}`,
       `nvm-installer HOME=${loginHome} user=${h.settings.loginUser}`,
@@ -168,7 +170,7 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       `mkswap ${swapFile}.partial`,
       `swapon ${swapFile}`,
       "npm install -g yarn",
-      `yarn install --ignore-engines (in ${appDir})`,
+      `yarn install --ignore-engines (in ${appDir}, NODE_ENV=production)`,
       "systemctl daemon-reload",
       `systemctl enable --now ${appName}.service`,
     ]);
@@ -202,13 +204,22 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     test("leaves the active swap alone and re-enables the service idempotently", () => {
       const calls = second.newCalls.filter((line) => /^(fallocate|mkswap|swapon|npm|systemctl|yarn) /.test(line));
       expect(calls).toEqual([
+        "systemctl enable nftables",
         "systemctl enable --now mariadb",
         "swapon --show=NAME --noheadings",
-        `yarn install --ignore-engines (in ${h.settings.appDir})`,
+        `yarn install --ignore-engines (in ${h.settings.appDir}, NODE_ENV=production)`,
         "systemctl daemon-reload",
         `systemctl enable --now ${h.settings.appName}.service`,
       ]);
       expect(readFileSync(join(h.settings.appDir, ".env"), "utf8").match(/^DB_PASSWORD=/gm)).toHaveLength(1);
+    });
+
+    test("keeps one swap line in the file system table and one block of rules in the nftables file", () => {
+      expect(readFileSync(h.settings.fstabFile, "utf8")).toBe(`${h.settings.swapFile} none swap defaults 0 0\n`);
+      const rules = readFileSync(h.settings.nftablesConfig, "utf8");
+      expect(rules.match(/^# BEGIN crm-test \(provisioning script\)$/gm)).toHaveLength(1);
+      expect(rules).toContain("ip daddr 127.0.0.1 meta skuid != 0 counter reject");
+      expect(rules).toContain("tcp dport 80 counter redirect to :3000");
     });
 
     test("after a reboot, a third run turns the existing swap file on again without re-creating it", async () => {

@@ -25,6 +25,7 @@ import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
 import { NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, TOKEN_USERNAME } from "../../userdata/constants";
 import { ProvisioningSettings } from "../../userdata/settings";
+import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
 
 /** Hostname the stand-in metadata service reports. */
 export const TEST_PUBLIC_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
@@ -281,6 +282,9 @@ export class ProvisioningHarness {
       databaseDir: join(this.dir, "var", "lib", "mysql"),
       fstabFile: join(this.dir, "etc", "fstab"),
       dataVolumeWaitSeconds: this.dataVolumeWaitSeconds,
+      nftablesConfig: join(this.dir, "etc", "sysconfig", "nftables.conf"),
+      scriptDirectory: join(this.dir, "usr", "local", "sbin"),
+      redirectHttpPort: true,
     };
   }
 
@@ -588,7 +592,6 @@ export class ProvisioningHarness {
 
   /** git smart HTTP over TLS, only with basic auth `<TOKEN_USERNAME>:<token>`: proves the token really travels. */
   private async startGitServer(): Promise<void> {
-    const backend = join(gitExecPath(), "git-http-backend");
     const server = https.createServer({
       key: readFileSync(join(this.dir, "tls", "key.pem")),
       cert: readFileSync(this.certFile),
@@ -626,44 +629,7 @@ export class ProvisioningHarness {
         res.destroy();
         return;
       }
-      const env: NodeJS.ProcessEnv = {
-        PATH: process.env.PATH,
-        GIT_PROJECT_ROOT: this.reposDir,
-        GIT_HTTP_EXPORT_ALL: "1",
-        GIT_CONFIG_NOSYSTEM: "1",
-        HOME: this.dir,
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.replace(/^\?/, ""),
-        REQUEST_METHOD: req.method ?? "GET",
-        CONTENT_TYPE: req.headers["content-type"] ?? "",
-        REMOTE_USER: user,
-        REMOTE_ADDR: "127.0.0.1",
-        GIT_PROTOCOL: String(req.headers["git-protocol"] ?? ""),
-        HTTP_CONTENT_ENCODING: String(req.headers["content-encoding"] ?? ""),
-      };
-      if (req.headers["content-length"]) env.CONTENT_LENGTH = req.headers["content-length"];
-      const cgi = spawn(backend, [], { env, stdio: ["pipe", "pipe", "inherit"] });
-      const out: Buffer[] = [];
-      cgi.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-      req.pipe(cgi.stdin);
-      cgi.on("close", () => {
-        const data = Buffer.concat(out);
-        let end = data.indexOf("\r\n\r\n");
-        let skip = 4;
-        if (end < 0) { end = data.indexOf("\n\n"); skip = 2; }
-        const headers: Record<string, string> = {};
-        let status = 200;
-        for (const line of data.subarray(0, Math.max(end, 0)).toString("latin1").split(/\r?\n/)) {
-          const colon = line.indexOf(":");
-          if (colon < 0) continue;
-          const name = line.slice(0, colon).trim();
-          const value = line.slice(colon + 1).trim();
-          if (name.toLowerCase() === "status") status = parseInt(value, 10);
-          else headers[name] = value;
-        }
-        record(status);
-        res.writeHead(status, headers).end(end < 0 ? data : data.subarray(end + skip));
-      });
+      void serveGit(req, res, this.reposDir, this.dir, user).then(record);
     });
     this.gitServer = server;
     this.gitPort = await listen(server);
@@ -767,6 +733,8 @@ esac
         `fi`);
     }
     write("systemctl", systemctl.join("\n"));
+    // Records the call; the rules it was given are kept in nft-rules.log (the VM boot test runs nft for real).
+    write("nft", `${record("nft")}\ncat >>${shq(join(this.dir, "nft-rules.log"))}`);
     // The real mkswap, on the small file the fallocate stand-in makes: blkid then sees a real swap signature.
     write("mkswap", `${record("mkswap")}\nexec ${shq(tool("mkswap"))} "$@"`);
     write("fallocate", `${record("fallocate")}\n# A small sparse file (a test must not write 2 GiB), large enough for mkswap.\ntruncate -s 64K "\${!#}"`);
@@ -824,24 +792,8 @@ esac
   }
 }
 
-function gitExecPath(): string {
-  // `git --exec-path` would need a subprocess; Debian, Fedora and Amazon Linux all use one of these.
-  for (const dir of ["/usr/lib/git-core", "/usr/libexec/git-core", "/usr/local/libexec/git-core"]) {
-    if (existsSync(join(dir, "git-http-backend"))) return dir;
-  }
-  return "/usr/lib/git-core";
-}
-
 function shq(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-function parseBasicAuth(header: string | undefined): [string, string] {
-  const match = /^Basic\s+(\S+)$/i.exec(header ?? "");
-  if (!match) return ["", ""];
-  const decoded = Buffer.from(match[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon < 0 ? [decoded, ""] : [decoded.slice(0, colon), decoded.slice(colon + 1)];
 }
 
 /**
@@ -867,7 +819,7 @@ nvm() {
 #!/bin/bash
 printf '%s\\n' "npm $*" >>${calls}
 if [[ "$*" == "install -g yarn" ]]; then
-  printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD)" >>${calls}' \\
+  printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD\${NODE_ENV:+, NODE_ENV=$NODE_ENV})" >>${calls}' \\
     'if [[ -f ${fault} && $(<${fault}) == step_14_install_dependencies ]]; then echo "injected fault" >&2; exit 1; fi' >"$(dirname "$0")/yarn"
   chmod 755 "$(dirname "$0")/yarn"
 fi

@@ -1,10 +1,11 @@
 import { spawnSync } from "child_process";
 import { reportMissingTools } from "../support/required-tools";
-import { PRODUCTION_PATHS, ProvisioningSettings, ScriptSecrets } from "../../userdata";
+import { PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, ScriptSecrets } from "../../userdata";
 
 /** The example settings of the repository, with the spec's production paths. */
 export const PRODUCTION_SETTINGS: ProvisioningSettings = {
   ...PRODUCTION_PATHS,
+  ...PROVISIONING_DEFAULTS,
   appName: "crm",
   appDir: "/home/ec2-user/crm-app",
   repoUrl: "https://github.com/example-org/crm-app.git",

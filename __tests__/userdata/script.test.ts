@@ -5,7 +5,7 @@ import { join } from "path";
 import { gzipSync } from "zlib";
 import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
-  renderProvisioningScript, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES,
+  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, withoutCommentLines,
 } from "../../userdata";
 import { haveTool, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
@@ -98,7 +98,7 @@ describe("renderProvisioningScript", () => {
     expect(script).toContain('dnf -y install "${PACKAGES[@]}"');
     expect(script).toContain(`dnf -y groupinstall "Development Tools"`);
     expect(script).toContain("as_node npm install -g yarn");
-    expect(script).toContain("as_node yarn install --ignore-engines");
+    expect(script).toContain("as_node NODE_ENV=production yarn install --ignore-engines");
     expect(script).toContain('systemctl enable --now "$APP_NAME.service"');
   });
 
@@ -122,13 +122,32 @@ describe("renderProvisioningScript", () => {
 
   test("carries the unit file of renderServiceUnit in the header and writes it unchanged", () => {
     expect(headerValue("SERVICE_UNIT")).toBe(renderServiceUnit(PRODUCTION_SETTINGS));
-    expect(shellFunction(script, "step_15_install_service")).toContain(`install_file "$unit" 644 < <(printf '%s' "$SERVICE_UNIT")`);
+    expect(shellFunction(script, "step_15_install_service")).toContain(`printf '%s' "$SERVICE_UNIT" | install_file "$UNIT_DIRECTORY/$APP_NAME.service" 644`);
+    expect(headerValue("REFRESH_UNIT")).toBe(renderRefreshUnit(PRODUCTION_SETTINGS));
+    expect(headerValue("REFRESH_UNIT_NAME")).toBe("crm-public-uris.service");
+    expect(headerValue("REFRESH_SCRIPT")).toBe("/usr/local/sbin/crm-public-uris");
   });
 
-  test("is the rendered header followed by userdata/provision.sh without its #! line", () => {
+  test("is the rendered header followed by userdata/provision.sh without its comment lines", () => {
     const code = readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8");
     expect(code.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${code.slice(code.indexOf("\n") + 1)}`);
+    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${withoutCommentLines(code)}`);
+    expect(script.split("\n").filter((line) => /^\s*#/.test(line) && !/^(#!|\s*# shellcheck )/.test(line))
+      .every((line) => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS).includes(line))).toBe(true);
+  });
+
+  test("leaving out the comment lines changes none of the functions bash reads from provision.sh", () => {
+    const code = readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8");
+    // Everything up to the lines that run main: bash defines the functions, then prints them.
+    const definitions = (text: string) => {
+      const body = text.slice(0, text.indexOf('\nmkdir -p "$(dirname "$LOG_FILE")"'));
+      const result = spawnSync("bash", ["-c", `${body}\ndeclare -f`], { encoding: "utf8" });
+      expect(result.stderr).toBe("");
+      return result.stdout;
+    };
+    const full = definitions(code);
+    expect(full).toContain("step_15_install_service ()");
+    expect(definitions(withoutCommentLines(code))).toBe(full);
   });
 
   const shellcheck = haveTool("shellcheck") ? test : test.skip;
@@ -149,9 +168,10 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
     const program = [
       "set -Eeuo pipefail",
       `APP_DIR=${shellQuote(dir)} APP_DB_USER=crm_app DATABASE_NAME=crm PUBLIC_DNS=ec2-1-2-3-4.example.com`,
-      `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE}`,
+      `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE} APP_PORT=3000`,
       "TEMP_FILES=() MAIN_SUBSHELL=0", oneLiner("log"), shellFunction(script, "die"),
       shellFunction(script, "dotenv_value"), shellFunction(script, "step_11_write_env_file"),
+      shellFunction(script, "set_env_values"),
       "step_11_write_env_file",
     ].join("\n");
     const result = spawnSync("bash", ["-c", program], { encoding: "utf8" });
@@ -253,8 +273,12 @@ describe("failure handling", () => {
     try {
       mkdirSync(join(dir, "bin"));
       writeFileSync(join(dir, "bin", "dnf"), "#!/bin/bash\nexit 0\n", { mode: 0o755 });
-      writeFileSync(join(dir, "bin", "systemctl"), "#!/bin/bash\necho 'Failed to start mariadb.service' >&2\nexit 3\n", { mode: 0o755 });
-      const settings = { ...PRODUCTION_SETTINGS, logFile: join(dir, "log", "provision.log"), swapFile: join(dir, "swap") };
+      // Step 2 loads the script's nftables rules: recorded here, never applied to this machine.
+      writeFileSync(join(dir, "bin", "nft"), "#!/bin/bash\ncat >/dev/null\n", { mode: 0o755 });
+      writeFileSync(join(dir, "bin", "systemctl"),
+        "#!/bin/bash\n[[ $* == *mariadb* ]] || exit 0\necho 'Failed to start mariadb.service' >&2\nexit 3\n", { mode: 0o755 });
+      const settings = { ...PRODUCTION_SETTINGS, logFile: join(dir, "log", "provision.log"), swapFile: join(dir, "swap"),
+        nftablesConfig: join(dir, "nftables.conf"), fstabFile: join(dir, "fstab"), scriptDirectory: join(dir, "sbin") };
       const result = spawnSync("bash", ["-c", renderProvisioningScript(settings, SECRETS)],
         { encoding: "utf8", env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` } });
       expect(result.status).toBe(3);

@@ -1,5 +1,5 @@
 import { SettingsError } from "../../settings/errors";
-import { PRODUCTION_PATHS, ProvisioningSettings, validateProvisioningSettings } from "../../userdata";
+import { PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, validateProvisioningSettings } from "../../userdata";
 import { PRODUCTION_SETTINGS } from "./fixtures";
 
 function errorOf(settings: ProvisioningSettings, prefix?: string): SettingsError {
@@ -27,7 +27,10 @@ describe("validateProvisioningSettings", () => {
       databaseDir: "/var/lib/mysql",
       fstabFile: "/etc/fstab",
       dataVolumeWaitSeconds: 300,
+      nftablesConfig: "/etc/sysconfig/nftables.conf",
+      scriptDirectory: "/usr/local/sbin",
     });
+    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true });
   });
 
   const bad: [keyof ProvisioningSettings, unknown, RegExp][] = [
@@ -65,6 +68,10 @@ describe("validateProvisioningSettings", () => {
     ["logFile", "/var/log/../x.log", /absolute path/],
     ["metadataEndpoint", "http://169.254.169.254/", /http\(s\) base address/],
     ["metadataEndpoint", "ftp://169.254.169.254", /http\(s\) base address/],
+    ["nftablesConfig", "nftables.conf", /absolute path/],
+    ["fstabFile", "/etc/../fstab", /absolute path/],
+    ["scriptDirectory", "", /absolute path/],
+    ["redirectHttpPort", "yes", /true or false/],
     ["metadataEndpoint", "http://u:p@169.254.169.254", /http\(s\) base address/],
     ["deviceDirectory", "dev", /absolute path/],
     ["dataMount", "/var/lib/crm data", /absolute path/],

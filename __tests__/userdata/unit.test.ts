@@ -2,7 +2,9 @@ import { spawnSync } from "child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { join } from "path";
-import { NODE_VERSION, renderServiceUnit, RESTART_SEC, serviceUnitName } from "../../userdata";
+import {
+  NODE_VERSION, refreshUnitName, renderRefreshUnit, renderServiceUnit, RESTART_SEC, serviceUnitName,
+} from "../../userdata";
 import { haveTool, PRODUCTION_SETTINGS } from "./fixtures";
 
 const unit = renderServiceUnit(PRODUCTION_SETTINGS);
@@ -13,7 +15,8 @@ describe("renderServiceUnit (spec 3.1)", () => {
     expect(unit).toBe([
       "[Unit]",
       "Description=Node.js server of the CRM application",
-      "After=network.target",
+      "Wants=network-online.target mariadb.service crm-public-uris.service",
+      "After=network.target network-online.target mariadb.service crm-public-uris.service",
       "",
       "[Service]",
       "Type=simple",
@@ -42,6 +45,12 @@ describe("renderServiceUnit (spec 3.1)", () => {
     expect(other).toContain("Environment=PATH=/srv/app/.nvm/versions/node/v21.7.3/bin:");
   });
 
+  test("grants the capability to bind port 80 only when nftables does not redirect it", () => {
+    expect(unit).not.toContain("AmbientCapabilities");
+    const binds80 = renderServiceUnit({ ...PRODUCTION_SETTINGS, redirectHttpPort: false });
+    expect(binds80).toContain("\nAmbientCapabilities=CAP_NET_BIND_SERVICE\n");
+  });
+
   test("lets yarn's `#!/usr/bin/env node` find node 21.7.3 under systemd", () => {
     const path = lines.find((line) => line.startsWith("Environment=PATH="))!.slice("Environment=PATH=".length);
     expect(path.split(":")[0]).toBe(`/home/ec2-user/.nvm/versions/node/v${NODE_VERSION}/bin`);
@@ -55,6 +64,7 @@ describe("renderServiceUnit (spec 3.1)", () => {
       for (const settings of [PRODUCTION_SETTINGS, local]) {
         const file = join(dir, serviceUnitName(settings));
         writeFileSync(file, renderServiceUnit(settings));
+        writeFileSync(join(dir, refreshUnitName(settings)), renderRefreshUnit(settings));
         const result = spawnSync("systemd-analyze", ["verify", file], { encoding: "utf8" });
         // verify exits 0 on settings it ignores, so any diagnostic at all counts as a failure.
         expect(result.stderr + result.stdout).toBe("");
@@ -67,5 +77,24 @@ describe("renderServiceUnit (spec 3.1)", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("renderRefreshUnit", () => {
+  test("runs the refresh script once per boot, before the app", () => {
+    expect(renderRefreshUnit(PRODUCTION_SETTINGS)).toBe([
+      "[Unit]",
+      "Description=Public addresses of crm in .env, from the instance metadata",
+      "Wants=network-online.target",
+      "After=network-online.target",
+      "Before=crm.service",
+      "",
+      "[Service]",
+      "Type=oneshot",
+      "RemainAfterExit=yes",
+      "ExecStart=/usr/local/sbin/crm-public-uris",
+      "TimeoutStartSec=180",
+      "",
+    ].join("\n"));
   });
 });

@@ -4,7 +4,8 @@
 # (a second run rebuilds nothing and takes seconds).
 #
 # Usage: scripts/ci/install-tools.sh [TOOL...]
-#   TOOL is any of: terraform checkov actionlint moto apt (default: all five).
+#   TOOL is any of: terraform checkov actionlint moto apt boot (default: all six; boot: the VM boot
+#   test's qemu and image tools).
 #   Exit code 0 when every requested tool is installed and verified, non-zero otherwise.
 #
 # Environment (all optional):
@@ -30,6 +31,7 @@
 #                                                 installs into a new directory and re-points bin/
 #   checkov-venv/, moto-venv/                     the Python virtual environments of checkov and moto
 #   bin/moto_server                               moto's server (S3 on loopback for the backend test)
+#   boot-image/<hash>/, boot-packages/            the boot test's VM image and npm packages (made by the test)
 #
 # Afterwards: source scripts/ci/env.sh   (puts bin/ first on PATH, sets TERRAFORM_BINARY_NAME)
 set -euo pipefail
@@ -46,6 +48,8 @@ ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint"
 ACTIONLINT_VERSION="${CRM_ACTIONLINT_VERSION:-1.7.7}"
 APT_PACKAGES=(mariadb-server mariadb-client shellcheck systemd git curl openssl time xfsprogs e2fsprogs util-linux mount)
 APT_COMMANDS=(mariadbd mariadb-install-db mariadb shellcheck systemd-analyze git curl openssl /usr/bin/time mkfs.xfs mkfs.ext4 blkid losetup unshare findmnt mountpoint)
+BOOT_PACKAGES=(qemu-system-x86 qemu-utils mmdebstrap xfsprogs e2fsprogs genisoimage socat openssh-client python3 coreutils util-linux)
+BOOT_COMMANDS=(qemu-system-x86_64 qemu-img mmdebstrap mkfs.xfs mkfs.ext4 genisoimage socat ssh ssh-keygen python3 timeout flock)
 
 SUMMARY=()
 export CHECKPOINT_DISABLE=1  # no version-check call from `terraform version`
@@ -267,47 +271,62 @@ install_moto() {
   record moto "$MOTO_VERSION" "$action" "$(elapsed "$start")" "moto[server] $got"
 }
 
-install_apt() {
-  local start; start=$(now)
+# apt_ensure NAME N PACKAGE... COMMAND...: installs the N Debian packages (apt-get, --no-install-recommends)
+# unless every command is already there; then checks the commands again.
+apt_ensure() {
+  local name=$1 n=$2 start; start=$(now)
+  shift 2
+  local packages=("${@:1:n}") commands=("${@:n+1}")
   local missing=() c
-  for c in "${APT_COMMANDS[@]}"; do
+  for c in "${commands[@]}"; do
     has_command "$c" || missing+=("$c")
   done
   if ((${#missing[@]} == 0)); then
-    log "apt: ${APT_COMMANDS[*]} already present"
-    record apt "-" cached "$(elapsed "$start")" "${APT_PACKAGES[*]}"
+    log "$name: ${commands[*]} already present"
+    record "$name" "-" cached "$(elapsed "$start")" "${packages[*]}"
     return 0
   fi
-  log "apt: missing ${missing[*]}; installing ${APT_PACKAGES[*]}"
-  [[ "${CRM_SKIP_APT:-0}" != 1 ]] || die "apt: CRM_SKIP_APT=1 but ${missing[*]} missing"
+  log "$name: missing ${missing[*]}; installing ${packages[*]}"
+  [[ "${CRM_SKIP_APT:-0}" != 1 ]] || die "$name: CRM_SKIP_APT=1 but ${missing[*]} missing"
   local sudo=()
   if ((EUID != 0)); then
-    command -v sudo >/dev/null 2>&1 || die "apt: not root and no sudo; install ${APT_PACKAGES[*]} by hand"
+    command -v sudo >/dev/null 2>&1 || die "$name: not root and no sudo; install ${packages[*]} by hand"
     sudo=(sudo)
   fi
   # policy-rc.d may forbid starting mariadb during the install (exit 101 from invoke-rc.d is reported,
   # but the packages are configured): the tests start their own server, so that is fine.
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >"$DIR/logs/apt.log" 2>&1 \
-    || { tail -n 20 "$DIR/logs/apt.log" >&2; die "apt: apt-get update failed"; }
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}" \
-    >>"$DIR/logs/apt.log" 2>&1 || log "apt: apt-get install reported an error (see $DIR/logs/apt.log); checking commands"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >"$DIR/logs/$name.log" 2>&1 \
+    || { tail -n 20 "$DIR/logs/$name.log" >&2; die "$name: apt-get update failed"; }
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" \
+    >>"$DIR/logs/$name.log" 2>&1 || log "$name: apt-get install reported an error (see $DIR/logs/$name.log); checking commands"
   missing=()
-  for c in "${APT_COMMANDS[@]}"; do
+  for c in "${commands[@]}"; do
     has_command "$c" || missing+=("$c")
   done
-  ((${#missing[@]} == 0)) || { tail -n 20 "$DIR/logs/apt.log" >&2; die "apt: still missing ${missing[*]}"; }
-  record apt "-" installed "$(elapsed "$start")" "${APT_PACKAGES[*]}"
+  ((${#missing[@]} == 0)) || { tail -n 20 "$DIR/logs/$name.log" >&2; die "$name: still missing ${missing[*]}"; }
+  record "$name" "-" installed "$(elapsed "$start")" "${packages[*]}"
+}
+
+install_apt() {
+  apt_ensure apt "${#APT_PACKAGES[@]}" "${APT_PACKAGES[@]}" "${APT_COMMANDS[@]}"
+}
+
+# The boot test's host tools (npm run test:boot): qemu, and what builds its Debian image without
+# mounting anything (mmdebstrap, mkfs.xfs with a prototype file, the NoCloud seed as an ISO). The
+# image itself is built, and cached by a hash of its inputs, by scripts/boot/build-image.sh.
+install_boot() {
+  apt_ensure boot "${#BOOT_PACKAGES[@]}" "${BOOT_PACKAGES[@]}" "${BOOT_COMMANDS[@]}"
 }
 
 main() {
   local tools=("$@")
-  ((${#tools[@]} > 0)) || tools=(apt terraform checkov actionlint moto)
+  ((${#tools[@]} > 0)) || tools=(apt boot terraform checkov actionlint moto)
   local t
   for t in "${tools[@]}"; do
     case "$t" in
-      terraform | checkov | actionlint | moto | apt) ;;
-      -h | --help) sed -n '2,31p' "$0"; exit 0 ;;
-      *) die "unknown tool '$t' (expected: terraform checkov actionlint moto apt)" ;;
+      terraform | checkov | actionlint | moto | apt | boot) ;;
+      -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
+      *) die "unknown tool '$t' (expected: terraform checkov actionlint moto apt boot)" ;;
     esac
   done
   mkdir -p "$DIR/bin" "$DIR/opt" "$DIR/logs"

@@ -1,0 +1,257 @@
+/**
+ * The boot test (`npm run test:boot`): the stack's own user data, built by the Terraform engine
+ * with test secrets, delivered byte for byte through cloud-init's NoCloud datasource to a Debian 12
+ * VM (cloud kernel 6.1, systemd, XFS root) booted by qemu; only downloads are stand-ins (see
+ * stand-ins.ts and scripts/boot/image/). Each check is printed as a figure at the end, then
+ * `boot: N passed, N failed`.
+ */
+import { TerraformOutput } from "cdktf";
+import { createHash, randomBytes } from "crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
+import { SecretVariables } from "../../constructs/secret-variables";
+import { loadStackSettings } from "../../settings/stack-settings";
+import { NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
+import { synthesize } from "../support/synth";
+import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
+import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
+import { BootImage, bootToolsMissing, buildImage, createOverlay, createSeedIso, probeAccelerator, Vm } from "./vm";
+
+jest.setTimeout(40 * 60_000);
+
+const SETTINGS = loadStackSettings(join(__dirname, "settings.json")).provisioning;
+const FIRST_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
+const NEW_HOSTNAME = "ec2-198-51-100-77.compute-1.amazonaws.com";
+const ROWS = ["customer 1 Ada Lovelace", "customer 2 Grace Hopper", "customer 3 Linus Torvalds"];
+/** Bounds of the waits, generous for software emulation on a busy 2-core machine. */
+const FIRST_BOOT_LIMIT_MS = 15 * 60_000;
+const REBOOT_LIMIT_MS = 8 * 60_000;
+
+// Fresh secrets each run, with shell, SQL and URL metacharacters: none may reach a log.
+const suffix = randomBytes(6).toString("hex");
+const SECRETS = {
+  db_root_password: `Root'"$(id)\`x\` %{y} ${suffix}R`,
+  app_db_password: `App pass'; -- \\ & ${suffix}A`,
+  source_host_token: `ghp_Boot${suffix}Token/+=`,
+};
+
+interface Figure {
+  readonly name: string;
+  readonly value: string;
+  readonly ok: boolean;
+}
+const figures: Figure[] = [];
+
+/** Records a figure; throws (failing the test) when it is not ok. */
+function figure(name: string, value: string, ok: boolean): void {
+  figures.push({ name, value, ok });
+  if (!ok) throw new Error(`${name}: ${value}`);
+}
+
+function printFigures(): void {
+  const width = Math.max(...figures.map((f) => f.name.length), 10);
+  const lines = figures.map((f) => `${f.ok ? "ok  " : "FAIL"} ${f.name.padEnd(width)}  ${f.value}`);
+  const passed = figures.filter((f) => f.ok).length;
+  process.stdout.write(`\n== boot test figures\n${lines.join("\n")}\nboot: ${passed} passed, ${figures.length - passed} failed\n`);
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Every form in which a secret could leak: raw, URL-encoded, base64, hex. */
+function secretForms(): string[] {
+  return Object.values(SECRETS).flatMap((s) => [s, encodeURIComponent(s), Buffer.from(s).toString("base64"), Buffer.from(s).toString("hex")]);
+}
+
+describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engine) => {
+  let work: string;
+  let image: BootImage;
+  let standIns: StandInServer | undefined;
+  let vm: Vm | undefined;
+  let userData: Buffer;
+  let accelNote = "";
+  let firstHttpMs = 0;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "crm-boot-"));
+    const [built, packages] = await Promise.all([buildImage(), fetchPackages()]);
+    image = built;
+    const accel = await probeAccelerator(image, work);
+    accelNote = `${accel.accel} (${accel.reason})`;
+
+    // The user data as the stack ships it: Terraform evaluates the construct's expression.
+    const { json } = synthesize((scope) => {
+      const secrets = new SecretVariables(scope, "secrets");
+      const ud = new ProvisioningUserData(scope, "user_data", { settings: SETTINGS, secrets: secrets.scriptSecrets });
+      new TerraformOutput(scope, "user_data_base64", { value: ud.base64, sensitive: true });
+    });
+    const workspace = new EngineWorkspace(engine, json);
+    try {
+      await workspace.init();
+      const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"], tfVars(SECRETS));
+      if (applied.code !== 0) throw new Error(`terraform apply failed:\n${applied.stdout}\n${applied.stderr}`);
+      userData = Buffer.from((await workspace.run(["output", "-raw", "user_data_base64"])).stdout, "base64");
+    } finally {
+      workspace.remove();
+    }
+
+    const reposDir = join(work, "repos");
+    const repoPath = new URL(SETTINGS.repoUrl).pathname.replace(/^\//, "").replace(/\.git$/, "");
+    const app = (name: string) => readFileSync(join(__dirname, "app", name), "utf8");
+    await createRepository(reposDir, repoPath, {
+      "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
+    }, join(work, "git"));
+    standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir });
+
+    const hostA = join(work, "host-a");
+    mkdirSync(hostA);
+    const root = await createOverlay(image, join(hostA, "root.qcow2"));
+    const seed = await createSeedIso(join(hostA, "seed.iso"), userData,
+      `instance-id: i-${randomBytes(8).toString("hex").slice(0, 17)}\nlocal-hostname: ip-172-31-20-5\n`);
+    vm = await Vm.boot({ image, accel: accel.accel, rootDisk: root, seedIso: seed, workDir: hostA, name: "host-a",
+      guestPorts: [80, 3000], standInPort: standIns.port, removeOnAbort: work });
+    await vm.waitForHttp(3000, FIRST_BOOT_LIMIT_MS);
+    firstHttpMs = Date.now() - vm.startedAt;
+    await vm.waitForSsh(120_000);
+    await vm.ssh("timeout 300 cloud-init status --wait", { timeoutMs: 320_000 });
+  });
+
+  afterAll(async () => {
+    try {
+      await vm?.kill();
+      await standIns?.stop();
+    } finally {
+      if (work) rmSync(work, { recursive: true, force: true });
+      printFigures();
+    }
+  });
+
+  it("boots: image, accelerator, user data from the engine, first HTTP 200", () => {
+    figure("image", `${image.fsType} root, ${image.buildSeconds ? `built in ${image.buildSeconds.toFixed(0)} s` : "cached"}`, true);
+    figure("accelerator", accelNote, true);
+    figure("user data", `${userData.length} bytes from terraform apply, sha256 ${createHash("sha256").update(userData).digest("hex").slice(0, 12)}`,
+      userData.subarray(0, 12).toString() === "#!/bin/bash\n" || userData[0] === 0x1f);
+    figure("first boot to first HTTP 200 (port 3000)", seconds(firstHttpMs), firstHttpMs < FIRST_BOOT_LIMIT_MS);
+  });
+
+  it("cloud-init received the user data unmodified and finished without errors", async () => {
+    const stored = await vm!.sshOk("sha256sum </var/lib/cloud/instance/user-data.txt | cut -d' ' -f1");
+    figure("user data in the guest = engine's bytes", stored.trim().slice(0, 12),
+      stored.trim() === createHash("sha256").update(userData).digest("hex"));
+    const status = await vm!.ssh("cloud-init status --long");
+    const result = JSON.parse(await vm!.sshOk("cat /run/cloud-init/result.json")) as { v1: { errors: string[] } };
+    const done = /status: done/.test(status.stdout);
+    figure("cloud-init status", `${done ? "done" : status.stdout.trim().split("\n")[0]}, ${result.v1.errors.length} errors`,
+      done && result.v1.errors.length === 0 && status.code === 0);
+    const log = await vm!.sshOk(`cat ${SETTINGS.logFile}`);
+    const doneSteps = (log.match(/ DONE step_\d\d_/g) ?? []).length;
+    figure("provisioning steps done", `${doneSteps} of 15, ${/provisioning \S+: done/.test(log) ? "script done" : "script NOT done"}`,
+      doneSteps === 15 && /provisioning \S+: done/.test(log));
+    const dnf = await vm!.sshOk("cat /var/log/dnf-shim.log");
+    figure("dnf stand-in calls", dnf.trim().split("\n").map((l) => l.replace(/^\S+ /, "")).join("; "),
+      /dnf -y upgrade/.test(dnf) && /groupinstall Development Tools/.test(dnf) && /install nftables git mariadb105-server gcc-c\+\+ make/.test(dnf));
+  });
+
+  it("serves the imported rows on ports 3000 and 80 from outside the VM", async () => {
+    for (const port of [3000, 80]) {
+      const answer = await vm!.httpGet(port);
+      const rows = ROWS.filter((row) => answer?.body.includes(row)).length;
+      figure(`HTTP on port ${port}`, answer ? `${answer.status}, ${rows} of ${ROWS.length} rows` : "no answer",
+        answer?.status === 200 && rows === ROWS.length);
+    }
+  });
+
+  it("runs the real Node.js, yarn and dotenv, installed as the unit installs them", async () => {
+    const bin = `${SETTINGS.loginHome}/.nvm/versions/node/v${NODE_VERSION}/bin`;
+    const versions = await vm!.sshOk(`${bin}/node --version; PATH=${bin}:$PATH ${bin}/yarn --version`);
+    figure("node, yarn", versions.trim().replace("\n", ", "), versions.trim() === `v${NODE_VERSION}\n${YARN_VERSION}`);
+    const journal = await vm!.sshOk(`journalctl -b -u ${SETTINGS.appName}.service --no-pager -o cat`);
+    const upToDate = /Already up-to-date/.test(journal);
+    figure("unit's first yarn install", upToDate ? "already up-to-date (same install as step 14)" : "changed node_modules", upToDate);
+  });
+
+  it("has 2 GiB of swap and a private .env with the right values", async () => {
+    // swapon counts the usable size (the file less its one-page header); the file is the 2 GiB.
+    const [active, file] = (await vm!.sshOk(`swapon --show=NAME --noheadings; stat -c '%s %a' ${SETTINGS.swapFile}`)).trim().split("\n");
+    figure("swap", `${active?.trim() || "off"}, ${file}`, active?.trim() === SETTINGS.swapFile && file === `${SWAP_SIZE_BYTES} 600`);
+    const fstab = await vm!.sshOk(`grep -c '^${SETTINGS.swapFile} ' /etc/fstab || true`);
+    figure("swap lines in /etc/fstab", fstab.trim(), fstab.trim() === "1");
+    const env = `${SETTINGS.appDir}/.env`;
+    const meta = await vm!.sshOk(`stat -c '%a %U' ${env}`);
+    // The password as the app's own dotenv reads it, compared by hash in the guest: it never crosses ssh.
+    const node = `${SETTINGS.loginHome}/.nvm/versions/node/v${NODE_VERSION}/bin/node`;
+    const parse = "process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)";
+    const values = await vm!.sshOk(`cd ${SETTINGS.appDir} && grep -v '^DB_PASSWORD=' .env; printf 'DB_PASSWORD sha256 '; `
+      + `${node} -e "${parse}" | sha256sum | cut -d' ' -f1`);
+    const want = [
+      `DB_USER=${SETTINGS.appDbUser}`, `DB_NAME=${SETTINGS.databaseName}`,
+      `FRONTENDURI=http://${FIRST_HOSTNAME}`, `BACKENDURI=http://${FIRST_HOSTNAME}:3000`, "SESSION_SECRET=keep-me", "PORT=3000",
+      `DB_PASSWORD sha256 ${createHash("sha256").update(SECRETS.app_db_password).digest("hex")}`,
+    ];
+    const missing = want.filter((line) => !values.split("\n").includes(line));
+    figure(".env", `mode ${meta.trim()}, ${want.length - missing.length} of ${want.length} expected lines${missing.length ? ` (missing ${missing.join(", ").replace(/sha256 \S+/, "sha256 …")})` : ""}`,
+      meta.trim() === `600 ${SETTINGS.loginUser}` && missing.length === 0);
+  });
+
+  it("keeps the metadata service to root", async () => {
+    const probe = (user: string) => vm!.ssh(`runuser -u ${user} -- curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 21600' http://169.254.169.254/latest/api/token`);
+    const [root, app] = await Promise.all([probe("root"), probe(SETTINGS.loginUser)]);
+    figure("metadata from root", `HTTP ${root.stdout.trim()}`, root.stdout.trim() === "200");
+    figure(`metadata from ${SETTINGS.loginUser}`, app.code === 0 ? `HTTP ${app.stdout.trim()}` : `refused (curl exit ${app.code})`,
+      app.code !== 0 && app.stdout.trim() !== "200");
+  });
+
+  it("restarts the app RestartSec after kill -9", async () => {
+    const unit = `${SETTINGS.appName}.service`;
+    const pid = (await vm!.sshOk(`systemctl show -p MainPID --value ${unit}`)).trim();
+    const killedAt = Date.now();
+    await vm!.sshOk(`kill -9 ${pid}`);
+    // Wait for the port to go quiet, then for it to answer again.
+    await vm!.waitFor("the app to stop answering", async () => ((await vm!.httpGet(3000, "/", 2000))?.status === 200 ? undefined : true), 30_000, 200);
+    await vm!.waitForHttp(3000, 120_000);
+    const back = Date.now() - killedAt;
+    figure("kill -9 to HTTP 200 again", `${seconds(back)} (RestartSec ${RESTART_SEC} s)`, back >= RESTART_SEC * 1000 && back < 90_000);
+  });
+
+  it("comes back after a reboot without running the user data again, with the new public hostname", async () => {
+    await vm!.sshOk(`echo ${NEW_HOSTNAME} >/etc/imds-standin/public-hostname`);
+    const rebootAt = Date.now();
+    await vm!.reboot(REBOOT_LIMIT_MS);
+    const body = await vm!.waitForHttp(80, REBOOT_LIMIT_MS);
+    figure("reboot to HTTP 200 on port 80", seconds(Date.now() - rebootAt), true);
+    const state = await vm!.sshOk([
+      `systemctl is-active mariadb.service ${SETTINGS.appName}.service nftables.service | tr '\\n' ' '`,
+      "echo", `swapon --show=NAME --noheadings | tr '\\n' ' '`, "echo",
+      `grep -c 'provisioning .*: start' ${SETTINGS.logFile}`,
+    ].join("; "));
+    const [active, swaps, starts] = state.split("\n");
+    figure("after reboot: mariadb, app, nftables", active.trim(), active.trim() === "active active active");
+    figure("after reboot: swap", swaps.trim() || "off", swaps.includes(SETTINGS.swapFile));
+    figure("user data runs", `${starts.trim()} time(s)`, starts.trim() === "1");
+    const rows = ROWS.filter((row) => body.includes(row)).length;
+    figure("after reboot: rows on port 80", `${rows} of ${ROWS.length}`, rows === ROWS.length);
+    const env = await vm!.sshOk(`grep -E '^(FRONTENDURI|BACKENDURI|SESSION_SECRET)=' ${SETTINGS.appDir}/.env`);
+    const follows = env.includes(`FRONTENDURI=http://${NEW_HOSTNAME}\n`) && env.includes(`BACKENDURI=http://${NEW_HOSTNAME}:3000\n`)
+      && env.includes("SESSION_SECRET=keep-me");
+    figure("URIs follow the new public hostname", follows ? `${NEW_HOSTNAME} in .env and in the app` : env.trim().replace(/\n/g, "; "),
+      follows && body.includes(`FRONTENDURI http://${NEW_HOSTNAME}`));
+    const order = await vm!.sshOk(`systemctl show -p ActiveEnterTimestampMonotonic --value mariadb.service ${SETTINGS.appName}.service`);
+    const [db, appStart] = order.split("\n").filter((line) => line.trim() !== "").map(Number);
+    figure("app started after MariaDB", `${((appStart - db) / 1e6).toFixed(1)} s later`, appStart > db);
+  });
+
+  it("leaks no secret to the console, the journal, cloud-init's logs or the provisioning log", async () => {
+    const sources: Record<string, string> = {
+      console: vm!.consoleText(),
+      journal: (await vm!.ssh("journalctl --no-pager -o cat", { timeoutMs: 180_000 })).stdout,
+      "cloud-init.log": (await vm!.ssh("cat /var/log/cloud-init.log")).stdout,
+      "cloud-init-output.log": (await vm!.ssh("cat /var/log/cloud-init-output.log")).stdout,
+      "provisioning log": (await vm!.ssh(`cat ${SETTINGS.logFile}`)).stdout,
+    };
+    const forms = secretForms();
+    const leaks = Object.entries(sources).filter(([, text]) => forms.some((form) => text.includes(form))).map(([name]) => name);
+    const sizes = Object.entries(sources).map(([name, text]) => `${name} ${Math.round(text.length / 1024)} KiB`).join(", ");
+    figure("secrets in logs", leaks.length ? `found in ${leaks.join(", ")}` : `none (${sizes})`, leaks.length === 0 && sources.journal.length > 0);
+  });
+}, bootToolsMissing());
