@@ -54,12 +54,13 @@ const counted = (run: ReturnType<typeof jest>) => `${run.passed} passed, ${run.f
 function main(): void {
   const dirty = git("status", "--porcelain", "--untracked-files=no") === "" ? "" : " plus uncommitted changes";
   const commit = `${git("rev-parse", "--short", "HEAD")}${dirty}`;
-  // Wall times depend on what else runs: state the machine's load when the measurement began.
-  const load = loadavg()[0].toFixed(1);
+  // Times depend on what else the machine runs: say how busy it was.
+  const loadAtStart = loadavg()[0];
   const rows: [string, string, string][] = [];
 
   const bench = timed("node", ["scripts/bench.js", "--runs", "15", "--cli-runs", "3"]).stdout;
   for (const line of bench.trim().split("\n")) {
+    // "<what>: median 0.300 s, … over 15 runs (target: …)" or "<what>: ratio 1.10 of the median wall times (target: …)"
     const match = /^(.*?): ((?:median|ratio) .*?)(?: \(target: (.*)\))?$/.exec(line);
     if (match) rows.push([match[1], `\`npm run bench\`: ${match[2]}`, match[3] ?? ""]);
   }
@@ -80,7 +81,8 @@ function main(): void {
   }
 
   const table = [
-    `Measured by \`npm run figures\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, on ${machine()}; load average ${load} when it began.`,
+    `Measured by \`npm run figures\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, on ${machine()}; `
+      + `load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0].toFixed(1)} at the end (1 minute; more than the core count means other work competed for the CPU).`,
     "",
     "| what | measured | target |",
     "| --- | --- | --- |",

@@ -40,7 +40,8 @@ describe("architecture diagram", () => {
   it("wires the instance to its profile, role, key pair, group and image parameter, and the output to the instance", () => {
     const instance = nodeOf(diagram, "aws_instance");
     const profile = nodeOf(diagram, "aws_iam_instance_profile");
-    const role = nodeOf(diagram, "aws_iam_role");
+    // The instance's role (the stack also has the snapshot service's role and its policy attachment).
+    const role = nodeOf(diagram, "aws_iam_role_instance_role");
     expect(diagram).toContain(`  ${role} -->|"role"| ${profile}`);
     expect(diagram).toContain(`  ${profile} -->|"iam_instance_profile"| ${instance}`);
     expect(diagram).toContain(`  ${role} -.->|"depends_on"| ${instance}`);

@@ -27,6 +27,21 @@ describe("renderProvisioningScript", () => {
     expect(gzipSync(script).length).toBeLessThan(8 * 1024);
   });
 
+  test("renders the data volume's id, or none, and refuses anything else", () => {
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "vol-0123456789abcdef0")).toContain("\nreadonly DATA_VOLUME_ID='vol-0123456789abcdef0'\n");
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "${aws_ebs_volume.data.id}")).toContain("\nreadonly DATA_VOLUME_ID='${aws_ebs_volume.data.id}'\n");
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)).toContain("\nreadonly DATA_VOLUME_ID=''\n");
+    for (const bad of ["vol-XYZ", "vol-0123'; rm -rf /", "snap-0123456789abcdef0", "${x}'"]) {
+      expect(() => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, bad)).toThrow(/The data volume id must be vol-/);
+    }
+  });
+
+  test("mounts the data volume from step 3, before the database starts", () => {
+    const step3 = shellFunction(script, "step_03_start_database");
+    expect(step3.indexOf("mount_data_volume")).toBeGreaterThan(0);
+    expect(step3.indexOf("mount_data_volume")).toBeLessThan(step3.indexOf('systemctl enable --now "$DATABASE_SERVICE"'));
+  });
+
   test("defines the 15 step functions once each, in the spec's order, and calls them in that order", () => {
     expect(STEP_FUNCTIONS).toHaveLength(15);
     const definitions = [...script.matchAll(/^(step_\d\d_\w+)\(\) \{$/gm)].map((m) => m[1]);
@@ -107,7 +122,7 @@ describe("renderProvisioningScript", () => {
 
   test("carries the unit file of renderServiceUnit in the header and writes it unchanged", () => {
     expect(headerValue("SERVICE_UNIT")).toBe(renderServiceUnit(PRODUCTION_SETTINGS));
-    expect(shellFunction(script, "step_15_install_service")).toContain(`printf '%s' "$SERVICE_UNIT" >"$tmp"`);
+    expect(shellFunction(script, "step_15_install_service")).toContain(`install_file "$unit" 644 < <(printf '%s' "$SERVICE_UNIT")`);
   });
 
   test("is the rendered header followed by userdata/provision.sh without its #! line", () => {
