@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (`npm test`): type check, jest (unit, stack, engine and
-# integration tests), checkov scan of the synthesized stack, and actionlint on the workflows.
+# integration tests), the VM boot test, checkov scan of the synthesized stack, and actionlint on the workflows.
 # Tools come from scripts/ci/install-tools.sh. Locally a missing scanner or linter is
 # skipped with a notice; in CI (CI=true) it is a failure.
 set -euo pipefail
@@ -32,6 +32,13 @@ node -e '
   console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
 ' "$results"
 [ "$status" -eq 0 ] || exit "$status"
+
+# The boot test: the stack's user data in a Debian 12 VM (qemu). The first run builds the image
+# (a few minutes; cached by a hash of its inputs), later runs only boot.
+if have qemu-system-x86_64 "boot test" && have mmdebstrap "boot test"; then
+  echo "== boot test (npm run test:boot)"
+  npx jest --config jest.boot.config.js --runInBand
+fi
 
 if have checkov "security scan"; then
   echo "== synthesize and scan (checkov terraform_json)"
