@@ -4,6 +4,8 @@ import { Construct } from "constructs";
 import { BootstrapVersionCheck } from "./constructs/bootstrap-version-check";
 import { CrmInstance } from "./constructs/crm-instance";
 import { CrmSecurityGroup } from "./constructs/crm-security-group";
+import { DataVolume } from "./constructs/data-volume";
+import { DataVolumeBackups } from "./constructs/data-volume-backups";
 import { DeploymentVariables } from "./constructs/deployment-variables";
 import { HostOutputs } from "./constructs/host-outputs";
 import { InstanceRole } from "./constructs/instance-role";
@@ -13,7 +15,7 @@ import { SshKeyPair } from "./constructs/ssh-key-pair";
 import { SsmImageParameter } from "./constructs/ssm-image-parameter";
 import { StateBackend } from "./constructs/state-backend";
 import { loadEnvironments } from "./settings/environments";
-import { SettingsError } from "./settings/errors";
+import { SettingsProblem } from "./settings/errors";
 import { StackSettings } from "./settings/stack-settings";
 
 /** The oldest Terraform that can run the stack: 1.10 brought S3-native state locking (`use_lockfile`). */
@@ -44,9 +46,18 @@ export class CrmHostStack extends TerraformStack {
       publicKey: inputs.sshPublicKey.stringValue,
     });
     const identity = new InstanceRole(this, "instance_role", { nameTag });
+    // Created before the instance, whose user data names it; attached after.
+    const backupTag = { Backup: `${nameTag}/data` };
+    const dataVolume = new DataVolume(this, "data_volume", {
+      availabilityZone: inputs.availabilityZone.stringValue,
+      nameTag: `${nameTag}/data`,
+      tags: backupTag,
+      preventDestroy: !settings.deleteDataVolumeOnDestroy,
+    });
     const userData = new ProvisioningUserData(this, "user_data", {
       settings: settings.provisioning,
       secrets: secrets.scriptSecrets,
+      dataVolumeId: dataVolume.volumeId,
     });
     const host = new CrmInstance(this, "instance", {
       imageId: image.imageId,
@@ -57,7 +68,14 @@ export class CrmHostStack extends TerraformStack {
       instanceProfileName: identity.instanceProfile.name,
       userDataBase64: userData.base64,
       nameTag,
+      detailedMonitoring: inputs.detailedMonitoring.booleanValue,
       dependsOn: [identity.role],
+    });
+    dataVolume.attachTo(host.instanceId);
+    new DataVolumeBackups(this, "backups", {
+      targetTags: backupTag,
+      stackName: settings.stackName,
+      instanceName: settings.instanceName,
     });
 
     new HostOutputs(this, "outputs", {
@@ -68,6 +86,7 @@ export class CrmHostStack extends TerraformStack {
       publicDns: host.instance.publicDns,
       loginUser: settings.provisioning.loginUser,
       provisioningLog: settings.provisioning.logFile,
+      dataVolumeId: dataVolume.volumeId,
     });
   }
 }
@@ -87,8 +106,8 @@ export function main(): void {
   try {
     synthesize();
   } catch (error) {
-    // A bad setting is the user's to fix: show the message, not a stack trace.
-    if (!(error instanceof SettingsError)) throw error;
+    // A bad setting or settings file is the user's to fix: show the message, not a stack trace.
+    if (!(error instanceof SettingsProblem)) throw error;
     console.error(error.message);
     process.exit(1);
   }

@@ -1,4 +1,6 @@
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
+import { readFileSync } from "fs";
+import { join } from "path";
 import { Testing } from "cdktf";
 import { CrmHostStack } from "../main";
 import { BOOTSTRAP_VERSION_MESSAGE } from "../constructs/bootstrap-version-check";
@@ -30,12 +32,15 @@ describe("CrmHostStack", () => {
   const { text, json } = synthStack();
   const resources = json.resource ?? {};
 
-  it("holds exactly the spec's resources, plus the bootstrap and secret checks", () => {
+  it("holds exactly the spec's resources, the bootstrap and secret checks, and the data volume with its backups", () => {
     expect(Object.keys(resources).sort()).toEqual([
-      "aws_iam_instance_profile", "aws_iam_role", "aws_instance", "aws_key_pair", "aws_security_group", "terraform_data",
+      "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_iam_instance_profile", "aws_iam_role",
+      "aws_iam_role_policy_attachment", "aws_instance", "aws_key_pair", "aws_security_group", "aws_volume_attachment",
+      "terraform_data",
     ]);
+    const twice = ["terraform_data", "aws_iam_role"];
     for (const type of Object.keys(resources)) {
-      expect([type, Object.keys(resources[type]).length]).toEqual([type, type === "terraform_data" ? 2 : 1]);
+      expect([type, Object.keys(resources[type]).length]).toEqual([type, twice.includes(type) ? 2 : 1]);
     }
     expect(text).toHaveProviderWithProperties(AwsProvider, { region: "us-east-1" });
   });
@@ -57,13 +62,27 @@ describe("CrmHostStack", () => {
     expect(only(resources, "aws_key_pair")).toEqual({ key_name: "${var.key_pair_name}", public_key: "${var.ssh_public_key}" });
   });
 
-  it("tags the role <stack_name>/<instance_name> and hands it to the instance through the profile", () => {
-    expect(only(resources, "aws_iam_role").tags).toEqual({ Name: "CrmHostStack/CrmServer" });
-    expect(only(resources, "aws_iam_instance_profile").role).toBe(reference(json, "aws_iam_role", "name"));
+  /** Name of the role an AWS service may assume, from its trust policy. */
+  function roleOf(service: string): string {
+    const names = Object.entries(resources.aws_iam_role)
+      .filter(([, role]) => JSON.parse(role.assume_role_policy).Statement[0].Principal.Service === service)
+      .map(([name]) => name);
+    if (names.length !== 1) throw new Error(`expected one role for ${service}, found ${names.length}`);
+    return names[0];
+  }
+
+  it("tags the role <stack_name>/<instance_name> and hands it to the instance through the profile, without policies", () => {
+    const role = roleOf("ec2.amazonaws.com");
+    expect(resources.aws_iam_role[role].tags).toEqual({ Name: "CrmHostStack/CrmServer" });
+    expect(only(resources, "aws_iam_instance_profile").role).toBe(`\${aws_iam_role.${role}.name}`);
+    // The only policy attachment of the stack belongs to the snapshot service's role.
+    expect(only(resources, "aws_iam_role_policy_attachment").role).toBe(`\${aws_iam_role.${roleOf("dlm.amazonaws.com")}.name}`);
+    expect(resources.aws_iam_role[role].managed_policy_arns).toBeUndefined();
+    expect(resources.aws_iam_role[role].inline_policy).toBeUndefined();
   });
 
   it("wires every field of the instance", () => {
-    const roleName = Object.keys(resources.aws_iam_role)[0];
+    const roleName = roleOf("ec2.amazonaws.com");
     const [scriptLocal] = Object.keys(json.locals ?? {}).filter((name) => name.includes("user_data"));
     expect(only(resources, "aws_instance")).toMatchObject({
       availability_zone: "${var.availability_zone}",
@@ -77,8 +96,87 @@ describe("CrmHostStack", () => {
       user_data_base64: `\${base64gzip(local.${scriptLocal})}`,
       depends_on: [`aws_iam_role.${roleName}`],
       metadata_options: expect.objectContaining({ http_tokens: "required" }),
-      root_block_device: expect.objectContaining({ encrypted: true }),
+      root_block_device: expect.objectContaining({ encrypted: true, volume_size: 16 }),
+      associate_public_ip_address: true,
+      disable_api_termination: true,
+      credit_specification: { cpu_credits: "standard" },
+      monitoring: "${var.detailed_monitoring}",
+      lifecycle: { ignore_changes: ["ami", "user_data", "user_data_base64"] },
     });
+    expect(json.variable?.detailed_monitoring).toMatchObject({ type: "bool", default: false });
+  });
+
+  it("puts the database on a kept, encrypted gp3 volume in the instance's zone, attached as /dev/sdf", () => {
+    expect(only(resources, "aws_ebs_volume")).toMatchObject({
+      availability_zone: "${var.availability_zone}",
+      type: "gp3",
+      encrypted: true,
+      size: "${var.data_volume_size_gib}",
+      final_snapshot: true,
+      tags: { Name: "CrmHostStack/CrmServer/data", Backup: "CrmHostStack/CrmServer/data" },
+      lifecycle: { prevent_destroy: true },
+    });
+    expect(json.variable?.data_volume_size_gib.default).toBe(10);
+    expect(only(resources, "aws_volume_attachment")).toMatchObject({
+      device_name: "/dev/sdf",
+      volume_id: reference(json, "aws_ebs_volume", "id"),
+      instance_id: reference(json, "aws_instance", "id"),
+      stop_instance_before_detaching: true,
+    });
+  });
+
+  it("has no dependency cycle: the volume comes first, then the instance whose user data names it, then the attachment", () => {
+    // Edges from every resource, local and data source to what its expressions and depends_on name.
+    const nodes: Record<string, string> = {};
+    for (const [type, blocks] of Object.entries(resources)) for (const [name, body] of Object.entries(blocks)) nodes[`${type}.${name}`] = JSON.stringify(body);
+    for (const [type, blocks] of Object.entries(json.data ?? {})) for (const [name, body] of Object.entries(blocks)) nodes[`data.${type}.${name}`] = JSON.stringify(body);
+    for (const [name, value] of Object.entries(json.locals ?? {})) nodes[`local.${name}`] = JSON.stringify(value);
+    const edges = (node: string) => Object.keys(nodes).filter((other) => other !== node
+      && new RegExp(`(?<![\\w.])${other.replace(/[.]/g, "[.]")}(?![\\w])`).test(nodes[node]));
+    const order: string[] = [];
+    const state: Record<string, "visiting" | "done"> = {};
+    const visit = (node: string, path: string[]) => {
+      if (state[node] === "done") return;
+      if (state[node] === "visiting") throw new Error(`dependency cycle: ${[...path, node].join(" -> ")}`);
+      state[node] = "visiting";
+      for (const next of edges(node)) visit(next, [...path, node]);
+      state[node] = "done";
+      order.push(node);
+    };
+    for (const node of Object.keys(nodes)) visit(node, []);
+    const position = (prefix: string) => order.findIndex((node) => node.startsWith(prefix));
+    expect(position("aws_ebs_volume.")).toBeLessThan(position("local."));
+    expect(position("local.")).toBeLessThan(position("aws_instance."));
+    expect(position("aws_instance.")).toBeLessThan(position("aws_volume_attachment."));
+    // The volume depends on no instance, no attachment and no user data.
+    expect(edges(Object.keys(nodes).find((node) => node.startsWith("aws_ebs_volume."))!)).toEqual([]);
+  });
+
+  it("has the resource addresses the README's upgrade, restore and destroy procedures name", () => {
+    const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8");
+    const named = (type: string) => [...new Set(readme.match(new RegExp(`${type}\\.[A-Za-z0-9_]+`, "g")) ?? [])];
+    expect(named("aws_instance")).toEqual([`aws_instance.${Object.keys(resources.aws_instance)[0]}`]);
+    expect(named("aws_ebs_volume")).toEqual([`aws_ebs_volume.${Object.keys(resources.aws_ebs_volume)[0]}`]);
+  });
+
+  it("lets destroy delete the data volume only when the settings opt in", () => {
+    const optedIn = synthStack({ deleteDataVolumeOnDestroy: true }).json;
+    expect(only(optedIn.resource, "aws_ebs_volume").lifecycle).toEqual({ prevent_destroy: false });
+  });
+
+  it("snapshots the data volume daily through its own DLM role, keeping snapshot_retention_count (7)", () => {
+    const policy = only(resources, "aws_dlm_lifecycle_policy");
+    expect(policy.execution_role_arn).toBe(`\${aws_iam_role.${roleOf("dlm.amazonaws.com")}.arn}`);
+    // The policy selects the data volume by tags the volume carries.
+    const volumeTags = only(resources, "aws_ebs_volume").tags;
+    expect(Object.keys(policy.policy_details.target_tags)).not.toHaveLength(0);
+    expect(volumeTags).toMatchObject(policy.policy_details.target_tags);
+    expect(policy.policy_details.schedule[0]).toMatchObject({
+      create_rule: { interval: 24, interval_unit: "HOURS" },
+      retain_rule: { count: "${var.snapshot_retention_count}" },
+      tags_to_add: { Stack: "CrmHostStack", Instance: "CrmServer" },
+    });
+    expect(json.variable?.snapshot_retention_count.default).toBe(7);
   });
 
   it("reads the AMI from the image parameter, AL2023 kernel 6.1 x86_64 by default", () => {
@@ -103,11 +201,15 @@ describe("CrmHostStack", () => {
     const variables = json.variable ?? {};
     expect(Object.keys(variables).sort()).toEqual([
       "app_db_password", "app_ingress_cidrs", "availability_zone", "bootstrap_version", "bootstrap_version_parameter",
-      "db_root_password", "image_parameter", "key_pair_name", "source_host_token", "ssh_ingress_cidrs",
-      "ssh_public_key", "subnet_id", "vpc_id",
+      "data_volume_size_gib", "data_volume_snapshot_id", "db_root_password", "detailed_monitoring", "image_parameter",
+      "key_pair_name", "snapshot_retention_count", "source_host_token", "ssh_ingress_cidrs", "ssh_public_key",
+      "subnet_id", "vpc_id",
     ]);
     for (const [name, variable] of Object.entries(variables)) {
-      if (variable.sensitive) {
+      if (variable.type === "bool") {
+        // Terraform's type check refuses anything else, naming the variable (engine test).
+        expect(variable.validation).toBeUndefined();
+      } else if (variable.sensitive) {
         expect(secretChecks).toContainEqual(expect.stringContaining(`Invalid value for variable "${name}"`));
         expect(variable.validation).toBeUndefined();
       } else {
@@ -129,10 +231,11 @@ describe("CrmHostStack", () => {
       CrmServerBackendUrl: `http://${dns}:3000`,
       CrmServerSshCommand: `ssh ec2-user@${dns}`,
       CrmServerProvisioningLogCommand: `ssh ec2-user@${dns} sudo tail -n +1 -f /var/log/crm-provisioning.log`,
+      CrmServerDataVolumeId: reference(json, "aws_ebs_volume", "id"),
     });
     const renamed = synthStack({ instanceName: "Crm-Edge_1", loginUser: "admin", loginHome: "/home/admin", appDir: "/home/admin/crm" }).json;
     expect(Object.keys(renamed.output ?? {}).sort()).toEqual([
-      "Crm-Edge_1BackendUrl", "Crm-Edge_1FrontendUrl", "Crm-Edge_1InstanceId", "Crm-Edge_1ProvisioningLogCommand",
+      "Crm-Edge_1BackendUrl", "Crm-Edge_1DataVolumeId", "Crm-Edge_1FrontendUrl", "Crm-Edge_1InstanceId", "Crm-Edge_1ProvisioningLogCommand",
       "Crm-Edge_1PublicDns", "Crm-Edge_1PublicIP", "Crm-Edge_1SshCommand",
     ]);
     expect(renamed.output?.["Crm-Edge_1SshCommand"].value).toMatch(/^ssh admin@/);
@@ -144,7 +247,7 @@ describe("CrmHostStack", () => {
     expect(json.terraform?.backend).toEqual({ local: { path: "../../../terraform.CrmHostStack.tfstate" } });
   });
 
-  it("builds the user data from the three sensitive variables inside Terraform, each once, in base64", () => {
+  it("builds the user data from the three sensitive variables inside Terraform, each once, in base64, and the volume id", () => {
     const [script] = Object.entries(json.locals ?? {}).filter(([name]) => name.includes("user_data")).map(([, value]) => value);
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     // Every template sequence left unescaped must be one of the three secret expressions.
@@ -153,7 +256,9 @@ describe("CrmHostStack", () => {
       "${base64encode(var.db_root_password)}",
       "${base64encode(var.app_db_password)}",
       "${base64encode(var.source_host_token)}",
+      `\${${reference(json, "aws_ebs_volume", "id").slice(2, -1)}}`,
     ]);
+    expect(script).toContain(`\nreadonly DATA_VOLUME_ID='${reference(json, "aws_ebs_volume", "id")}'\n`);
     for (const name of ["db_root_password", "app_db_password", "source_host_token"]) {
       expect(json.variable?.[name]).toMatchObject({ sensitive: true });
       expect(json.variable?.[name].default).toBeUndefined();

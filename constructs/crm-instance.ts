@@ -1,9 +1,26 @@
 import { Instance } from "@cdktf/provider-aws/lib/instance";
-import { ITerraformDependable } from "cdktf";
+import { IResolvable, ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
 
 /** InstanceType of the spec (2.1, 8). */
 export const INSTANCE_TYPE = "t3.micro";
+
+/**
+ * Size of the root volume, in GiB (the AMI's snapshot is 8 GiB). It holds the OS after the full
+ * update, the Development Tools group, MariaDB's binaries, the 2 GiB swap file, nvm with Node.js
+ * 21.7.3, the app with its node_modules and yarn's cache, and the journal (up to 10% of the file
+ * system); the database lives on the data volume. The README's estimate comes to about 7 GiB, too
+ * close to 8 for unattended updates, so 16 GiB: $0.64 a month more than 8.
+ */
+export const ROOT_VOLUME_SIZE_GIB = 16;
+
+/**
+ * Attributes of the instance Terraform leaves alone after creation. Both force a replacement
+ * or a stop/start of the host in the AWS provider, and both change in ordinary use: the AMI
+ * moves with every Amazon Linux release, and the user data with any secret or setting, though
+ * the script runs only at the first boot. Upgrading the host is a deliberate `-replace`.
+ */
+export const IGNORED_INSTANCE_CHANGES = ["ami", "user_data", "user_data_base64"];
 
 /** Props of {@link CrmInstance}. */
 export interface CrmInstanceProps {
@@ -35,20 +52,28 @@ export interface CrmInstanceProps {
   readonly instanceType?: string;
   /**
    * Size of the encrypted gp3 root volume, in GiB; must be at least the AMI's snapshot size.
-   * @default 8 (the Amazon Linux 2023 AMI's size)
+   * @default ROOT_VOLUME_SIZE_GIB (16)
    */
   readonly rootVolumeSizeGiB?: number;
   /**
-   * Whether to enable detailed (1-minute) CloudWatch monitoring, billed per instance.
-   * @default true
+   * Whether to enable detailed (1-minute) CloudWatch monitoring, billed per metric; a boolean
+   * or a Terraform expression such as the `detailed_monitoring` variable.
+   * @default false (basic 5-minute monitoring, free)
    */
-  readonly detailedMonitoring?: boolean;
+  readonly detailedMonitoring?: boolean | IResolvable;
 }
 
 /**
  * The CRM host of spec 2.1. Hardening that leaves what the spec deploys unchanged: the
  * metadata service answers only IMDSv2 session tokens (the provisioning script uses them),
  * the root volume is encrypted, and the instance is EBS-optimized (t3 is by default).
+ *
+ * Defaults that keep a small host safe and cheap: Terraform ignores later changes of the image
+ * and the user data ({@link IGNORED_INSTANCE_CHANGES}); termination protection is on (the
+ * AWS provider lifts it itself before it terminates, so `destroy` and `-replace` still work);
+ * CPU credits are `standard`, so a crash loop cannot bill surplus credits; the instance asks for
+ * a public IP address, which the script needs for its public hostname, whatever the subnet's
+ * auto-assign setting.
  */
 export class CrmInstance extends Construct {
   public readonly instance: Instance;
@@ -67,7 +92,10 @@ export class CrmInstance extends Construct {
       tags: { Name: props.nameTag },
       dependsOn: props.dependsOn,
       ebsOptimized: true,
-      monitoring: props.detailedMonitoring ?? true,
+      associatePublicIpAddress: true,
+      disableApiTermination: true,
+      creditSpecification: { cpuCredits: "standard" },
+      monitoring: props.detailedMonitoring ?? false,
       metadataOptions: {
         httpEndpoint: "enabled",
         httpTokens: "required",
@@ -77,10 +105,17 @@ export class CrmInstance extends Construct {
       rootBlockDevice: {
         encrypted: true,
         volumeType: "gp3",
-        volumeSize: props.rootVolumeSizeGiB ?? 8,
+        volumeSize: props.rootVolumeSizeGiB ?? ROOT_VOLUME_SIZE_GIB,
+        // Only the OS and the app live here; the database is on the data volume.
         deleteOnTermination: true,
       },
+      lifecycle: { ignoreChanges: IGNORED_INSTANCE_CHANGES },
     });
+  }
+
+  /** Instance id (`i-…`). */
+  public get instanceId(): string {
+    return this.instance.id;
   }
 
   /** PublicIp of the instance. */

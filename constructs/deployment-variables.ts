@@ -30,7 +30,8 @@ const KEY_TYPES = "(ssh-rsa AAAAB3NzaC1yc2E|ssh-ed25519 AAAAC3NzaC1lZDI1NTE5)";
 /**
  * The values that differ per AWS account, declared as Terraform variables so that one
  * synthesized stack serves any account (`cdktf deploy --var vpc_id=…`, `TF_VAR_vpc_id=…`).
- * Each carries a `validation` block whose message names the variable and the expected form.
+ * Each carries a `validation` block whose message names the variable and the expected form,
+ * except the boolean, which Terraform's own type check guards with a message naming it.
  */
 export class DeploymentVariables extends Construct {
   /** `vpc_id`: the VPC of the security group (`<vpc_id>`). */
@@ -47,6 +48,8 @@ export class DeploymentVariables extends Construct {
   public readonly sshIngressCidrs: TerraformVariable;
   /** `app_ingress_cidrs`: IPv4 CIDR blocks allowed on ports 80 and 3000. */
   public readonly appIngressCidrs: TerraformVariable;
+  /** `detailed_monitoring`: whether the instance has detailed (1-minute) CloudWatch monitoring. */
+  public readonly detailedMonitoring: TerraformVariable;
 
   constructor(scope: Construct, id: string, props: DeploymentVariablesProps = {}) {
     super(scope, id);
@@ -122,5 +125,14 @@ export class DeploymentVariables extends Construct {
         "each written with its network address (10.0.0.0/8, not 10.0.0.1/8).",
     });
     this.appIngressCidrs.addValidation(ipv4CidrList(this.appIngressCidrs));
+
+    // Terraform itself refuses anything but true or false, naming the variable.
+    this.detailedMonitoring = stackVariable(this, "detailed_monitoring", {
+      type: "bool",
+      nullable: false,
+      default: false,
+      description:
+        "Detailed (1-minute) CloudWatch monitoring of the instance, billed per metric; basic 5-minute monitoring is free.",
+    });
   }
 }

@@ -19,6 +19,11 @@ export interface HostOutputsProps {
   readonly loginUser: string;
   /** The provisioning script's log file on the host. */
   readonly provisioningLog: string;
+  /**
+   * Id of the EBS volume that holds the database (for snapshots and restores by hand).
+   * @default - no `<instance_name>DataVolumeId` output
+   */
+  readonly dataVolumeId?: string;
 }
 
 /**
@@ -44,6 +49,9 @@ export class HostOutputs extends Construct {
       ["ProvisioningLogCommand", `ssh ${login} sudo tail -n +1 -f ${props.provisioningLog}`,
         "Follow the first-boot provisioning log (it ends with the last step's line)"],
     ];
+    if (props.dataVolumeId !== undefined) {
+      values.push(["DataVolumeId", props.dataVolumeId, `EBS volume that holds the database of ${props.nameTag} (kept on destroy)`]);
+    }
     const outputs: Record<string, TerraformOutput> = {};
     for (const [suffix, value, description] of values) {
       const name = `${props.instanceName}${suffix}`;

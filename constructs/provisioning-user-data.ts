@@ -5,6 +5,9 @@ import { renderProvisioningScript } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
 
+/** Stands for the data volume's id while the script is rendered: the longest id there is. */
+const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
+
 /** EC2 refuses user data above 16 KiB (before base64; of gzip-compressed user data, the compressed bytes). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
 
@@ -18,6 +21,12 @@ export interface ProvisioningUserDataProps {
    * Terraform fills them in at plan time and the synthesized JSON never holds a secret.
    */
   readonly secrets: ScriptSecrets;
+  /**
+   * Id of the EBS volume that holds the database (a Terraform expression such as
+   * `DataVolume.volumeId`): the script finds the disk by it and mounts it before the database starts.
+   * @default - none: the database stays on the root disk
+   */
+  readonly dataVolumeId?: string;
   /**
    * Longest secret the variables accept, used to check at synthesis that the script stays
    * within EC2's user-data limit whatever the secrets are.
@@ -50,12 +59,13 @@ export class ProvisioningUserData extends Construct {
     const marker = { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" };
     // Conservative: the secrets counted as incompressible, the rest with a quarter of margin for
     // the difference between Terraform's (Go's) deflate and Node.js's zlib.
-    const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker)).length;
+    const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker,
+      props.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER)).length;
     this.maxCompressedBytes = Math.ceil(compressedRest * 1.25) + 3 * secretLength;
     if (this.maxCompressedBytes > USER_DATA_LIMIT_BYTES) {
       throw new Error(`The compressed provisioning script can reach ${this.maxCompressedBytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
     }
-    const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets));
+    const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props.dataVolumeId));
     this.script = local.asString;
     this.base64 = Fn.base64gzip(local.asString);
   }
@@ -65,12 +75,18 @@ export class ProvisioningUserData extends Construct {
  * Renders the script with placeholders in place of the secrets, escapes the template syntax
  * of the whole literal text, then puts the secrets' expressions where the placeholders were.
  */
-export function terraformTemplate(settings: ProvisioningSettings, secrets: ScriptSecrets): string {
+export function terraformTemplate(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId?: string): string {
   const keys = Object.keys(secrets) as (keyof ScriptSecrets)[];
-  // Placeholders use only letters, digits and _, which no escaping touches.
+  // Placeholders use only letters, digits, _ and -, which no escaping touches.
   const placeholder = (key: string) => `CRMSECRETPLACEHOLDER_${key}_END`;
   const placeholders = Object.fromEntries(keys.map((key) => [key, placeholder(key)])) as unknown as ScriptSecrets;
-  let text = escapeTemplateSyntax(renderProvisioningScript(settings, placeholders));
+  let text = escapeTemplateSyntax(renderProvisioningScript(settings, placeholders,
+    dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER));
+  if (dataVolumeId !== undefined) {
+    const parts = text.split(VOLUME_PLACEHOLDER);
+    if (parts.length !== 2) throw new Error(`The provisioning script must hold the data volume id once; found it ${parts.length - 1} times.`);
+    text = parts.join(dataVolumeId);
+  }
   for (const key of keys) {
     const parts = text.split(placeholder(key));
     if (parts.length !== 2) {

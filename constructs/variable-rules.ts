@@ -135,3 +135,17 @@ export function dotenvCondition(expression: string): string {
 export function dotenvValue(variable: TerraformVariable): TerraformVariableValidationConfig {
   return { condition: `\${${dotenvCondition(ref(variable))}}`, errorMessage: invalid(variable, DOTENV_WORDS) };
 }
+
+/** The number variable holds a whole number from `min` to `max` (inclusive), in `unit`. */
+export function wholeNumberBetween(
+  variable: TerraformVariable,
+  min: number,
+  max: number,
+  unit: string,
+): TerraformVariableValidationConfig {
+  const name = `var.${variable.friendlyUniqueId}`;
+  return {
+    condition: `\${${name} == floor(${name}) && ${name} >= ${min} && ${name} <= ${max}}`,
+    errorMessage: invalid(variable, `a whole number of ${unit} from ${min} to ${max}`),
+  };
+}

@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
-import { cpus, tmpdir, totalmem } from "os";
+import { cpus, loadavg, tmpdir, totalmem } from "os";
 import { join, resolve } from "path";
 import { README_FILE } from "./docs";
 import { replaceSection } from "./docs/readme";
@@ -54,10 +54,13 @@ const counted = (run: ReturnType<typeof jest>) => `${run.passed} passed, ${run.f
 function main(): void {
   const dirty = git("status", "--porcelain", "--untracked-files=no") === "" ? "" : " plus uncommitted changes";
   const commit = `${git("rev-parse", "--short", "HEAD")}${dirty}`;
+  // Times depend on what else the machine runs: say how busy it was.
+  const loadAtStart = loadavg()[0];
   const rows: [string, string, string][] = [];
 
   const bench = timed("node", ["scripts/bench.js", "--runs", "15", "--cli-runs", "3"]).stdout;
   for (const line of bench.trim().split("\n")) {
+    // "<what>: median 0.300 s, … over 15 runs (target: …)" or "<what>: ratio 1.10 of the median wall times (target: …)"
     const match = /^(.*?): ((?:median|ratio) .*?)(?: \(target: (.*)\))?$/.exec(line);
     if (match) rows.push([match[1], `\`npm run bench\`: ${match[2]}`, match[3] ?? ""]);
   }
@@ -65,7 +68,8 @@ function main(): void {
   rows.push(["jest, unit tests (all but `__tests__/engine` and `__tests__/integration`)", `\`npx jest --testPathIgnorePatterns …\`: ${counted(unit)}`, "< 15 s"]);
   const all = jest([]);
   rows.push(["jest, whole suite (engine and integration included)", `\`npx jest\`: ${counted(all)}`, ""]);
-  rows.push(["`npm test` in all (tsc, jest, synth + checkov, actionlint)", s(timed("bash", ["scripts/check.sh"]).seconds), ""]);
+  rows.push(["CDK Terrain check, warm caches (`bash scripts/cdktn/check.sh`)", s(timed("bash", ["scripts/cdktn/check.sh"]).seconds), ""]);
+  rows.push(["`npm test` in all (tsc, jest, CDK Terrain check, synth + checkov, actionlint)", s(timed("bash", ["scripts/check.sh"]).seconds), ""]);
   if (process.argv.includes("--ci")) {
     const clone = mkdtempSync(join(tmpdir(), "crm-figures-clone-"));
     try {
@@ -77,7 +81,8 @@ function main(): void {
   }
 
   const table = [
-    `Measured by \`npm run figures\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, on ${machine()}.`,
+    `Measured by \`npm run figures\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit}, on ${machine()}; `
+      + `load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0].toFixed(1)} at the end (1 minute; more than the core count means other work competed for the CPU).`,
     "",
     "| what | measured | target |",
     "| --- | --- | --- |",

@@ -5,9 +5,8 @@
  */
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
-import { matching, settingRules } from "./rules";
+import { awsRegion, matching, settingRules } from "./rules";
 
-const REGION = /^[a-z]{2}(-[a-z]+)+-[0-9]$/;
 // An S3 key segment: S3's "safe characters" (letters, digits, ! - _ . * ' ( )).
 const KEY_SEGMENT = "[A-Za-z0-9!_.*'()-]+";
 
@@ -35,8 +34,7 @@ export const backendSettingsSchema = z.strictObject({
     new RegExp(`^(?=.{1,1024}$)${KEY_SEGMENT}(/${KEY_SEGMENT})*$`),
     "an S3 object key such as crm/prod/terraform.tfstate (letters, digits, ! - _ . * ' ( ) and /, not starting or ending with /)",
   ).optional(),
-  region: matching("S3 backend: the bucket's region (default: the stack's `region`).", REGION,
-    "an AWS region name such as us-east-1").optional(),
+  region: awsRegion("S3 backend: the bucket's region (default: the stack's `region`).").optional(),
   kmsKeyId: matching(
     "S3 backend: ARN of the KMS key that encrypts the state (default: none, S3-managed keys).",
     /^arn:aws[a-z-]*:kms:[a-z]{2}(-[a-z]+)+-[0-9]:[0-9]{12}:(key\/[A-Za-z0-9-]{1,64}|alias\/[A-Za-z0-9/_-]{1,250})$/,

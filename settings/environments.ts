@@ -5,7 +5,7 @@
 import { readdirSync, statSync } from "fs";
 import { join, resolve } from "path";
 import { defaultLocalStatePath, defaultStateKey } from "../constructs/state-backend";
-import { SettingsError } from "./errors";
+import { SettingsError, SettingsFileError } from "./errors";
 import { DEFAULT_SETTINGS_FILE, loadStackSettings, StackSettings } from "./stack-settings";
 
 /**
@@ -29,7 +29,13 @@ export function settingsFiles(spec: string | undefined = process.env.CRM_SETTING
       files.push(path);
       continue;
     }
-    const found = readdirSync(path).filter((name) => name.endsWith(".json") && !name.endsWith(".schema.json")).sort();
+    let names: string[];
+    try {
+      names = readdirSync(path);
+    } catch (error) {
+      throw new SettingsFileError(path, (error as Error).message);
+    }
+    const found = names.filter((name) => name.endsWith(".json") && !name.endsWith(".schema.json")).sort();
     if (found.length === 0) throw new SettingsError("CRM_SETTINGS", `a directory holding settings files (*.json); ${entry} has none`);
     files.push(...found.map((name) => join(path, name)));
   }
@@ -42,7 +48,8 @@ export function loadEnvironments(files: string[] = settingsFiles()): StackSettin
     try {
       return loadStackSettings(file);
     } catch (error) {
-      if (error instanceof Error) error.message = `${file}: ${error.message}`;
+      // A file problem names its file already; a bad setting is prefixed with the file that holds it.
+      if (error instanceof Error && !(error instanceof SettingsFileError)) error.message = `${file}: ${error.message}`;
       throw error;
     }
   });

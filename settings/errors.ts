@@ -5,8 +5,19 @@
  */
 import type { z } from "zod";
 
+/** A problem with the user's settings: main.ts prints its one-line message, without a stack trace. */
+export class SettingsProblem extends Error {}
+
+/** The settings file cannot be read, is not JSON, or holds a key twice. */
+export class SettingsFileError extends SettingsProblem {
+  constructor(file: string, problem: string) {
+    super(`Cannot use the settings file ${file}: ${cut(redactCredentials(problem), 300)}`);
+    this.name = "SettingsFileError";
+  }
+}
+
 /** A setting has a value that the stack cannot deploy. */
-export class SettingsError extends Error {
+export class SettingsError extends SettingsProblem {
   constructor(
     /** Dotted name of the setting, as written in the settings file (for example `database.name`). */
     public readonly setting: string,
@@ -15,15 +26,30 @@ export class SettingsError extends Error {
     /** The offending value, shown in the message unless the setting is secret. */
     value?: unknown,
   ) {
-    const shown = value === undefined ? "" : ` (got ${redactCredentials(JSON.stringify(value))})`;
+    const shown = value === undefined ? "" : ` (got ${cut(redactCredentials(JSON.stringify(value) ?? String(value)), SHOWN_VALUE_LENGTH)})`;
     super(`Invalid setting "${setting}"${shown}: expected ${expected}.`);
     this.name = "SettingsError";
   }
 }
 
-/** Hides the user-info part of any address in `text` (`https://user:token@host` → `https://***@host`). */
-function redactCredentials(text: string): string {
-  return text.replace(/(\/\/)[^/@\s"]*@/g, "$1***@");
+/** Longest value shown in a message, in characters (a pasted file or key must not flood the terminal). */
+export const SHOWN_VALUE_LENGTH = 80;
+
+/** `text`, cut to `max` characters with a note of its length. */
+function cut(text: string, max: number): string {
+  const characters = [...text];
+  return characters.length <= max ? text : `${characters.slice(0, max).join("")}… (${characters.length} characters)`;
+}
+
+/**
+ * Hides everything that may be user-info of an address (`https://user:token@host` →
+ * `https://***@host`): up to the last `@` after `//`, or, without `//`, from the start up to the
+ * last `@` after a `:` (`user:token@host` → `***@host`). A password may hold `/`, `@`, spaces or quotes, so nothing is assumed
+ * about where it ends but the last `@`.
+ */
+export function redactCredentials(text: string): string {
+  if (text.includes("//")) return text.replace(/\/\/[\s\S]*@/, "//***@");
+  return text.replace(/^("?)[^:@]*:[\s\S]*@/, "$1***@");
 }
 
 /**

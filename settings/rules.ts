@@ -6,6 +6,7 @@
  * domain rules it cannot state (path segments, one setting relative to another, reserved
  * names) are refinements with the same phrase.
  */
+import { partition } from "@aws-sdk/util-endpoints";
 import { z } from "zod";
 
 /** What a setting must be, as a phrase; kept beside the schema for the README's settings table. */
@@ -46,11 +47,40 @@ export function printable(description: string, max: number): z.ZodString {
 }
 
 /** An absolute, normalised POSIX path of safe characters; `.` and `..` segments are refused. */
-export function absolutePath(description: string): z.ZodString {
-  const expected = "an absolute path such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)";
-  return text(description, expected, (schema) => schema
+export function absolutePath(
+  description: string,
+  expected = "an absolute path such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)",
+  refine: (schema: z.ZodString) => z.ZodString = (schema) => schema,
+): z.ZodString {
+  return text(description, expected, (schema) => refine(schema
     .regex(/^(\/[A-Za-z0-9._-]+)+$/, { error: expected })
-    .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected }));
+    .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected })));
+}
+
+const REGION_EXPECTED = "an AWS region name such as us-east-1, one that exists (in the AWS SDK's list of regions)";
+
+/**
+ * Whether AWS has this region: the partition data of the AWS SDK for JavaScript
+ * (@aws-sdk/util-endpoints, the list its clients resolve endpoints from) describes every region it
+ * knows; for a name it does not know, it answers with the partition's defaults and no description.
+ */
+export function isAwsRegion(name: string): boolean {
+  return typeof (partition(name) as { description?: unknown }).description === "string";
+}
+
+/** A setting naming an AWS region that exists (a typo such as eu-wset-1 is refused). */
+export function awsRegion(description: string): z.ZodString {
+  return text(description, REGION_EXPECTED, (schema) => schema.regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error: REGION_EXPECTED })
+    .refine(isAwsRegion, { error: REGION_EXPECTED }));
+}
+
+/** A whole-number setting from `min` to `max`. */
+export function wholeNumber(description: string, min: number, max: number, unit: string): z.ZodNumber {
+  const expected = `a whole number of ${unit} from ${min} to ${max}`;
+  const schema = z.number({ error: expected }).int({ error: expected }).min(min, { error: expected })
+    .max(max, { error: expected }).meta({ description });
+  settingRules.add(schema, { expected });
+  return schema;
 }
 
 /** A true/false setting. */
@@ -62,3 +92,4 @@ export function flag(description: string): z.ZodBoolean {
   settingRules.add(schema, { expected });
   return schema;
 }
+

@@ -6,16 +6,16 @@
  * The schema below is also published as JSON Schema (stack-settings.schema.json, written by
  * `npm run docs`), so that `"$schema"` in a settings file gives completion and checking in editors.
  */
-import { readFileSync } from "fs";
 import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
 import {
-  appDirInsideHome, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
+  appDirInsideHome, databaseDirApartFromDataMount, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
 } from "../userdata/settings";
 import { backendSettings, backendSettingsSchema } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
-import { matching, settingRules, text } from "./rules";
+import { readJsonFile } from "./json-file";
+import { awsRegion, flag, matching, settingRules, text } from "./rules";
 
 /** The settings file used when `CRM_SETTINGS` is not set: the example set shipped with the repository. */
 export const DEFAULT_SETTINGS_FILE = resolve(__dirname, "example.json");
@@ -32,8 +32,12 @@ const provisioningWithDefaults = {
   swapFile: PROVISIONING_FIELDS.swapFile.default(PRODUCTION_PATHS.swapFile),
   logFile: PROVISIONING_FIELDS.logFile.default(PRODUCTION_PATHS.logFile),
   metadataEndpoint: PROVISIONING_FIELDS.metadataEndpoint.default(PRODUCTION_PATHS.metadataEndpoint),
+  deviceDirectory: PROVISIONING_FIELDS.deviceDirectory.default(PRODUCTION_PATHS.deviceDirectory),
+  dataMount: PROVISIONING_FIELDS.dataMount.default(PRODUCTION_PATHS.dataMount),
+  databaseDir: PROVISIONING_FIELDS.databaseDir.default(PRODUCTION_PATHS.databaseDir),
+  fstabFile: PROVISIONING_FIELDS.fstabFile.default(PRODUCTION_PATHS.fstabFile),
+  dataVolumeWaitSeconds: PROVISIONING_FIELDS.dataVolumeWaitSeconds.default(PRODUCTION_PATHS.dataVolumeWaitSeconds),
   nftablesConfig: PROVISIONING_FIELDS.nftablesConfig.default(PRODUCTION_PATHS.nftablesConfig),
-  fstab: PROVISIONING_FIELDS.fstab.default(PRODUCTION_PATHS.fstab),
   scriptDirectory: PROVISIONING_FIELDS.scriptDirectory.default(PRODUCTION_PATHS.scriptDirectory),
   redirectHttpPort: PROVISIONING_FIELDS.redirectHttpPort.default(PROVISIONING_DEFAULTS.redirectHttpPort),
 };
@@ -46,10 +50,13 @@ export const stackSettingsSchema = z.strictObject({
   instanceName: matching("`<instance_name>`: second half of the Name tags; the output is `<instance_name>PublicIP`.",
     /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
     "1 to 64 letters, digits, _ or -, starting with a letter (it names the Terraform output <instanceName>PublicIP)"),
-  region: matching("AWS region to deploy to.", /^[a-z]{2}(-[a-z]+)+-[0-9]$/, "an AWS region name such as us-east-1"),
+  region: awsRegion("AWS region to deploy to: one the AWS SDK's list of regions holds (a typo such as eu-wset-1 is refused)."),
+  deleteDataVolumeOnDestroy: flag("Whether `terraform destroy` may delete the database's data volume (after a final snapshot). "
+    + "Off: destroy stops at the volume (see the README's data volume section).").default(false),
   backend: backendSettingsSchema.optional(),
   ...provisioningWithDefaults,
-}).check((ctx) => appDirInsideHome(ctx.value, ctx));
+}).check((ctx) => appDirInsideHome(ctx.value, ctx))
+  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
 
 export interface StackSettings {
   /** `<stack_name>`: cdktf stack name, first half of the Name tags. */
@@ -58,6 +65,11 @@ export interface StackSettings {
   readonly instanceName: string;
   /** AWS region to deploy to. */
   readonly region: string;
+  /**
+   * Whether `terraform destroy` may delete the database's data volume (after AWS takes a final
+   * snapshot of it). Off by default: destroy then stops at the volume (lifecycle.prevent_destroy).
+   */
+  readonly deleteDataVolumeOnDestroy: boolean;
   /** Where Terraform keeps the stack's state: local by default (constructs/state-backend.ts). */
   readonly backend: BackendSettings;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
@@ -66,13 +78,7 @@ export interface StackSettings {
 
 /** Reads and validates a settings file (default: `$CRM_SETTINGS`, else the example set). */
 export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEFAULT_SETTINGS_FILE): StackSettings {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new Error(`Cannot read the settings file ${file}: ${(error as Error).message}`);
-  }
-  return parseStackSettings(raw);
+  return parseStackSettings(readJsonFile(file));
 }
 
 /**
@@ -84,8 +90,8 @@ export function parseStackSettings(raw: unknown): StackSettings {
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const { $schema: _editorsOnly, stackName, instanceName, region, backend, ...provisioning } = result.data;
-  return { stackName, instanceName, region, backend: backendSettings(backend), provisioning };
+  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, ...provisioning } = result.data;
+  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), provisioning };
 }
 
 /** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */

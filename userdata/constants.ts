@@ -32,6 +32,12 @@ export const NFTABLES_SERVICE = "nftables";
 /** Amazon Linux 2023 package of the MySQL-compatible server, and its systemd unit. */
 export const DATABASE_PACKAGE = "mariadb105-server";
 export const DATABASE_SERVICE = "mariadb";
+/** System user MariaDB runs as (created by the package); owns the data directory on the data volume. */
+export const DATABASE_USER = "mysql";
+/** File system created on an empty data volume: XFS, as Amazon Linux uses for its root. */
+export const DATA_FILE_SYSTEM = "xfs";
+/** Name of the systemd drop-in that makes the database wait for its data directory's mount. */
+export const DATABASE_DROP_IN = "crm-data-volume.conf";
 /** Packages of spec step 2 besides the "Development Tools" group. */
 export const PACKAGES = ["nftables", "git", DATABASE_PACKAGE, "gcc-c++", "make"] as const;
 /** How often network steps (dnf, git, nvm, npm, yarn, metadata) are tried, and the pause between tries. */

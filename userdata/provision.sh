@@ -202,7 +202,84 @@ table inet $APP_NAME {
   systemctl enable "$NFTABLES_SERVICE"
 }
 
+# set_fstab_entry MOUNT_POINT LINE: LINE replaces the first entry for MOUNT_POINT (fstab order is
+# mount order) and any other, or is appended.
+set_fstab_entry() {
+  touch "$FSTAB"
+  install_file "$FSTAB" 644 < <(awk -v mp="$1" -v entry="$2" '
+    $1 !~ /^#/ && $2 == mp { if (!done) print entry; done = 1; next }
+    { print }
+    END { if (!done) print entry }' "$FSTAB")
+}
+
+# find_data_volume: the data volume's device, once it appears. Nitro: the NVMe serial is the
+# volume id without its dash (any by-id name ending in it counts, as a VM's virtio disk); Xen: the
+# attachment's name, which Amazon Linux's udev rules also give NVMe devices.
+find_data_volume() {
+  local serial=${DATA_VOLUME_ID//-/}
+  local candidates=("$DEVICE_DIR/disk/by-id/nvme-Amazon_Elastic_Block_Store_$serial" "$DEVICE_DIR/sdf" "$DEVICE_DIR/xvdf")
+  local deadline=$((SECONDS + DATA_VOLUME_WAIT_SECONDS)) candidate
+  while :; do
+    for candidate in "${candidates[0]}" "$DEVICE_DIR"/disk/by-id/*[-_]"$serial" "${candidates[@]:1}"; do
+      if [[ -b $candidate ]]; then
+        readlink -f "$candidate"
+        return 0
+      fi
+    done
+    ((SECONDS < deadline)) || break
+    sleep 1
+  done
+  die "the data volume $DATA_VOLUME_ID did not appear within $DATA_VOLUME_WAIT_SECONDS s (looked for ${candidates[*]}); not starting the database on the root disk"
+}
+
+# Not a step of the spec, called by step 3 before the database starts: MariaDB's data directory on
+# the data volume, so the database outlives the host. Formats only a volume with no file system
+# and no partition table; mounts by UUID through the fstab, and the database unit waits for it.
+mount_data_volume() {
+  if [[ -z $DATA_VOLUME_ID ]]; then
+    log "no data volume: the database stays on the root disk"
+    return 0
+  fi
+  local device fs_type partitions uuid drop_in_dir
+  device=$(find_data_volume)
+  log "data volume $DATA_VOLUME_ID is $device"
+  fs_type=$(blkid -p -o value -s TYPE "$device") || fs_type=''
+  if [[ -z $fs_type ]]; then
+    partitions=$(blkid -p -o value -s PTTYPE "$device") || partitions=''
+    [[ -z $partitions ]] || die "the data volume $device holds a $partitions partition table and no file system; refusing to format it"
+    log "the data volume holds no file system: creating $DATA_FILE_SYSTEM"
+    "mkfs.$DATA_FILE_SYSTEM" -q -L crm-data "$device"
+    fs_type=$DATA_FILE_SYSTEM
+  else
+    log "the data volume holds a $fs_type file system: mounting it as it is"
+  fi
+  uuid=$(blkid -p -o value -s UUID "$device") || uuid=''
+  [[ -n $uuid ]] || die "the file system on $device has no UUID"
+
+  set_fstab_entry "$DATA_MOUNT" "UUID=$uuid $DATA_MOUNT $fs_type defaults,nofail,x-systemd.device-timeout=2min 0 2"
+  set_fstab_entry "$DATABASE_DIR" "$DATA_MOUNT/mysql $DATABASE_DIR none bind,nofail,x-systemd.requires-mounts-for=$DATA_MOUNT 0 0"
+  drop_in_dir="$UNIT_DIRECTORY/$DATABASE_SERVICE.service.d"
+  mkdir -p "$drop_in_dir"
+  install_file "$drop_in_dir/$DATABASE_DROP_IN" 644 < <(printf '[Unit]\nRequiresMountsFor=%s\n' "$DATABASE_DIR")
+  systemctl daemon-reload
+
+  mkdir -p "$DATA_MOUNT"
+  mountpoint -q "$DATA_MOUNT" || mount --fstab "$FSTAB" "$DATA_MOUNT"
+  # Its own directory: the volume's top may hold lost+found (ext4) or foreign files.
+  [[ -d $DATA_MOUNT/mysql ]] || install -d -m 755 "$DATA_MOUNT/mysql"
+  # The server's user id may differ between images.
+  [[ $(stat -c %U "$DATA_MOUNT/mysql") == "$DATABASE_USER" ]] || chown -R "$DATABASE_USER:" "$DATA_MOUNT/mysql"
+  if ! mountpoint -q "$DATABASE_DIR"; then
+    # An image may have started the server on the root disk's data directory.
+    systemctl stop "$DATABASE_SERVICE"
+    mkdir -p "$DATABASE_DIR"
+    mount --fstab "$FSTAB" "$DATABASE_DIR"
+  fi
+  log "database directory $DATABASE_DIR is $DATA_MOUNT/mysql on $device ($fs_type, UUID $uuid)"
+}
+
 step_03_start_database() {
+  mount_data_volume
   systemctl enable --now "$DATABASE_SERVICE"
   local i
   for ((i = 1; i <= 30; i++)); do

@@ -1,7 +1,8 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  APP_PORT, DATABASE_SERVICE, ENV_FILE_MODE, HTTP_PORT, NFTABLES_SERVICE, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS,
+  APP_PORT, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ENV_FILE_MODE, HTTP_PORT, METADATA_TOKEN_TTL_SECONDS,
+  NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME,
 } from "./constants";
@@ -22,8 +23,19 @@ export const SECRET_VARIABLES: Readonly<Record<keyof ScriptSecrets, string>> = {
   sourceHostTokenBase64: "SOURCE_HOST_TOKEN_B64",
 };
 
-/** The provisioning code (userdata/provision.sh without its #! line), read once: it follows the rendered header. */
-export const PROVISIONING_CODE = readFileSync(join(__dirname, "provision.sh"), "utf8").replace(/^#!.*\n/, "");
+/**
+ * The provisioning code, read once: userdata/provision.sh without its #! line and its comment lines
+ * (shellcheck's directives kept, so that the rendered script is checked as the file is).
+ * The comments are for readers of the file; left out of the user data, they leave room under EC2's
+ * 16 KiB limit (about 2.4 KiB of the compressed script). Safe because no string or here-document of
+ * the file holds a line starting with # (a test compares the functions bash reads from both).
+ */
+export const PROVISIONING_CODE = withoutCommentLines(readFileSync(join(__dirname, "provision.sh"), "utf8"));
+
+/** Shell code without its full-line comments (the #! line among them), but for shellcheck's directives. */
+export function withoutCommentLines(code: string): string {
+  return code.split("\n").filter((line) => !/^\s*#/.test(line) || /^\s*# shellcheck /.test(line)).join("\n");
+}
 
 /** Bash array literal of words that need no quoting (package names). */
 function shellArray(words: readonly string[]): string {
@@ -37,12 +49,20 @@ function shellArray(words: readonly string[]): string {
  * secret is inserted verbatim, exactly once, inside single quotes: it must be base64 text or a
  * Terraform expression that evaluates to base64.
  */
-export function renderProvisioningScript(settings: ProvisioningSettings, secrets: ScriptSecrets): string {
-  return `${renderScriptHeader(settings, secrets)}\n${PROVISIONING_CODE}`;
+export function renderProvisioningScript(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId = ""): string {
+  return `${renderScriptHeader(settings, secrets, dataVolumeId)}\n${PROVISIONING_CODE}`;
 }
 
-/** The header of the script alone: `#!/bin/bash`, then assignments of the secrets, settings and constants. */
-export function renderScriptHeader(settings: ProvisioningSettings, secrets: ScriptSecrets): string {
+/**
+ * The header of the script alone: `#!/bin/bash`, then assignments of the secrets, settings and constants.
+ * `dataVolumeId` is the EBS volume that holds the database (`vol-…`, or a Terraform expression that
+ * evaluates to one); empty leaves the database on the root disk.
+ */
+export function renderScriptHeader(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId = ""): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/^(vol-([0-9a-f]{8}|[0-9a-f]{17})|\$\{[^'\u0000-\u001f\u007f]*\})?$/.test(dataVolumeId)) {
+    throw new Error(`The data volume id must be vol- and 8 or 17 hexadecimal digits, or a Terraform expression; got ${JSON.stringify(dataVolumeId)}.`);
+  }
   const secretLines = (Object.keys(SECRET_VARIABLES) as (keyof ScriptSecrets)[]).map((key) => {
     const value = secrets[key];
     // eslint-disable-next-line no-control-regex
@@ -74,13 +94,19 @@ readonly UNIT_DIRECTORY=${q(settings.unitDirectory)}
 readonly SWAP_FILE=${q(settings.swapFile)}
 readonly LOG_FILE=${q(settings.logFile)}
 readonly METADATA_ENDPOINT=${q(settings.metadataEndpoint)}
+readonly DATA_VOLUME_ID='${dataVolumeId}'
+readonly DEVICE_DIR=${q(settings.deviceDirectory)}
+readonly DATA_MOUNT=${q(settings.dataMount)}
+readonly DATABASE_DIR=${q(settings.databaseDir)}
+readonly FSTAB=${q(settings.fstabFile)}
+readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}
 readonly NFTABLES_CONFIG=${q(settings.nftablesConfig)}
-readonly FSTAB=${q(settings.fstab)}
 readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort ? "true" : "false"}
 
 # Constants (userdata/constants.ts).
 readonly PACKAGES=${shellArray(PACKAGES)}
-readonly DATABASE_SERVICE=${q(DATABASE_SERVICE)}
+readonly DATABASE_SERVICE=${q(DATABASE_SERVICE)} DATABASE_USER=${q(DATABASE_USER)}
+readonly DATA_FILE_SYSTEM=${q(DATA_FILE_SYSTEM)} DATABASE_DROP_IN=${q(DATABASE_DROP_IN)}
 readonly METADATA_TOKEN_TTL_SECONDS=${METADATA_TOKEN_TTL_SECONDS}
 readonly ENV_FILE_MODE=${ENV_FILE_MODE}
 readonly NVM_INSTALL_URL=${q(NVM_INSTALL_URL)}

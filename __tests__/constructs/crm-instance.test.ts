@@ -1,6 +1,7 @@
 import { Instance } from "@cdktf/provider-aws/lib/instance";
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
-import { CrmInstance, CrmInstanceProps } from "../../constructs/crm-instance";
+import { TerraformVariable } from "cdktf";
+import { CrmInstance, CrmInstanceProps, ROOT_VOLUME_SIZE_GIB } from "../../constructs/crm-instance";
 import { only, synthesize } from "../support/synth";
 
 const props: CrmInstanceProps = {
@@ -30,27 +31,48 @@ describe("CrmInstance", () => {
     });
   });
 
-  it("requires IMDSv2 tokens, encrypts the root volume and is EBS-optimized with detailed monitoring", () => {
+  it("requires IMDSv2 tokens, encrypts a 16 GiB root volume and is EBS-optimized without detailed monitoring", () => {
     const { json } = synthesize((scope) => new CrmInstance(scope, "host", props));
     const instance = only(json.resource, "aws_instance");
     expect(instance.metadata_options).toEqual({ http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: 1 });
-    expect(instance.root_block_device).toEqual({ encrypted: true, volume_type: "gp3", volume_size: 8, delete_on_termination: true });
+    expect(ROOT_VOLUME_SIZE_GIB).toBe(16);
+    expect(instance.root_block_device).toEqual({ encrypted: true, volume_type: "gp3", volume_size: 16, delete_on_termination: true });
     expect(instance.ebs_optimized).toBe(true);
-    expect(instance.monitoring).toBe(true);
+    expect(instance.monitoring).toBe(false);
     expect(instance.depends_on).toBeUndefined();
+  });
+
+  it("is never replaced or restarted by a new image or new user data: Terraform ignores both after creation", () => {
+    const { json } = synthesize((scope) => new CrmInstance(scope, "host", props));
+    expect(only(json.resource, "aws_instance").lifecycle).toEqual({ ignore_changes: ["ami", "user_data", "user_data_base64"] });
+  });
+
+  it("has termination protection, standard CPU credits and a public IP address whatever the subnet's default", () => {
+    const instance = only(synthesize((scope) => new CrmInstance(scope, "host", props)).json.resource, "aws_instance");
+    expect(instance.disable_api_termination).toBe(true);
+    expect(instance.credit_specification).toEqual({ cpu_credits: "standard" });
+    expect(instance.associate_public_ip_address).toBe(true);
+  });
+
+  it("takes detailed monitoring from a Terraform expression such as a variable", () => {
+    const { json } = synthesize((scope) => {
+      const monitoring = new TerraformVariable(scope, "detailed_monitoring", { type: "bool", default: false });
+      new CrmInstance(scope, "host", { ...props, detailedMonitoring: monitoring.booleanValue });
+    });
+    expect(only(json.resource, "aws_instance").monitoring).toBe("${var.detailed_monitoring}");
   });
 
   it("honours the documented overrides and waits for the given dependencies", () => {
     const { json } = synthesize((scope) => {
       const role = new IamRole(scope, "role", { assumeRolePolicy: "{}" });
       new CrmInstance(scope, "host", {
-        ...props, instanceType: "t3.small", rootVolumeSizeGiB: 20, detailedMonitoring: false, dependsOn: [role],
+        ...props, instanceType: "t3.small", rootVolumeSizeGiB: 20, detailedMonitoring: true, dependsOn: [role],
       });
     });
     const instance = only(json.resource, "aws_instance");
     expect(instance.instance_type).toBe("t3.small");
     expect(instance.root_block_device.volume_size).toBe(20);
-    expect(instance.monitoring).toBe(false);
+    expect(instance.monitoring).toBe(true);
     expect(instance.depends_on).toEqual(["aws_iam_role.role"]);
   });
 });

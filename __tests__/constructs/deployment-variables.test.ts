@@ -35,6 +35,10 @@ describe("DeploymentVariables", () => {
     }]);
   });
 
+  it("turns detailed monitoring off unless detailed_monitoring says otherwise (a bool: Terraform checks the type)", () => {
+    expect(variables.detailed_monitoring).toMatchObject({ type: "bool", nullable: false, default: false });
+  });
+
   it("accepts only the key types EC2 imports, RSA and ED25519, each with the blob of its type", () => {
     const condition: string = variables.ssh_public_key.validation[0].condition;
     expect(condition).toContain("(ssh-rsa AAAAB3NzaC1yc2E|ssh-ed25519 AAAAC3NzaC1lZDI1NTE5)");

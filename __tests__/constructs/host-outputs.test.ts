@@ -31,4 +31,13 @@ describe("HostOutputs", () => {
       .toBe("ssh ec2-user@${aws_instance.host.public_dns} sudo tail -n +1 -f /var/log/crm-provisioning.log");
     expect(json.output?.WebPublicIP.description).toBe("Public IP address of Stack/Web");
   });
+
+  it("adds <instance_name>DataVolumeId when given the data volume's id", () => {
+    const withVolume = synthesize((scope) => new HostOutputs(scope, "outputs", {
+      instanceName: "Web", nameTag: "Stack/Web", instanceId: "i", publicIp: "ip", publicDns: "dns", loginUser: "ec2-user",
+      provisioningLog: "/log", dataVolumeId: "${aws_ebs_volume.data.id}",
+    })).json;
+    expect(withVolume.output?.WebDataVolumeId).toMatchObject({ value: "${aws_ebs_volume.data.id}" });
+    expect(json.output?.WebDataVolumeId).toBeUndefined();
+  });
 });

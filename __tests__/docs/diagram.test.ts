@@ -40,7 +40,8 @@ describe("architecture diagram", () => {
   it("wires the instance to its profile, role, key pair, group and image parameter, and the output to the instance", () => {
     const instance = nodeOf(diagram, "aws_instance");
     const profile = nodeOf(diagram, "aws_iam_instance_profile");
-    const role = nodeOf(diagram, "aws_iam_role");
+    // The instance's role (the stack also has the snapshot service's role and its policy attachment).
+    const role = nodeOf(diagram, "aws_iam_role_instance_role");
     expect(diagram).toContain(`  ${role} -->|"role"| ${profile}`);
     expect(diagram).toContain(`  ${profile} -->|"iam_instance_profile"| ${instance}`);
     expect(diagram).toContain(`  ${role} -.->|"depends_on"| ${instance}`);
@@ -77,7 +78,7 @@ describe("architecture diagram", () => {
     const attachment = nodeOf(extended, "aws_volume_attachment");
     const instance = nodeOf(extended, "aws_instance");
     const policy = nodeOf(extended, "aws_dlm_lifecycle_policy");
-    expect(extended).toContain(`${volume}["aws_ebs_volume<br/>data<br/>size: 20<br/>encrypted: true"]`);
+    expect(extended).toContain(`${volume}["aws_ebs_volume<br/>data<br/>type: gp3<br/>size: 20<br/>encrypted: true"]`);
     expect(extended).toContain(`  ${volume} -->|"volume_id"| ${attachment}`);
     expect(extended).toContain(`  ${instance} -->|"instance_id"| ${attachment}`);
     expect(extended).toContain(`  ${instance} -->|"availability_zone"| ${volume}`);

@@ -14,7 +14,8 @@ function commands(text: string): { line: string; before: string[] }[] {
   for (const block of text.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)) {
     const lines = block[1].split("\n");
     lines.forEach((line, index) => {
-      if (/(^|[\s;&|(])(npx )?(cdktf|terraform) [a-z]/.test(line.replace(/#.*$/, ""))) found.push({ line, before: lines.slice(0, index) });
+      // cdktn: the same CLI under CDK Terrain's name (the docs after scripts/cdktn/convert.sh, and its section).
+      if (/(^|[\s;&|(])(npx )?(cdktf|cdktn|terraform) [a-z]/.test(line.replace(/#.*$/, ""))) found.push({ line, before: lines.slice(0, index) });
     });
   }
   return found;

@@ -46,8 +46,11 @@ describe("README tables", () => {
     // One row per key, and one per key of the nested backend object.
     expect(rows).toHaveLength(2 + Object.keys(stackSettingsSchema.shape).length + Object.keys(backendSettingsSchema.shape).length);
     expect(rows).toContain("| `backend.type` | `local`: a state file on the machine that runs Terraform (one person trying the stack); `s3`: an S3 bucket, encrypted, with S3-native locking (teams and CI). | `local` | \"local\" or \"s3\" |");
-    expect(rows).toContain("| `swapFile` | Swap file path. Spec: `/swapfile`. | `/swapfile` | an absolute path such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
-    expect(rows).toContain("| `databaseName` | `<database_name>`: database created for the application. | required | a MariaDB database name of 1 to 64 letters, digits or \\_ |");
+    expect(rows).toContain("| `loginHome` | Home directory of the login user. Spec: `/home/ec2-user`. | `/home/ec2-user` | an absolute path such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
+    expect(rows).toContain("| `gitUser` | `<git_user>`: global git user.name of the login user. | required | printable text of 1 to 100 characters with no control characters |");
+    // Domain rules (refinements) are stated in the rule column too.
+    expect(rows.find((row) => row.startsWith("| `databaseName` |"))).toContain("not one of MariaDB's own schemas (mysql, information\\_schema");
+    expect(rows.find((row) => row.startsWith("| `swapFile` |"))).toContain("not inside /proc, /sys, /dev, /run, /tmp");
   });
 
   it("lists nested settings with dotted keys, and states the rule of a setting without a phrase from its schema", () => {

@@ -18,6 +18,7 @@ const VALID: Record<string, string | string[]> = {
 };
 
 const SECRETS = ["db_root_password", "app_db_password", "source_host_token"];
+const NUMBERS = ["data_volume_size_gib", "snapshot_retention_count"];
 
 const ECDSA_KEY = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEm5Xo6X1rkHqCh0mHqZbQ= admin@example";
 const RSA_KEY = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7vbqajDjI2QkX0lqFzWl8sFq1e0w= admin@example";
@@ -75,6 +76,14 @@ const BAD: [string, string | string[], string][] = [
   ["bootstrap_version_parameter", "/cdk bootstrap/version", "expected a Parameter Store path"],
   ["bootstrap_version", "6\n", "expected at most 64 characters, with no control"],
   ["bootstrap_version", "6\u2028", "expected at most 64 characters, with no control"],
+  ["data_volume_size_gib", "0", "expected a whole number of GiB from 1 to 65536"],
+  ["data_volume_size_gib", "10.5", "expected a whole number of GiB from 1 to 65536"],
+  ["data_volume_size_gib", "65537", "expected a whole number of GiB from 1 to 65536"],
+  ["data_volume_snapshot_id", "vol-0123456789abcdef0", "expected empty, or a snapshot id"],
+  ["data_volume_snapshot_id", "snap-0123", "expected empty, or a snapshot id"],
+  ["snapshot_retention_count", "0", "expected a whole number of snapshots from 1 to 1000"],
+  ["snapshot_retention_count", "1001", "expected a whole number of snapshots from 1 to 1000"],
+  ["snapshot_retention_count", "2.5", "expected a whole number of snapshots from 1 to 1000"],
 ];
 
 /** [variable, value]: accepted, because AWS, MariaDB and dotenv all take them as they are. */
@@ -122,6 +131,16 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
     const result = await workspace.plan({
       ...VALID, ssh_ingress_cidrs: ["203.0.113.7/32", "198.51.100.0/24"], app_ingress_cidrs: ["0.0.0.0/0"],
       bootstrap_version: "6", image_parameter: "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64",
+      data_volume_size_gib: "65536", data_volume_snapshot_id: "snap-0123456789abcdef0", snapshot_retention_count: "1000",
+      detailed_monitoring: "true",
+    });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+  }, 60_000);
+
+  it("plans with the smallest accepted sizes and counts, and with 8-digit snapshot ids", async () => {
+    const result = await workspace.plan({
+      ...VALID, data_volume_size_gib: "1", data_volume_snapshot_id: "snap-0a1b2c3d", snapshot_retention_count: "1",
+      detailed_monitoring: "false",
     });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);
@@ -132,6 +151,8 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
     const message = flatten(result.stderr);
     expect(message).toContain(`Invalid value for variable "${name}": expected `);
     expect(message).toContain(expected);
+    // The value itself is shown next to the message for the numbers (Terraform prints it).
+    if (NUMBERS.includes(name)) expect(message).toContain(`var.${name} is ${value}`);
     // A rejected secret is never echoed back (Terraform would print it from a validation block).
     if (SECRETS.includes(name)) {
       expect(message).toContain("Resource precondition failed");
@@ -141,6 +162,12 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
         expect(result.stdout).not.toContain(part);
       }
     }
+  }, 60_000);
+
+  it.each(["yes", "1x", ""])("refuses detailed_monitoring = %j, naming the variable (a bool)", async (value) => {
+    const result = await workspace.plan({ ...VALID, detailed_monitoring: value });
+    expect(result.code).not.toBe(0);
+    expect(flatten(result.stderr)).toMatch(/Unsuitable value for var.detailed_monitoring set using the TF_VAR_detailed_monitoring environment variable: a bool is required/);
   }, 60_000);
 
   it.each(GOOD)("accepts %s = %j", async (name, value) => {

@@ -151,6 +151,9 @@ describeWithTools("the provisioning script under hostile input", ProvisioningHar
         while (polling) {
           for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
             try {
+              // Only this harness's processes (their environment names its private directory): other
+              // tests and programs on the machine may legitimately hold such strings.
+              if (!readFileSync(`/proc/${pid}/environ`).includes(h.dir)) continue;
               seen.push(readFileSync(`/proc/${pid}/cmdline`).toString("utf8").replace(/\0/g, " "));
             } catch {
               // the process ended

@@ -215,7 +215,7 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     });
 
     test("keeps one swap line in the file system table and one block of rules in the nftables file", () => {
-      expect(readFileSync(h.settings.fstab, "utf8")).toBe(`${h.settings.swapFile} none swap defaults 0 0\n`);
+      expect(readFileSync(h.settings.fstabFile, "utf8")).toBe(`${h.settings.swapFile} none swap defaults 0 0\n`);
       const rules = readFileSync(h.settings.nftablesConfig, "utf8");
       expect(rules.match(/^# BEGIN crm-test \(provisioning script\)$/gm)).toHaveLength(1);
       expect(rules).toContain("ip daddr 127.0.0.1 meta skuid != 0 counter reject");

@@ -1,9 +1,21 @@
 import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { SettingsError } from "../../settings/errors";
+import { SettingsError, SettingsFileError } from "../../settings/errors";
+import { duplicateKey } from "../../settings/json-file";
 import { DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
+
+/** The message of the SettingsError that parsing `raw` throws. */
+function errorOf(raw: unknown): string {
+  try {
+    parseStackSettings(raw);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return (error as Error).message;
+  }
+  throw new Error("the settings were accepted");
+}
 
 describe("stack settings", () => {
   it("loads the example set shipped with the repository, with the spec's production paths", () => {
@@ -18,6 +30,12 @@ describe("stack settings", () => {
       swapFile: "/swapfile",
       metadataEndpoint: "http://169.254.169.254",
     });
+  });
+
+  it("keeps the data volume on destroy unless deleteDataVolumeOnDestroy is true", () => {
+    expect(loadStackSettings(DEFAULT_SETTINGS_FILE).deleteDataVolumeOnDestroy).toBe(false);
+    expect(parseStackSettings({ ...exampleSettings, deleteDataVolumeOnDestroy: true }).deleteDataVolumeOnDestroy).toBe(true);
+    expect(parseStackSettings({ ...exampleSettings, deleteDataVolumeOnDestroy: false }).deleteDataVolumeOnDestroy).toBe(false);
   });
 
   it("reads the file named by CRM_SETTINGS, and lets it override the production paths", () => {
@@ -35,11 +53,27 @@ describe("stack settings", () => {
     }
   });
 
+  it("refuses a key given twice, which JSON.parse would settle silently for the last one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "crm-settings-"));
+    const file = join(dir, "twice.json");
+    writeFileSync(file, `{\n  "region": "us-east-1",\n  "stackName": "CrmHostStack",\n  "region": "eu-west-3"\n}\n`);
+    expect(() => loadStackSettings(file)).toThrow(SettingsFileError);
+    expect(() => loadStackSettings(file)).toThrow(
+      `Cannot use the settings file ${file}: the key "region" appears twice in one object (again at line 4, column 3); keep one`);
+    // Escapes do not hide a duplicate; the same key in different objects, or as a value, is no duplicate.
+    expect(duplicateKey('{"region": 1, "\\u0072egion": 2}')?.key).toBe("region");
+    expect(duplicateKey('{"a": {"b": 1}, "b": {"a": "a", "c": ["a", {"a": 1}]}}')).toBeUndefined();
+    expect(duplicateKey('{"a": "x\\"y", "b": {"a": 1, "a": 2}}')).toEqual({ key: "a", where: "line 1, column 29" });
+  });
+
   it("names the file when it cannot be read or parsed", () => {
-    expect(() => loadStackSettings("/nonexistent/settings.json")).toThrow(/Cannot read the settings file \/nonexistent\/settings\.json/);
+    expect(() => loadStackSettings("/nonexistent/settings.json")).toThrow("Cannot use the settings file /nonexistent/settings.json: no such file");
     const dir = mkdtempSync(join(tmpdir(), "crm-settings-"));
     writeFileSync(join(dir, "broken.json"), "{ not json");
-    expect(() => loadStackSettings(join(dir, "broken.json"))).toThrow(/Cannot read the settings file .*broken\.json/);
+    expect(() => loadStackSettings(join(dir, "broken.json"))).toThrow(
+      /^Cannot use the settings file .*broken\.json: not valid JSON: .* \(line 1, column 3\)$/);
+    expect(() => loadStackSettings(dir)).toThrow(`Cannot use the settings file ${dir}: it is a directory`);
+    expect(() => loadStackSettings(dir)).toThrow(SettingsFileError);
   });
 
   const rejections: [string, unknown, RegExp][] = [
@@ -63,7 +97,53 @@ describe("stack settings", () => {
     ["loginUser", "Root User", /Invalid setting "loginUser"/],
     ["swapFile", "swapfile", /Invalid setting "swapFile"/],
     ["stackName", undefined, /Invalid setting "stackName"/],
+    // A typo of a region, and regions that do not exist: the provider would fail at plan with AWS.
+    ["region", "eu-wset-1", /Invalid setting "region" \(got "eu-wset-1"\): expected an AWS region name such as us-east-1, one that exists/],
+    ["region", "us-east-9", /Invalid setting "region"/],
+    ["region", "aws-global", /Invalid setting "region"/],
+    // MariaDB's own schemas: the app user would get ALL on them (on mysql: root's hash, new users).
+    ["databaseName", "mysql", /Invalid setting "databaseName" \(got "mysql"\): expected .*not one of MariaDB's own schemas/],
+    ["databaseName", "information_schema", /Invalid setting "databaseName"/],
+    ["databaseName", "performance_schema", /Invalid setting "databaseName"/],
+    ["databaseName", "sys", /Invalid setting "databaseName"/],
+    ["databaseName", "MySQL", /Invalid setting "databaseName"/],
+    // Accounts MariaDB has or reserves: root would be "created" (it exists) and .env would hold a password it does not have.
+    ["appDbUser", "root", /Invalid setting "appDbUser" \(got "root"\): expected .*not an account MariaDB creates or reserves/],
+    ["appDbUser", "mysql", /Invalid setting "appDbUser"/],
+    ["appDbUser", "PUBLIC", /Invalid setting "appDbUser"/],
+    ["appDbUser", "mariadb.sys", /Invalid setting "appDbUser"/],
+    // Units of the distribution, which <app>.service in /etc/systemd/system would shadow.
+    ["appName", "mariadb", /Invalid setting "appName" \(got "mariadb"\): expected .*not a unit of the distribution/],
+    ["appName", "mysqld", /Invalid setting "appName"/],
+    ["appName", "sshd", /Invalid setting "appName"/],
+    ["appName", "nftables", /Invalid setting "appName"/],
+    ["appName", "cloud-init", /Invalid setting "appName"/],
+    ["appName", "cloud-final", /Invalid setting "appName"/],
+    ["appName", "systemd-journald", /Invalid setting "appName"/],
+    ["appName", "dbus", /Invalid setting "appName"/],
+    ["appName", "amazon-ssm-agent", /Invalid setting "appName"/],
+    // Paths where no swap file can live, or where it would sit among configuration, homes or data.
+    ["swapFile", "/proc/swap", /Invalid setting "swapFile" \(got "\/proc\/swap"\): expected .*not inside \/proc/],
+    ["swapFile", "/dev/sda", /Invalid setting "swapFile"/],
+    ["swapFile", "/tmp/swapfile", /Invalid setting "swapFile"/],
+    ["swapFile", "/run/swap", /Invalid setting "swapFile"/],
+    ["swapFile", "/boot/swap", /Invalid setting "swapFile"/],
+    ["swapFile", "/etc/passwd", /Invalid setting "swapFile"/],
+    ["swapFile", "/home/ec2-user/crm-app/server.js", /Invalid setting "swapFile"/],
+    ["swapFile", "/var/lib/mysql/ibdata1", /Invalid setting "swapFile"/],
+    ["swapFile", "/usr", /Invalid setting "swapFile"/],
+    ["swapFile", "/var", /Invalid setting "swapFile"/],
+    ["deleteDataVolumeOnDestroy", "true", /Invalid setting "deleteDataVolumeOnDestroy" \(got "true"\): expected true or false/],
+    ["deleteDataVolumeOnDestroy", 1, /Invalid setting "deleteDataVolumeOnDestroy" \(got 1\)/],
   ];
+
+  it.each([
+    ["region", "eu-south-2"], ["region", "mx-central-1"], ["region", "us-gov-west-1"], ["region", "cn-north-1"],
+    ["databaseName", "crm_mysql"], ["appDbUser", "rooted"], ["appName", "crm-mariadb-app"], ["appName", "sshd2"],
+    ["swapFile", "/var/swapfile"], ["swapFile", "/swap/file"],
+  ])("accepts %s = %j", (key, value) => {
+    expect(parseStackSettings({ ...exampleSettings, [key]: value })).toBeTruthy();
+  });
   it.each(rejections)("rejects %s = %j with a message naming it", (key, value, message) => {
     const raw: Record<string, unknown> = { ...exampleSettings, [key]: value };
     if (value === undefined) delete raw[key];
@@ -75,6 +155,27 @@ describe("stack settings", () => {
     const raw = { ...exampleSettings, repoUrl: "https://deploy:ghp_Secret123@github.com/org/crm.git" };
     expect(() => parseStackSettings(raw)).toThrow('Invalid setting "repoUrl" (got "https://***@github.com/org/crm.git")');
     expect(() => parseStackSettings(raw)).not.toThrow(/ghp_Secret123/);
+  });
+
+  it.each([
+    "https://u:pa/SECRET@github.com/org/crm.git",
+    "https://u:pa@SECRET@github.com/org/crm.git",
+    "https://u:pa SECRET@github.com/org/crm.git",
+    'https://u:pa"SECRET@github.com/org/crm.git',
+    "https://u:pa\\SECRET@github.com/org/crm.git",
+    "https://SECRET@github.com/org/crm.git",
+    "u:paSECRET@github.com/org/crm.git",
+    "ftp://u:pa/SECRET@github.com/org/crm.git",
+  ])("prints no part of the user-info of the refused address %j", (repoUrl) => {
+    const message = errorOf({ ...exampleSettings, repoUrl });
+    expect(message).toMatch(/^Invalid setting "repoUrl" \(got "[a-z]*:?(\/\/)?\*\*\*@github\.com\/org\/crm\.git"\): expected/);
+    expect(message).not.toMatch(/SECRET|pa|u:/);
+  });
+
+  it("cuts a long value in the message, saying how long it was", () => {
+    const message = errorOf({ ...exampleSettings, gitEmail: `${"x".repeat(5000)}@` });
+    expect(message).toMatch(/^Invalid setting "gitEmail" \(got "x{79}… \(5003 characters\)\): expected an e-mail address/);
+    expect(message.length).toBeLessThan(300);
   });
 
   it("names the setting and what is expected when a value has the wrong type or is missing", () => {
@@ -96,7 +197,7 @@ describe("stack settings", () => {
   it("accepts \"$schema\" (for editors) and leaves it out of the settings", () => {
     expect(exampleSettings.$schema).toBe("./stack-settings.schema.json");
     const settings = parseStackSettings(exampleSettings);
-    expect(Object.keys(settings).sort()).toEqual(["backend", "instanceName", "provisioning", "region", "stackName"]);
+    expect(Object.keys(settings).sort()).toEqual(["backend", "deleteDataVolumeOnDestroy", "instanceName", "provisioning", "region", "stackName"]);
     expect(settings.provisioning).not.toHaveProperty("$schema");
     expect(() => parseStackSettings({ ...exampleSettings, $schema: 1 })).toThrow(/Invalid setting "\$schema" \(got 1\): expected a string/);
   });

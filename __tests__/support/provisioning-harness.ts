@@ -13,9 +13,11 @@
  * `h.fault = undefined`); `h.fault = "kill:step_09_import_database"` kills the whole script, with
  * SIGKILL, in the middle of that step (steps 8, 9 and 11). See FAULTS.
  */
-import { ChildProcess, execFile, spawn } from "child_process";
+import { ChildProcess, execFile, spawn, spawnSync } from "child_process";
 import { createHash, randomBytes } from "crypto";
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
+import {
+  accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync,
+} from "fs";
 import * as http from "http";
 import * as https from "https";
 import { AddressInfo } from "net";
@@ -83,7 +85,20 @@ export interface HarnessOptions {
   readonly sourceHostToken?: string;
   /** Application name used in the settings. Default: `crm-test`. */
   readonly appName?: string;
+  /**
+   * The database as on an instance with a data volume: not started by the harness, but by the
+   * script's `systemctl start mariadb` (the stand-in starts the real server on `databaseDir`,
+   * creating a data directory only when there is none, as the distribution's unit does), and the
+   * script runs in a private mount namespace, where its mounts live as long as that server.
+   * Default: false (the harness starts the server on a directory of its own before the script).
+   */
+  readonly databaseOnDataVolume?: boolean;
+  /** `dataVolumeWaitSeconds` of the settings. Default: 5. */
+  readonly dataVolumeWaitSeconds?: number;
 }
+
+/** Name of the database unit the script starts (userdata/constants.ts). */
+const DATABASE_UNIT = "mariadb";
 
 function findTool(name: string): string | undefined {
   const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/local/sbin", "/usr/sbin", "/sbin"];
@@ -175,6 +190,17 @@ export class ProvisioningHarness {
     return missing;
   }
 
+  /**
+   * What the data-volume mode needs besides the usual tools: util-linux's namespace, loop-device
+   * and mount tools, mkfs.xfs, and a loop device this machine lets root attach.
+   */
+  static dataVolumeToolsMissing(): string[] {
+    const missing = ["unshare", "losetup", "blkid", "mountpoint", "findmnt", "mkfs.xfs", "mkfs.ext4"]
+      .filter((name) => !findTool(name));
+    if (missing.length === 0 && spawnSync(tool("losetup"), ["--find"]).status !== 0) missing.push("a free loop device (losetup --find)");
+    return missing;
+  }
+
   /** Starts everything; on failure, stops what was started and rethrows. */
   static async start(options: HarnessOptions = {}): Promise<ProvisioningHarness> {
     const harness = new ProvisioningHarness(options);
@@ -199,6 +225,8 @@ export class ProvisioningHarness {
   gitDelayMs = 0;
 
   private readonly appName: string;
+  private readonly databaseOnDataVolume: boolean;
+  private readonly dataVolumeWaitSeconds: number;
   private readonly binDir: string;
   private readonly callsFile: string;
   private readonly socket: string;
@@ -218,9 +246,13 @@ export class ProvisioningHarness {
   private scriptPid?: number;
 
   private constructor(options: HarnessOptions) {
-    this.dir = mkdtempSync(join(tmpdir(), "crm-provision-"));
+    // Not under /tmp: settings refuse a swap file there (a tmpfs on Amazon Linux 2023), and the
+    // harness's settings must be valid ones.
+    this.dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "crm-provision-"));
     this.sourceHostToken = options.sourceHostToken ?? randomBytes(16).toString("hex");
     this.appName = options.appName ?? "crm-test";
+    this.databaseOnDataVolume = options.databaseOnDataVolume ?? false;
+    this.dataVolumeWaitSeconds = options.dataVolumeWaitSeconds ?? 5;
     this.binDir = join(this.dir, "bin");
     this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
@@ -245,11 +277,54 @@ export class ProvisioningHarness {
       swapFile: join(this.dir, "swapfile"),
       logFile: join(this.dir, "log", "provisioning.log"),
       metadataEndpoint: `http://127.0.0.1:${this.metadataPort}`,
+      deviceDirectory: join(this.dir, "dev"),
+      dataMount: join(this.dir, "var", "lib", "crm-data"),
+      databaseDir: join(this.dir, "var", "lib", "mysql"),
+      fstabFile: join(this.dir, "etc", "fstab"),
+      dataVolumeWaitSeconds: this.dataVolumeWaitSeconds,
       nftablesConfig: join(this.dir, "etc", "sysconfig", "nftables.conf"),
-      fstab: join(this.dir, "etc", "fstab"),
       scriptDirectory: join(this.dir, "usr", "local", "sbin"),
       redirectHttpPort: true,
     };
+  }
+
+  /**
+   * Makes a block device appear as the EBS volume `volumeId` does on a Nitro instance
+   * (`<deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…`), as a VM's virtio disk
+   * with that serial, or under the attachment's device name (`sdf`) as on Xen instances.
+   */
+  linkDataVolume(device: string, volumeId: string, as: "nvme" | "virtio" | "sdf" = "nvme"): string {
+    const serial = volumeId.replace("-", "");
+    const byId = join(this.settings.deviceDirectory, "disk", "by-id");
+    const link = {
+      nvme: join(byId, `nvme-Amazon_Elastic_Block_Store_${serial}`),
+      // A VM's virtio disk whose serial is the volume id, as udev names it.
+      virtio: join(byId, `virtio-${serial}`),
+      sdf: join(this.settings.deviceDirectory, "sdf"),
+    }[as];
+    mkdirSync(join(link, ".."), { recursive: true });
+    symlinkSync(device, link);
+    return link;
+  }
+
+  /** Process id of the database server the script started (databaseOnDataVolume), if it runs. */
+  databasePid(): number | undefined {
+    const file = join(this.dir, "mysqld.pid");
+    if (!existsSync(file)) return undefined;
+    const pid = parseInt(readFileSync(file, "utf8"), 10);
+    try {
+      process.kill(pid, 0);
+      return pid;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A path as the script's mount namespace sees it (through the database server's root). */
+  seenByDatabase(path: string): string {
+    const pid = this.databasePid();
+    if (pid === undefined) throw new Error("the database server is not running");
+    return `/proc/${pid}/root${path}`;
   }
 
   /** The armed fault (see FAULTS), or undefined. */
@@ -300,8 +375,13 @@ export class ProvisioningHarness {
       GIT_SSL_CAINFO: this.certFile,
     };
     const started = Date.now();
+    // With a data volume, the script's mounts stay in a namespace of their own, not on this machine
+    // (unshare without --fork execs bash: the same process, the same group).
+    const [command, args] = this.databaseOnDataVolume
+      ? [tool("unshare"), ["--mount", "--propagation", "private", "bash", file]]
+      : ["bash", [file]];
     // Its own process group, so that a kill fault (or the timeout) ends the script and everything it started.
-    const child = spawn("bash", [file], { env, cwd: "/", stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(command, args, { env, cwd: "/", stdio: ["ignore", "pipe", "pipe"], detached: true });
     this.scriptPid = child.pid;
     const chunks: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -326,11 +406,13 @@ export class ProvisioningHarness {
   }
 
   /**
-   * Back to the state before any run, keeping the servers: no database or app user, an empty home,
+   * Back to the state before any run, keeping the servers: no database or app user, no root
+   * password (the unix_socket login only, as after installation), an empty home,
    * no unit, swap file, log, temporary file, recorded call or request, and no fault.
    */
   async reset(): Promise<void> {
-    await this.query(`DROP DATABASE IF EXISTS crm_test; DROP USER IF EXISTS 'crm_app'@'localhost';`);
+    await this.query("DROP DATABASE IF EXISTS crm_test; DROP USER IF EXISTS 'crm_app'@'localhost'; " +
+      "ALTER USER 'root'@'localhost' IDENTIFIED VIA mysql_native_password USING 'invalid' OR unix_socket;");
     for (const path of ["home", "etc", "log", "tmp"]) {
       rmSync(join(this.dir, path), { recursive: true, force: true });
       if (path !== "etc") mkdirSync(join(this.dir, path));
@@ -364,6 +446,28 @@ export class ProvisioningHarness {
     return result.code === 0 && result.stdout.trim() === `${user}@localhost`;
   }
 
+  /** Runs SQL as `user` with `password` (through MYSQL_PWD, never argv), as the application does. */
+  async queryAs(user: string, password: string, sql: string): Promise<string> {
+    return (await mustExec(tool("mariadb"),
+      ["--no-defaults", `--socket=${this.socket}`, `--user=${user}`, "--batch", "--skip-column-names"],
+      { input: sql, env: { PATH: process.env.PATH, MYSQL_PWD: password } })).trimEnd();
+  }
+
+  /**
+   * A reboot of an instance with a data volume (databaseOnDataVolume): the server stops cleanly,
+   * its mount namespace goes; then, in a new one, only what the instance keeps acts: the file
+   * system table is mounted (`mount --all`, as systemd does at boot) and the database unit starts.
+   * The script does not run again. Returns the boot's output.
+   */
+  async reboot(): Promise<{ code: number; output: string }> {
+    if (!this.databaseOnDataVolume) throw new Error("reboot() needs databaseOnDataVolume");
+    await this.stopManagedDatabase();
+    const boot = 'set -e; mount --all --fstab "$1"; for m in "$3" "$4"; do findmnt --noheadings --output TARGET,SOURCE,FSTYPE --mountpoint "$m"; done; exec "$2" start';
+    const result = await exec(tool("unshare"), ["--mount", "--propagation", "private", "bash", "-c", boot, "boot",
+      this.settings.fstabFile, join(this.dir, "database-control.sh"), this.settings.dataMount, this.settings.databaseDir]);
+    return { code: result.code, output: result.stdout + result.stderr };
+  }
+
   /** Adds a commit to the served repository (to prove that a rerun pulls). */
   async commitToRepository(files: Record<string, string>, message: string): Promise<void> {
     const work = join(this.dir, "seed");
@@ -382,6 +486,7 @@ export class ProvisioningHarness {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    await this.stopManagedDatabase();
     if (this.mariadbd && this.mariadbd.exitCode === null) {
       this.mariadbd.kill("SIGTERM");
       const killer = setTimeout(() => this.mariadbd?.kill("SIGKILL"), 15_000);
@@ -393,13 +498,29 @@ export class ProvisioningHarness {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /**
+   * Stops the server the script started (databaseOnDataVolume) as a stopping instance does:
+   * SIGTERM, a clean shutdown, bounded; its mount namespace, and the mounts in it, go with it.
+   */
+  async stopManagedDatabase(): Promise<void> {
+    if (!this.databaseOnDataVolume) return;
+    const pid = this.databasePid();
+    if (pid === undefined) return;
+    process.kill(pid, "SIGTERM");
+    const deadline = Date.now() + 30_000;
+    while (this.databasePid() !== undefined) {
+      if (Date.now() > deadline) process.kill(pid, "SIGKILL");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   private async startAll(): Promise<void> {
     const missing = ProvisioningHarness.toolsMissing();
     if (missing.length > 0) throw new Error(`The provisioning harness needs: ${missing.join(", ")}`);
-    for (const sub of ["bin", "home", "repos", "tls", "log", "tmp"]) mkdirSync(join(this.dir, sub));
+    for (const sub of ["bin", "home", "repos", "tls", "log", "tmp", "etc"]) mkdirSync(join(this.dir, sub));
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
-    const database = this.startDatabase();
+    const database = this.databaseOnDataVolume ? Promise.resolve() : this.startDatabase();
     await Promise.all([this.createRepository(), this.makeCertificate()]);
     await Promise.all([this.startGitServer(), this.startMetadataServer()]);
     this.writeStandIns();
@@ -537,6 +658,49 @@ export class ProvisioningHarness {
     this.metadataPort = await listen(server);
   }
 
+  /**
+   * `start`: the real server on `databaseDir`, detached, after creating a data directory there only
+   * when it holds none (as Amazon Linux's mariadb-prepare-db-dir does); `stop`: a clean shutdown.
+   */
+  private databaseControl(): string {
+    const { databaseDir } = this.settings;
+    const pidFile = shq(join(this.dir, "mysqld.pid"));
+    const calls = shq(this.callsFile);
+    return `#!/bin/bash
+set -euo pipefail
+pid_file=${pidFile}
+running() { [[ -f $pid_file ]] && kill -0 "$(cat "$pid_file")" 2>/dev/null; }
+case $1 in
+  start)
+    if running; then exit 0; fi
+    if [[ ! -d ${shq(databaseDir)}/mysql ]]; then
+      printf '%s\n' "database-init ${databaseDir}" >>${calls}
+      TMPDIR=${shq(this.tmp)} timeout 120 ${shq(tool("mariadb-install-db"))} --no-defaults --datadir=${shq(databaseDir)} \\
+        --auth-root-authentication-method=socket --user=root --skip-test-db --skip-networking --tmpdir=${shq(this.tmp)} >/dev/null 2>&1
+    fi
+    printf '%s\n' "database-start ${databaseDir}" >>${calls}
+    # Detached, and holding none of the script's output pipes.
+    TMPDIR=${shq(this.tmp)} setsid ${shq(tool("mariadbd"))} --no-defaults --datadir=${shq(databaseDir)} --socket=${shq(this.socket)} \\
+      --skip-networking --tmpdir=${shq(this.tmp)} \\
+      --user=root --pid-file="$pid_file" --log-error=${shq(join(this.dir, "mysqld.err"))} --innodb-buffer-pool-size=32M \
+      </dev/null >/dev/null 2>&1 &
+    for ((i = 0; i < 300; i++)); do
+      if ${shq(tool("mariadb"))} --no-defaults --socket=${shq(this.socket)} --user=root -e 'SELECT 1' >/dev/null 2>&1; then exit 0; fi
+      sleep 0.1
+    done
+    echo "database-control: the server did not start" >&2
+    exit 1 ;;
+  stop)
+    if ! running; then exit 0; fi
+    printf '%s\n' "database-stop ${databaseDir}" >>${calls}
+    pid=$(cat "$pid_file")
+    kill "$pid"
+    for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.1; done
+    exit 1 ;;
+esac
+`;
+  }
+
   private writeStandIns(): void {
     const calls = shq(this.callsFile);
     const record = (name: string) => `printf '%s\\n' "${name}\${*:+ $*}" >>${calls}`;
@@ -552,9 +716,23 @@ export class ProvisioningHarness {
 
     write("dnf", [record("dnf"),
       `if [[ $* == *upgrade* ]]; then fail step_01_update_packages; else fail step_02_install_packages; fi`].join("\n"));
-    write("systemctl", [record("systemctl"),
+    const systemctl = [record("systemctl"),
       `if [[ $* == "enable --now mariadb" ]]; then fail step_03_start_database; fi`,
-      `if [[ $* == daemon-reload ]]; then fail step_15_install_service; fi`].join("\n"));
+      `if [[ $* == daemon-reload ]]; then fail step_15_install_service; fi`];
+    if (this.databaseOnDataVolume) {
+      // The database unit starts and stops the real server on the data volume's mount.
+      const control = join(this.dir, "database-control.sh");
+      writeFileSync(control, this.databaseControl(), { mode: 0o755 });
+      systemctl.push(
+        `unit=\${!#}; unit=\${unit%.service}`,
+        `if [[ $unit == ${DATABASE_UNIT} ]]; then`,
+        `  case " $* " in`,
+        `    *" stop "*) exec ${shq(control)} stop ;;`,
+        `    *" start "* | *" restart "* | *" --now "*) exec ${shq(control)} start ;;`,
+        `  esac`,
+        `fi`);
+    }
+    write("systemctl", systemctl.join("\n"));
     // Records the call; the rules it was given are kept in nft-rules.log (the VM boot test runs nft for real).
     write("nft", `${record("nft")}\ncat >>${shq(join(this.dir, "nft-rules.log"))}`);
     // The real mkswap, on the small file the fallocate stand-in makes: blkid then sees a real swap signature.

@@ -5,7 +5,7 @@ import { join } from "path";
 import { gzipSync } from "zlib";
 import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
-  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES,
+  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, withoutCommentLines,
 } from "../../userdata";
 import { haveTool, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
@@ -25,6 +25,21 @@ describe("renderProvisioningScript", () => {
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     expect(script).toContain("\nset -Eeuo pipefail\n");
     expect(gzipSync(script).length).toBeLessThan(8 * 1024);
+  });
+
+  test("renders the data volume's id, or none, and refuses anything else", () => {
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "vol-0123456789abcdef0")).toContain("\nreadonly DATA_VOLUME_ID='vol-0123456789abcdef0'\n");
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "${aws_ebs_volume.data.id}")).toContain("\nreadonly DATA_VOLUME_ID='${aws_ebs_volume.data.id}'\n");
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)).toContain("\nreadonly DATA_VOLUME_ID=''\n");
+    for (const bad of ["vol-XYZ", "vol-0123'; rm -rf /", "snap-0123456789abcdef0", "${x}'"]) {
+      expect(() => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, bad)).toThrow(/The data volume id must be vol-/);
+    }
+  });
+
+  test("mounts the data volume from step 3, before the database starts", () => {
+    const step3 = shellFunction(script, "step_03_start_database");
+    expect(step3.indexOf("mount_data_volume")).toBeGreaterThan(0);
+    expect(step3.indexOf("mount_data_volume")).toBeLessThan(step3.indexOf('systemctl enable --now "$DATABASE_SERVICE"'));
   });
 
   test("defines the 15 step functions once each, in the spec's order, and calls them in that order", () => {
@@ -113,10 +128,26 @@ describe("renderProvisioningScript", () => {
     expect(headerValue("REFRESH_SCRIPT")).toBe("/usr/local/sbin/crm-public-uris");
   });
 
-  test("is the rendered header followed by userdata/provision.sh without its #! line", () => {
+  test("is the rendered header followed by userdata/provision.sh without its comment lines", () => {
     const code = readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8");
     expect(code.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${code.slice(code.indexOf("\n") + 1)}`);
+    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${withoutCommentLines(code)}`);
+    expect(script.split("\n").filter((line) => /^\s*#/.test(line) && !/^(#!|\s*# shellcheck )/.test(line))
+      .every((line) => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS).includes(line))).toBe(true);
+  });
+
+  test("leaving out the comment lines changes none of the functions bash reads from provision.sh", () => {
+    const code = readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8");
+    // Everything up to the lines that run main: bash defines the functions, then prints them.
+    const definitions = (text: string) => {
+      const body = text.slice(0, text.indexOf('\nmkdir -p "$(dirname "$LOG_FILE")"'));
+      const result = spawnSync("bash", ["-c", `${body}\ndeclare -f`], { encoding: "utf8" });
+      expect(result.stderr).toBe("");
+      return result.stdout;
+    };
+    const full = definitions(code);
+    expect(full).toContain("step_15_install_service ()");
+    expect(definitions(withoutCommentLines(code))).toBe(full);
   });
 
   const shellcheck = haveTool("shellcheck") ? test : test.skip;
@@ -247,7 +278,7 @@ describe("failure handling", () => {
       writeFileSync(join(dir, "bin", "systemctl"),
         "#!/bin/bash\n[[ $* == *mariadb* ]] || exit 0\necho 'Failed to start mariadb.service' >&2\nexit 3\n", { mode: 0o755 });
       const settings = { ...PRODUCTION_SETTINGS, logFile: join(dir, "log", "provision.log"), swapFile: join(dir, "swap"),
-        nftablesConfig: join(dir, "nftables.conf"), fstab: join(dir, "fstab"), scriptDirectory: join(dir, "sbin") };
+        nftablesConfig: join(dir, "nftables.conf"), fstabFile: join(dir, "fstab"), scriptDirectory: join(dir, "sbin") };
       const result = spawnSync("bash", ["-c", renderProvisioningScript(settings, SECRETS)],
         { encoding: "utf8", env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` } });
       expect(result.status).toBe(3);

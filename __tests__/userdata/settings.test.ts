@@ -22,8 +22,12 @@ describe("validateProvisioningSettings", () => {
       swapFile: "/swapfile",
       logFile: "/var/log/crm-provisioning.log",
       metadataEndpoint: "http://169.254.169.254",
+      deviceDirectory: "/dev",
+      dataMount: "/var/lib/crm-data",
+      databaseDir: "/var/lib/mysql",
+      fstabFile: "/etc/fstab",
+      dataVolumeWaitSeconds: 300,
       nftablesConfig: "/etc/sysconfig/nftables.conf",
-      fstab: "/etc/fstab",
       scriptDirectory: "/usr/local/sbin",
     });
     expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true });
@@ -65,10 +69,19 @@ describe("validateProvisioningSettings", () => {
     ["metadataEndpoint", "http://169.254.169.254/", /http\(s\) base address/],
     ["metadataEndpoint", "ftp://169.254.169.254", /http\(s\) base address/],
     ["nftablesConfig", "nftables.conf", /absolute path/],
-    ["fstab", "/etc/../fstab", /absolute path/],
+    ["fstabFile", "/etc/../fstab", /absolute path/],
     ["scriptDirectory", "", /absolute path/],
     ["redirectHttpPort", "yes", /true or false/],
     ["metadataEndpoint", "http://u:p@169.254.169.254", /http\(s\) base address/],
+    ["deviceDirectory", "dev", /absolute path/],
+    ["dataMount", "/var/lib/crm data", /absolute path/],
+    ["databaseDir", "/var/lib/crm-data", /neither inside nor around dataMount/],
+    ["databaseDir", "/var/lib/crm-data/mysql", /neither inside nor around dataMount/],
+    ["databaseDir", "/var", /neither inside nor around dataMount/],
+    ["fstabFile", "etc/fstab", /absolute path/],
+    ["dataVolumeWaitSeconds", 0, /whole number of seconds from 1 to 3600/],
+    ["dataVolumeWaitSeconds", 2.5, /whole number of seconds from 1 to 3600/],
+    ["dataVolumeWaitSeconds", "300", /whole number of seconds from 1 to 3600/],
   ];
 
   test.each(bad)("rejects %s = %j, naming the setting and what is expected", (field, value, expected) => {

@@ -7,7 +7,7 @@
 import { Addressed, Block, blocksOf, referencesOf, shortName, StackJson, wholeVariable } from "./terraform-json";
 
 /** Literal attributes worth showing inside a resource's box, when present. */
-const SHOWN_ATTRIBUTES = ["instance_type", "volume_type", "size", "encrypted", "state"];
+const SHOWN_ATTRIBUTES = ["instance_type", "volume_type", "type", "size", "encrypted", "state"];
 
 /** Mermaid flowchart source (without the code fence). */
 export function architectureDiagram(stack: StackJson): string {

@@ -51,7 +51,9 @@ export function variablesTable(stack: StackJson): string {
     variable.default === undefined ? "required" : code(variable.default),
     variable.sensitive ? "yes" : "no",
     [...(variable.validation ?? []).map((check) => check.error_message), ...(preconditions.get(name) ?? [])]
-      .map(expectedOf).map(plain).join("; "),
+      .map(expectedOf).map(plain).join("; ")
+      // A bool needs no validation block: Terraform's type conversion refuses anything else, naming the variable.
+      || (variable.type === "bool" ? "true or false (Terraform's type check)" : ""),
   ]);
   return table(["variable", "description", "type", "default", "sensitive", "rule (checked at plan)"], rows);
 }

@@ -1,0 +1,74 @@
+import { DataVolumeBackups, DataVolumeBackupsProps } from "../../constructs/data-volume-backups";
+import { only, synthesize } from "../support/synth";
+
+const props: DataVolumeBackupsProps = {
+  targetTags: { Backup: "CrmHostStack/CrmServer/data" }, stackName: "CrmHostStack", instanceName: "CrmServer",
+};
+
+describe("DataVolumeBackups", () => {
+  const { json } = synthesize((scope) => new DataVolumeBackups(scope, "backups", props));
+  const policy = only(json.resource, "aws_dlm_lifecycle_policy");
+  const role = only(json.resource, "aws_iam_role");
+  const roleName = Object.keys(json.resource!.aws_iam_role)[0];
+
+  it("snapshots the volumes with the target tags every 24 hours from 03:00 UTC", () => {
+    expect(policy).toMatchObject({
+      state: "ENABLED",
+      description: "Daily snapshots of the data volume of CrmHostStack CrmServer",
+      policy_details: {
+        policy_type: "EBS_SNAPSHOT_MANAGEMENT",
+        resource_types: ["VOLUME"],
+        target_tags: { Backup: "CrmHostStack/CrmServer/data" },
+      },
+    });
+    // DLM refuses descriptions with characters other than these.
+    expect(policy.description).toMatch(/^[0-9A-Za-z _-]+$/);
+    expect(policy.policy_details.schedule).toHaveLength(1);
+    expect(policy.policy_details.schedule[0]).toMatchObject({
+      name: "daily", create_rule: { interval: 24, interval_unit: "HOURS", times: ["03:00"] },
+    });
+  });
+
+  it("keeps snapshot_retention_count snapshots, 7 by default, validated as 1 to 1000", () => {
+    expect(policy.policy_details.schedule[0].retain_rule).toEqual({ count: "${var.snapshot_retention_count}" });
+    expect(json.variable?.snapshot_retention_count).toMatchObject({ type: "number", nullable: false, default: 7 });
+    expect(json.variable?.snapshot_retention_count.validation).toEqual([{
+      condition: expect.stringContaining("var.snapshot_retention_count >= 1 && var.snapshot_retention_count <= 1000"),
+      error_message: 'Invalid value for variable "snapshot_retention_count": expected a whole number of snapshots from 1 to 1000.',
+    }]);
+  });
+
+  it("tags every snapshot with the stack and instance names, and copies the volume's tags", () => {
+    expect(policy.policy_details.schedule[0]).toMatchObject({
+      copy_tags: true, tags_to_add: { Stack: "CrmHostStack", Instance: "CrmServer" },
+    });
+  });
+
+  it("acts through its own role, which only DLM may assume and which holds only the AWS managed DLM policy", () => {
+    expect(JSON.parse(role.assume_role_policy)).toEqual({
+      Version: "2012-10-17",
+      Statement: [{ Effect: "Allow", Action: "sts:AssumeRole", Principal: { Service: "dlm.amazonaws.com" } }],
+    });
+    expect(policy.execution_role_arn).toBe(`\${aws_iam_role.${roleName}.arn}`);
+    const attachment = only(json.resource, "aws_iam_role_policy_attachment");
+    const attachmentName = Object.keys(json.resource!.aws_iam_role_policy_attachment)[0];
+    const partition = Object.keys(json.data!.aws_partition)[0];
+    expect(attachment).toMatchObject({
+      role: `\${aws_iam_role.${roleName}.name}`,
+      policy_arn: `arn:\${data.aws_partition.${partition}.partition}:iam::aws:policy/service-role/AWSDataLifecycleManagerServiceRole`,
+    });
+    expect(policy.depends_on).toEqual([`aws_iam_role_policy_attachment.${attachmentName}`]);
+    expect(json.resource?.aws_iam_role_policy).toBeUndefined();
+    expect(role.inline_policy).toBeUndefined();
+  });
+
+  it("honours another daily time and default retention, and refuses a time that is not hh:mm", () => {
+    const other = synthesize((scope) => new DataVolumeBackups(scope, "b", {
+      ...props, dailyAtUtc: "23:30", defaultRetentionCount: 14,
+    })).json;
+    expect(only(other.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].create_rule.times).toEqual(["23:30"]);
+    expect(other.variable?.snapshot_retention_count.default).toBe(14);
+    expect(() => synthesize((scope) => new DataVolumeBackups(scope, "b", { ...props, dailyAtUtc: "3:00" })))
+      .toThrow('dailyAtUtc must be hh:mm (24-hour, UTC), got "3:00"');
+  });
+});

@@ -1,0 +1,69 @@
+import { EbsVolume } from "@cdktf/provider-aws/lib/ebs-volume";
+import { VolumeAttachment } from "@cdktf/provider-aws/lib/volume-attachment";
+import { DATA_VOLUME_DEVICE_NAME, DataVolume, DataVolumeProps, DEFAULT_DATA_VOLUME_SIZE_GIB } from "../../constructs/data-volume";
+import { only, synthesize } from "../support/synth";
+
+const props: DataVolumeProps = { availabilityZone: "us-east-1a", nameTag: "CrmHostStack/CrmServer/data" };
+
+describe("DataVolume", () => {
+  const { text, json } = synthesize((scope) => new DataVolume(scope, "data", { ...props, tags: { Backup: "b" } }));
+  const volume = only(json.resource, "aws_ebs_volume");
+
+  it("is an encrypted gp3 volume in the instance's zone, tagged with the stack and instance names", () => {
+    expect(text).toHaveResourceWithProperties(EbsVolume, {
+      availability_zone: "us-east-1a",
+      type: "gp3",
+      encrypted: true,
+      size: "${var.data_volume_size_gib}",
+      tags: { Name: "CrmHostStack/CrmServer/data", Backup: "b" },
+    });
+  });
+
+  it("survives terraform destroy and replacement by default, and is snapshotted whenever it is deleted", () => {
+    expect(volume.lifecycle).toEqual({ prevent_destroy: true });
+    expect(volume.final_snapshot).toBe(true);
+    const optedIn = only(synthesize((scope) => new DataVolume(scope, "data", { ...props, preventDestroy: false })).json.resource, "aws_ebs_volume");
+    expect(optedIn.lifecycle).toEqual({ prevent_destroy: false });
+    expect(optedIn.final_snapshot).toBe(true);
+  });
+
+  it("takes its size from data_volume_size_gib, 10 GiB by default, whole numbers within gp3's limits", () => {
+    expect(DEFAULT_DATA_VOLUME_SIZE_GIB).toBe(10);
+    expect(json.variable?.data_volume_size_gib).toMatchObject({ type: "number", nullable: false, default: 10 });
+    expect(json.variable?.data_volume_size_gib.validation).toEqual([{
+      condition: "${var.data_volume_size_gib == floor(var.data_volume_size_gib) && var.data_volume_size_gib >= 1 && var.data_volume_size_gib <= 65536}",
+      error_message: 'Invalid value for variable "data_volume_size_gib": expected a whole number of GiB from 1 to 65536.',
+    }]);
+    const bigger = synthesize((scope) => new DataVolume(scope, "data", { ...props, defaultSizeGiB: 50 })).json;
+    expect(bigger.variable?.data_volume_size_gib.default).toBe(50);
+  });
+
+  it("is created empty, or from the snapshot named by data_volume_snapshot_id (restore)", () => {
+    expect(volume.snapshot_id).toBe('${var.data_volume_snapshot_id == "" ? null : var.data_volume_snapshot_id}');
+    expect(json.variable?.data_volume_snapshot_id).toMatchObject({ type: "string", nullable: false, default: "" });
+    expect(json.variable?.data_volume_snapshot_id.validation).toEqual([{
+      condition: '${can(regex("^(snap-([0-9a-f]{8}|[0-9a-f]{17}))?$", var.data_volume_snapshot_id))}',
+      error_message: expect.stringMatching(/^Invalid value for variable "data_volume_snapshot_id": expected empty, or a snapshot id/),
+    }]);
+  });
+
+  it("does not depend on any instance, so its id can go into the instance's user data", () => {
+    expect(JSON.stringify(volume)).not.toMatch(/aws_instance/);
+    expect(json.resource?.aws_volume_attachment).toBeUndefined();
+  });
+
+  it("attaches to an instance as /dev/sdf, stopping the instance before any detach", () => {
+    const { text: attached, json: withAttachment } = synthesize((scope) => {
+      new DataVolume(scope, "data", props).attachTo("i-0123456789abcdef0");
+    });
+    const volumeName = Object.keys(withAttachment.resource!.aws_ebs_volume)[0];
+    expect(DATA_VOLUME_DEVICE_NAME).toBe("/dev/sdf");
+    expect(attached).toHaveResourceWithProperties(VolumeAttachment, {
+      device_name: "/dev/sdf",
+      instance_id: "i-0123456789abcdef0",
+      volume_id: `\${aws_ebs_volume.${volumeName}.id}`,
+      stop_instance_before_detaching: true,
+    });
+    expect(only(withAttachment.resource, "aws_volume_attachment").force_detach).toBeUndefined();
+  });
+});

@@ -1,0 +1,109 @@
+import { DataAwsPartition } from "@cdktf/provider-aws/lib/data-aws-partition";
+import { DlmLifecyclePolicy } from "@cdktf/provider-aws/lib/dlm-lifecycle-policy";
+import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
+import { IamRolePolicyAttachment } from "@cdktf/provider-aws/lib/iam-role-policy-attachment";
+import { TerraformVariable } from "cdktf";
+import { Construct } from "constructs";
+import { POLICY_VERSION } from "./instance-role";
+import { stackVariable, wholeNumberBetween } from "./variable-rules";
+
+/** Trust policy that lets only Data Lifecycle Manager assume the role. */
+export const DLM_ASSUME_ROLE_POLICY = {
+  Version: POLICY_VERSION,
+  Statement: [{ Effect: "Allow", Action: "sts:AssumeRole", Principal: { Service: "dlm.amazonaws.com" } }],
+};
+
+/** AWS managed policy for snapshot policies (the one AWSDataLifecycleManagerDefaultRole uses), without its partition. */
+export const DLM_MANAGED_POLICY = "iam::aws:policy/service-role/AWSDataLifecycleManagerServiceRole";
+
+/** Daily snapshots kept when `snapshot_retention_count` is not set: one week. */
+export const DEFAULT_SNAPSHOT_RETENTION_COUNT = 7;
+
+/** DLM keeps at most 1000 snapshots per schedule (RetainRule Count, 1 - 1000). */
+export const MAX_SNAPSHOT_RETENTION_COUNT = 1000;
+
+/** Props of {@link DataVolumeBackups}. */
+export interface DataVolumeBackupsProps {
+  /** Tags that select the volumes to snapshot; the data volume must carry all of them. */
+  readonly targetTags: Record<string, string>;
+  /** `<stack_name>`: tagged on every snapshot as `Stack`. */
+  readonly stackName: string;
+  /** `<instance_name>`: tagged on every snapshot as `Instance`. */
+  readonly instanceName: string;
+  /**
+   * Start of the daily snapshot window, `hh:mm` UTC (DLM starts within the following hour).
+   * @default "03:00"
+   */
+  readonly dailyAtUtc?: string;
+  /**
+   * Snapshots kept when `snapshot_retention_count` is not set.
+   * @default DEFAULT_SNAPSHOT_RETENTION_COUNT (7)
+   */
+  readonly defaultRetentionCount?: number;
+}
+
+/**
+ * Daily EBS snapshots of the data volume by Amazon Data Lifecycle Manager, the newest
+ * `snapshot_retention_count` kept. DLM acts through its own service role (trusted by
+ * dlm.amazonaws.com only, with the AWS managed policy AWSDataLifecycleManagerServiceRole); the
+ * instance's role stays without policies, as the spec has it. Snapshots carry the volume's tags
+ * (copy_tags) plus `Stack` and `Instance`. They are crash-consistent, which InnoDB recovers from
+ * like from a power cut. Snapshots already taken outlive the policy: deleting it deletes none.
+ */
+export class DataVolumeBackups extends Construct {
+  /** `snapshot_retention_count`: number of daily snapshots kept. */
+  public readonly retentionCount: TerraformVariable;
+  public readonly role: IamRole;
+  public readonly policy: DlmLifecyclePolicy;
+
+  constructor(scope: Construct, id: string, props: DataVolumeBackupsProps) {
+    super(scope, id);
+    const time = props.dailyAtUtc ?? "03:00";
+    if (!/^([01][0-9]|2[0-3]):[0-5][0-9]$/.test(time)) {
+      throw new Error(`DataVolumeBackups: dailyAtUtc must be hh:mm (24-hour, UTC), got "${time}"`);
+    }
+    const nameTag = `${props.stackName}/${props.instanceName}`;
+
+    this.retentionCount = stackVariable(this, "snapshot_retention_count", {
+      type: "number",
+      nullable: false,
+      default: props.defaultRetentionCount ?? DEFAULT_SNAPSHOT_RETENTION_COUNT,
+      description: "Number of daily snapshots of the data volume kept by Data Lifecycle Manager (7: one week).",
+    });
+    this.retentionCount.addValidation(
+      wholeNumberBetween(this.retentionCount, 1, MAX_SNAPSHOT_RETENTION_COUNT, "snapshots"));
+
+    this.role = new IamRole(this, "role", {
+      assumeRolePolicy: JSON.stringify(DLM_ASSUME_ROLE_POLICY),
+      description: `Lets Data Lifecycle Manager snapshot the data volume of ${nameTag}`,
+      tags: { Name: `${nameTag}/backups` },
+    });
+    const partition = new DataAwsPartition(this, "partition");
+    const attachment = new IamRolePolicyAttachment(this, "managed_policy", {
+      role: this.role.name,
+      policyArn: `arn:${partition.partition}:${DLM_MANAGED_POLICY}`,
+    });
+
+    this.policy = new DlmLifecyclePolicy(this, "policy", {
+      // DLM accepts only letters, digits, spaces, _ and - here.
+      description: `Daily snapshots of the data volume of ${props.stackName} ${props.instanceName}`,
+      executionRoleArn: this.role.arn,
+      state: "ENABLED",
+      policyDetails: {
+        policyType: "EBS_SNAPSHOT_MANAGEMENT",
+        resourceTypes: ["VOLUME"],
+        targetTags: props.targetTags,
+        schedule: [{
+          name: "daily",
+          createRule: { interval: 24, intervalUnit: "HOURS", times: [time] },
+          retainRule: { count: this.retentionCount.numberValue },
+          copyTags: true,
+          tagsToAdd: { Stack: props.stackName, Instance: props.instanceName },
+        }],
+      },
+      tags: { Name: `${nameTag}/backups` },
+      // The role must hold its permissions before DLM first assumes it.
+      dependsOn: [attachment],
+    });
+  }
+}
