@@ -115,8 +115,10 @@ printf '%s\n' "$fs" >"$build/fs-type"
 rm -rf "$root" "$build/proto.txt"
 log "image ($fs) built in $((SECONDS - start)) s"
 
-# Only the newest image is kept: older keys are stale inputs.
-find "$CACHE" -mindepth 1 -maxdepth 1 -type d ! -name "$key" ! -name '.build-*' -exec rm -rf {} +
+# Older keys are stale inputs, but another run on this machine may still boot from one (its
+# overlays' backing file and the ssh key live there; deleting them broke such a run): only images
+# built more than 12 hours ago go.
+find "$CACHE" -mindepth 1 -maxdepth 1 -type d -mmin +720 ! -name "$key" ! -name '.build-*' -exec rm -rf {} +
 touch "$build/.complete"
 trap - EXIT
 mv "$build" "$dir"
