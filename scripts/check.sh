@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (`npm test`): type check, jest (unit, stack, engine and
-# integration tests), the CDK Terrain conversion check, checkov scan of the synthesized
-# stack, and actionlint on the workflows.
+# integration tests), the CDK Terrain conversion check, the VM boot test, checkov scan of the
+# synthesized stack, and actionlint on the workflows.
 # Tools come from scripts/ci/install-tools.sh. Locally a missing scanner or linter is
 # skipped with a notice; in CI (CI=true) it is a failure.
 set -euo pipefail
@@ -36,6 +36,13 @@ node -e '
 
 echo "== CDK Terrain: the converted copy type-checks, synthesizes the same JSON and passes jest (scripts/cdktn/check.sh)"
 bash scripts/cdktn/check.sh
+
+# The boot test: the stack's user data in a Debian 12 VM (qemu). The first run builds the image
+# (a few minutes; cached by a hash of its inputs), later runs only boot.
+if have qemu-system-x86_64 "boot test" && have mmdebstrap "boot test"; then
+  echo "== boot test (npm run test:boot)"
+  npx jest --config jest.boot.config.js --runInBand
+fi
 
 if have checkov "security scan"; then
   echo "== synthesize and scan (checkov terraform_json)"
