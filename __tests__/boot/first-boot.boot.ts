@@ -25,7 +25,11 @@ const SETTINGS = loadStackSettings(join(__dirname, "settings.json")).provisionin
 const FIRST_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
 const NEW_HOSTNAME = "ec2-198-51-100-77.compute-1.amazonaws.com";
 const ROWS = ["customer 1 Ada Lovelace", "customer 2 Grace Hopper", "customer 3 Linus Torvalds"];
-/** The data volume as the stack ships it: its id in the user data, the disk's serial that id without its dash (as Nitro's NVMe serial). */
+/**
+ * The data volume as the stack ships it: its id in the user data, and an NVMe disk whose serial is
+ * that id without its dash, as EBS volumes appear on Nitro instances. (NVMe, not virtio: the kernel
+ * names virtio disks in probe order, and a second virtio disk can take /dev/vda from the root disk.)
+ */
 const DATA_VOLUME_ID = "vol-0a1b2c3d4e5f60718";
 /** Rows host A writes as the app user after the import; host B must serve them too. */
 const HOST_A_ROWS = [[4, "Written on host A"], [5, `Kept across hosts ${randomBytes(4).toString("hex")}`]] as const;
@@ -83,7 +87,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   /** The data volume as a host sees it: its device (by the serial), what is mounted where, its file system's UUID. */
   async function dataVolumeState(host: Vm): Promise<{ device: string; dbSource: string; dataSource: string; uuid: string }> {
     const [device, dbSource, dataSource, uuid] = (await host.sshOk([
-      `dev=$(readlink -f /dev/disk/by-id/virtio-${dataDisk.serial})`, `echo "$dev"`,
+      `dev=$(readlink -f "$(ls /dev/disk/by-id/*_${dataDisk.serial} | head -1)")`, `echo "$dev"`,
       `findmnt -n -o SOURCE -M ${SETTINGS.databaseDir} | head -1`, `findmnt -n -o SOURCE,FSTYPE -M ${SETTINGS.dataMount} | head -1`,
       `blkid -p -o value -s UUID "$dev"`,
     ].join("; "))).split("\n").map((line) => line.trim().replace(/\s+/g, " "));
@@ -147,7 +151,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     mkdirSync(hostA);
     const root = await createOverlay(image, join(hostA, "root.qcow2"));
     // Blank, as a new EBS volume: the first boot must format it. Outside host A's directory: host B gets it.
-    dataDisk = { file: await createDisk(join(work, "data-volume.raw"), "1G"), serial: DATA_VOLUME_ID.replace("-", "") };
+    dataDisk = { file: await createDisk(join(work, "data-volume.raw"), "1G"), serial: DATA_VOLUME_ID.replace("-", ""), bus: "nvme" };
     const seed = await createSeedIso(join(hostA, "seed.iso"), userData,
       `instance-id: i-${randomBytes(8).toString("hex").slice(0, 17)}\nlocal-hostname: ip-172-31-20-5\n`);
     vm = await Vm.boot({ image, accel: accel.accel, rootDisk: root, seedIso: seed, workDir: hostA, name: "host-a",
@@ -197,7 +201,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
 
   it("keeps the database on the data volume, which it formatted because it was blank", async () => {
     const state = await dataVolumeState(vm!);
-    figure("data volume device", `${DATA_VOLUME_ID} is ${state.device} (virtio, serial ${dataDisk.serial})`, /^\/dev\/vd[c-z]$/.test(state.device));
+    figure("data volume device", `${DATA_VOLUME_ID} is ${state.device} (NVMe, serial ${dataDisk.serial})`, /^\/dev\/nvme\d+n1$/.test(state.device));
     figure("database directory on the data volume", `${SETTINGS.databaseDir} from ${state.dbSource}, ${SETTINGS.dataMount} from ${state.dataSource}`,
       state.dbSource === `${state.device}[/mysql]` && state.dataSource.startsWith(`${state.device} `));
     const log = await vm!.sshOk(`grep -F 'data volume' ${SETTINGS.logFile} | cut -d' ' -f2-`);
