@@ -317,7 +317,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     // Host A's last act: the app user writes rows, and a file not the script's sits at the volume's top.
     const inserted = await appSql(vm!, `INSERT INTO customers VALUES ${HOST_A_ROWS.map(([id, name]) => `(${id}, '${name}')`).join(", ")}`);
     if (inserted.code !== 0) throw new Error(`host A: INSERT as the app user failed: ${inserted.stderr}`);
-    const foreign = `not the script's ${randomBytes(8).toString("hex")}`;
+    const foreign = `foreign ${randomBytes(8).toString("hex")}`;
     await vm!.sshOk(`echo '${foreign}' >${SETTINGS.dataMount}/foreign.txt && sync`);
     const before = await customers(vm!);
     const volumeA = await dataVolumeState(vm!);
