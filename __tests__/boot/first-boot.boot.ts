@@ -13,11 +13,11 @@ import { join } from "path";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { loadStackSettings } from "../../settings/stack-settings";
-import { NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
+import { DATA_FILE_SYSTEM, NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
 import { synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
-import { BootImage, bootToolsMissing, buildImage, createOverlay, createSeedIso, probeAccelerator, Vm } from "./vm";
+import { Accelerator, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
 
 jest.setTimeout(40 * 60_000);
 
@@ -25,6 +25,14 @@ const SETTINGS = loadStackSettings(join(__dirname, "settings.json")).provisionin
 const FIRST_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
 const NEW_HOSTNAME = "ec2-198-51-100-77.compute-1.amazonaws.com";
 const ROWS = ["customer 1 Ada Lovelace", "customer 2 Grace Hopper", "customer 3 Linus Torvalds"];
+/**
+ * The data volume as the stack ships it: its id in the user data, and an NVMe disk whose serial is
+ * that id without its dash, as EBS volumes appear on Nitro instances. (NVMe, not virtio: the kernel
+ * names virtio disks in probe order, and a second virtio disk can take /dev/vda from the root disk.)
+ */
+const DATA_VOLUME_ID = "vol-0a1b2c3d4e5f60718";
+/** Rows host A writes as the app user after the import; host B must serve them too. */
+const HOST_A_ROWS = [[4, "Written on host A"], [5, `Kept across hosts ${randomBytes(4).toString("hex")}`]] as const;
 /** Bounds of the waits, generous for software emulation on a busy 2-core machine. */
 const FIRST_BOOT_LIMIT_MS = 15 * 60_000;
 const REBOOT_LIMIT_MS = 8 * 60_000;
@@ -69,9 +77,42 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   let image: BootImage;
   let standIns: StandInServer | undefined;
   let vm: Vm | undefined;
+  let hostB: Vm | undefined;
+  let accelerator: Accelerator;
+  let dataDisk: DriveSpec;
   let userData: Buffer;
   let accelNote = "";
   let firstHttpMs = 0;
+
+  /** The data volume as a host sees it: its device (by the serial), what is mounted where, its file system's UUID. */
+  async function dataVolumeState(host: Vm): Promise<{ device: string; dbSource: string; dataSource: string; uuid: string }> {
+    const [device, dbSource, dataSource, uuid] = (await host.sshOk([
+      `dev=$(readlink -f "$(ls /dev/disk/by-id/*_${dataDisk.serial} | head -1)")`, `echo "$dev"`,
+      `findmnt -n -o SOURCE -M ${SETTINGS.databaseDir} | head -1`, `findmnt -n -o SOURCE,FSTYPE -M ${SETTINGS.dataMount} | head -1`,
+      `blkid -p -o value -s UUID "$dev"`,
+    ].join("; "))).split("\n").map((line) => line.trim().replace(/\s+/g, " "));
+    return { device, dbSource: dbSource ?? "", dataSource: dataSource ?? "", uuid: uuid ?? "" };
+  }
+
+  /** SQL as the app user, with the password the app's own dotenv reads from .env (it never crosses ssh). */
+  function appSql(host: Vm, sql: string) {
+    const node = `${SETTINGS.loginHome}/.nvm/versions/node/v${NODE_VERSION}/bin/node`;
+    const parse = "process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)";
+    return host.ssh(`cd ${SETTINGS.appDir} && MYSQL_PWD="$(${node} -e "${parse}")" mariadb --batch --skip-column-names `
+      + `--user=${SETTINGS.appDbUser} ${SETTINGS.databaseName} -e "${sql}"`);
+  }
+
+  /** The customers as the app user reads them: count, sha256 of the ordered rows, and MariaDB's CHECKSUM TABLE. */
+  async function customers(host: Vm): Promise<{ count: number; sha256: string; checksum: string }> {
+    const rows = await appSql(host, "SELECT id, name FROM customers ORDER BY id");
+    const sum = await appSql(host, "CHECKSUM TABLE customers");
+    if (rows.code !== 0 || sum.code !== 0) throw new Error(`in ${host.name}: reading customers as the app user failed: ${rows.stderr}${sum.stderr}`);
+    return {
+      count: rows.stdout.trim().split("\n").filter(Boolean).length,
+      sha256: createHash("sha256").update(rows.stdout).digest("hex"),
+      checksum: sum.stdout.trim().split(/\s+/).pop() ?? "",
+    };
+  }
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "crm-boot-"));
@@ -79,11 +120,13 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     image = built;
     const accel = await probeAccelerator(image, work);
     accelNote = `${accel.accel} (${accel.reason})`;
+    accelerator = accel.accel;
 
     // The user data as the stack ships it: Terraform evaluates the construct's expression.
     const { json } = synthesize((scope) => {
       const secrets = new SecretVariables(scope, "secrets");
-      const ud = new ProvisioningUserData(scope, "user_data", { settings: SETTINGS, secrets: secrets.scriptSecrets });
+      const ud = new ProvisioningUserData(scope, "user_data", { settings: SETTINGS, secrets: secrets.scriptSecrets,
+        dataVolumeId: DATA_VOLUME_ID });
       new TerraformOutput(scope, "user_data_base64", { value: ud.base64, sensitive: true });
     });
     const workspace = new EngineWorkspace(engine, json);
@@ -107,10 +150,12 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const hostA = join(work, "host-a");
     mkdirSync(hostA);
     const root = await createOverlay(image, join(hostA, "root.qcow2"));
+    // Blank, as a new EBS volume: the first boot must format it. Outside host A's directory: host B gets it.
+    dataDisk = { file: await createDisk(join(work, "data-volume.raw"), "1G"), serial: DATA_VOLUME_ID.replace("-", ""), bus: "nvme" };
     const seed = await createSeedIso(join(hostA, "seed.iso"), userData,
       `instance-id: i-${randomBytes(8).toString("hex").slice(0, 17)}\nlocal-hostname: ip-172-31-20-5\n`);
     vm = await Vm.boot({ image, accel: accel.accel, rootDisk: root, seedIso: seed, workDir: hostA, name: "host-a",
-      guestPorts: [80, 3000], standInPort: standIns.port, removeOnAbort: work });
+      guestPorts: [80, 3000], standInPort: standIns.port, removeOnAbort: work, drives: [dataDisk] });
     await vm.waitForHttp(3000, FIRST_BOOT_LIMIT_MS);
     firstHttpMs = Date.now() - vm.startedAt;
     await vm.waitForSsh(120_000);
@@ -120,6 +165,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   afterAll(async () => {
     try {
       await vm?.kill();
+      await hostB?.kill();
       await standIns?.stop();
     } finally {
       if (work) rmSync(work, { recursive: true, force: true });
@@ -151,6 +197,16 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const dnf = await vm!.sshOk("cat /var/log/dnf-shim.log");
     figure("dnf stand-in calls", dnf.trim().split("\n").map((l) => l.replace(/^\S+ /, "")).join("; "),
       /dnf -y upgrade/.test(dnf) && /groupinstall Development Tools/.test(dnf) && /install nftables git mariadb105-server gcc-c\+\+ make/.test(dnf));
+  });
+
+  it("keeps the database on the data volume, which it formatted because it was blank", async () => {
+    const state = await dataVolumeState(vm!);
+    figure("data volume device", `${DATA_VOLUME_ID} is ${state.device} (NVMe, serial ${dataDisk.serial})`, /^\/dev\/nvme\d+n1$/.test(state.device));
+    figure("database directory on the data volume", `${SETTINGS.databaseDir} from ${state.dbSource}, ${SETTINGS.dataMount} from ${state.dataSource}`,
+      state.dbSource === `${state.device}[/mysql]` && state.dataSource.startsWith(`${state.device} `));
+    const log = await vm!.sshOk(`grep -F 'data volume' ${SETTINGS.logFile} | cut -d' ' -f2-`);
+    const formatted = log.includes("the data volume holds no file system: creating");
+    figure("blank data disk formatted at first boot", formatted ? `yes, UUID ${state.uuid}` : log.trim().replace(/\n/g, "; "), formatted && state.uuid !== "");
   });
 
   it("serves the imported rows on ports 3000 and 80 from outside the VM", async () => {
@@ -229,6 +285,8 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     figure("after reboot: mariadb, app, nftables", active.trim(), active.trim() === "active active active");
     figure("after reboot: swap", swaps.trim() || "off", swaps.includes(SETTINGS.swapFile));
     figure("user data runs", `${starts.trim()} time(s)`, starts.trim() === "1");
+    const volume = await dataVolumeState(vm!);
+    figure("after reboot: database directory", `${SETTINGS.databaseDir} from ${volume.dbSource}`, volume.dbSource === `${volume.device}[/mysql]`);
     const rows = ROWS.filter((row) => body.includes(row)).length;
     figure("after reboot: rows on port 80", `${rows} of ${ROWS.length}`, rows === ROWS.length);
     const env = await vm!.sshOk(`grep -E '^(FRONTENDURI|BACKENDURI|SESSION_SECRET)=' ${SETTINGS.appDir}/.env`);
@@ -253,5 +311,73 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const leaks = Object.entries(sources).filter(([, text]) => forms.some((form) => text.includes(form))).map(([name]) => name);
     const sizes = Object.entries(sources).map(([name, text]) => `${name} ${Math.round(text.length / 1024)} KiB`).join(", ");
     figure("secrets in logs", leaks.length ? `found in ${leaks.join(", ")}` : `none (${sizes})`, leaks.length === 0 && sources.journal.length > 0);
+  });
+
+  it("host B, a new host on host A's data volume, keeps its rows, imports nothing twice and serves them", async () => {
+    // Host A's last act: the app user writes rows, and a file not the script's sits at the volume's top.
+    const inserted = await appSql(vm!, `INSERT INTO customers VALUES ${HOST_A_ROWS.map(([id, name]) => `(${id}, '${name}')`).join(", ")}`);
+    if (inserted.code !== 0) throw new Error(`host A: INSERT as the app user failed: ${inserted.stderr}`);
+    const foreign = `foreign ${randomBytes(8).toString("hex")}`;
+    await vm!.sshOk(`echo '${foreign}' >${SETTINGS.dataMount}/foreign.txt && sync`);
+    const before = await customers(vm!);
+    const volumeA = await dataVolumeState(vm!);
+    figure("host A's rows before it goes", `${before.count}, sha256 ${before.sha256.slice(0, 12)}, CHECKSUM TABLE ${before.checksum}`,
+      before.count === ROWS.length + HOST_A_ROWS.length);
+    // Destroyed as EC2 terminates an instance: an ACPI shutdown, then it is gone for good.
+    await vm!.shutdown(120_000);
+
+    const dir = join(work, "host-b");
+    mkdirSync(dir);
+    const instanceId = `i-${randomBytes(9).toString("hex").slice(0, 17)}`;
+    const root = await createOverlay(image, join(dir, "root.qcow2"));
+    const seed = await createSeedIso(join(dir, "seed.iso"), userData, `instance-id: ${instanceId}\nlocal-hostname: ip-172-31-20-6\n`);
+    hostB = await Vm.boot({ image, accel: accelerator, rootDisk: root, seedIso: seed, workDir: dir, name: "host-b",
+      guestPorts: [80, 3000], standInPort: standIns!.port, removeOnAbort: work, drives: [dataDisk] });
+    await hostB.waitForHttp(3000, FIRST_BOOT_LIMIT_MS);
+    const httpMs = Date.now() - hostB.startedAt;
+    await hostB.waitForSsh(120_000);
+    await hostB.ssh("timeout 300 cloud-init status --wait", { timeoutMs: 320_000 });
+    figure("host B: new root disk, new instance id, first HTTP 200", seconds(httpMs), httpMs < FIRST_BOOT_LIMIT_MS);
+
+    const seen = await hostB.sshOk("cat /var/lib/cloud/data/instance-id; sha256sum </var/lib/cloud/instance/user-data.txt | cut -d' ' -f1");
+    const [seenId, seenData] = seen.trim().split("\n");
+    const status = await hostB.ssh("cloud-init status --long");
+    const result = JSON.parse(await hostB.sshOk("cat /run/cloud-init/result.json")) as { v1: { errors: string[] } };
+    const log = await hostB.sshOk(`cat ${SETTINGS.logFile}`);
+    const steps = (log.match(/ DONE step_\d\d_/g) ?? []).length;
+    const done = /status: done/.test(status.stdout) && result.v1.errors.length === 0;
+    figure("host B: cloud-init", `instance ${seenId}, same user data: ${seenData === createHash("sha256").update(userData).digest("hex")}, `
+      + `${done ? "done" : "NOT done"}, ${result.v1.errors.length} errors, ${steps} of 15 steps`,
+    seenId === instanceId && seenData === createHash("sha256").update(userData).digest("hex") && done && steps === 15);
+
+    const volumeB = await dataVolumeState(hostB);
+    const kept = log.includes(`the data volume holds a ${DATA_FILE_SYSTEM} file system: mounting it as it is`);
+    figure("host B: data volume mounted, not formatted", `${kept ? "mounted as it is" : "NOT as it is"}, UUID ${volumeB.uuid === volumeA.uuid ? "unchanged" : `${volumeA.uuid} -> ${volumeB.uuid}`}, `
+      + `${SETTINGS.databaseDir} from ${volumeB.dbSource}`, kept && volumeB.uuid === volumeA.uuid && volumeB.dbSource === `${volumeB.device}[/mysql]`);
+    const foreignB = (await hostB.sshOk(`cat ${SETTINGS.dataMount}/foreign.txt`)).trim();
+    figure("host B: a foreign file at the volume's top", foreignB === foreign ? "kept" : `"${foreignB}"`, foreignB === foreign);
+
+    const login = await appSql(hostB, "SELECT CURRENT_USER()");
+    const changed = /was not app_db_password/.test(log);
+    figure("host B: app user logs in with the same password", login.code === 0 ? `${login.stdout.trim()}${changed ? ", but step 6 changed it" : ", unchanged by step 6"}` : `refused: ${login.stderr.trim()}`,
+      login.code === 0 && !changed);
+    const after = await customers(hostB);
+    figure("host B: rows identical to host A's", `${after.count}, sha256 ${after.sha256.slice(0, 12)}, CHECKSUM TABLE ${after.checksum}`,
+      after.sha256 === before.sha256 && after.checksum === before.checksum);
+    const comment = (await appSql(hostB, `SELECT SCHEMA_COMMENT FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '${SETTINGS.databaseName}'`)).stdout.trim();
+    const skipped = /was imported before; not importing it again/.test(log);
+    figure("host B: export.sql not imported again", `${skipped ? "skipped" : "NOT skipped"} (database comment "${comment}"), ${after.count} rows`,
+      skipped && comment === "crm-provisioning: export.sql imported" && after.count === before.count);
+
+    const want = [...ROWS, ...HOST_A_ROWS.map(([id, name]) => `customer ${id} ${name}`)];
+    for (const port of [3000, 80]) {
+      const answer = await hostB.httpGet(port);
+      const rows = want.filter((row) => answer?.body.includes(row)).length;
+      figure(`host B: HTTP on port ${port}`, answer ? `${answer.status}, ${rows} of ${want.length} rows` : "no answer", answer?.status === 200 && rows === want.length);
+    }
+    const texts = [hostB.consoleText(), log, (await hostB.ssh("cat /var/log/cloud-init-output.log")).stdout];
+    const forms = secretForms();
+    figure("host B: secrets in console, provisioning and cloud-init output logs", texts.some((text) => forms.some((form) => text.includes(form))) ? "found" : "none",
+      !texts.some((text) => forms.some((form) => text.includes(form))));
   });
 }, bootToolsMissing());
