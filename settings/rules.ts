@@ -6,8 +6,8 @@
  * domain rules it cannot state (path segments, one setting relative to another, reserved
  * names) are refinements with the same phrase.
  */
-import { partition } from "@aws-sdk/util-endpoints";
 import { z } from "zod";
+import AWS_REGIONS from "./aws-regions.json";
 
 /** What a setting must be, as a phrase; kept beside the schema for the README's settings table. */
 export interface SettingRule {
@@ -60,12 +60,11 @@ export function absolutePath(
 const REGION_EXPECTED = "an AWS region name such as us-east-1, one that exists (in the AWS SDK's list of regions)";
 
 /**
- * Whether AWS has this region: the partition data of the AWS SDK for JavaScript
- * (@aws-sdk/util-endpoints, the list its clients resolve endpoints from) describes every region it
- * knows; for a name it does not know, it answers with the partition's defaults and no description.
+ * Whether AWS has this region: one of the regions of the AWS SDK for JavaScript's partition data
+ * (the list its clients resolve endpoints from), copied to aws-regions.json by `npm run docs`.
  */
 export function isAwsRegion(name: string): boolean {
-  return typeof (partition(name) as { description?: unknown }).description === "string";
+  return Object.hasOwn(AWS_REGIONS.regions, name);
 }
 
 /** A setting naming an AWS region that exists (a typo such as eu-wset-1 is refused). */
