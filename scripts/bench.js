@@ -4,8 +4,9 @@
 //   - the app as `cdktf synth` runs it (scripts/run-app.js, its caches warm), writing a stack;
 //   - the app after an edit (caches empty: every .ts file goes through swc, every module is compiled);
 // then `npx cdktf synth` through the CLI as on a fresh clone (caches empty) and again (caches warm).
-// Prints the median wall time, CPU time and peak memory of each, and the ratio of the app's
-// synthesis to the baseline (wall time; CPU time, steadier on a busy machine, beside it).
+// Prints the median wall time, CPU time and peak memory of each, the ratio of the app's
+// synthesis to the baseline (wall time; CPU time, steadier on a busy machine, beside it), and
+// how many modules the app loads, with and without its deferred modules.
 // Usage: node scripts/bench.js [--runs N] [--cli-runs N]
 "use strict";
 const { spawnSync } = require("child_process");
@@ -57,6 +58,15 @@ function report(label, samples, target) {
   return { seconds, cpu };
 }
 
+/** How many modules (files in require.cache) a run of the app loads. */
+function modulesLoaded(env) {
+  const result = spawnSync(process.execPath, ["-e", 'require("./scripts/run-app.js"); console.log(Object.keys(require.cache).length)'], {
+    cwd: root, env: { ...process.env, CHECKPOINT_DISABLE: "1", ...env }, encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`counting the app's modules failed: ${result.stderr}`);
+  return Number(result.stdout.trim());
+}
+
 const outdir = mkdtempSync(path.join(tmpdir(), "crm-bench-"));
 try {
   const node = process.execPath;
@@ -76,6 +86,8 @@ try {
   report("the app's synthesis after an edit (caches empty)", cold);
   console.log(`the app's synthesis / loading cdktf: ratio ${(synth.seconds / base.seconds).toFixed(2)} of the median wall times`
     + ` (CPU time: ${(synth.cpu / base.cpu).toFixed(2)}) (target: <= ${RATIO_TARGET})`);
+  console.log(`modules the app's synthesis loads: count ${modulesLoaded(env)} (${modulesLoaded({ ...env, CRM_APP_DEFER: "0" })}`
+    + " with CRM_APP_DEFER=0, without scripts/deferred-modules.js)");
 
   if (cliRuns > 0) {
     const fresh = [], again = [];

@@ -60,8 +60,9 @@ function main(): void {
 
   const bench = timed("node", ["scripts/bench.js", "--runs", "15", "--cli-runs", "3"]).stdout;
   for (const line of bench.trim().split("\n")) {
-    // "<what>: median 0.300 s, … over 15 runs (target: …)" or "<what>: ratio 1.10 of the median wall times (target: …)"
-    const match = /^(.*?): ((?:median|ratio) .*?)(?: \(target: (.*)\))?$/.exec(line);
+    // "<what>: median 0.300 s, … over 15 runs (target: …)", "<what>: ratio 1.10 of the median wall times (target: …)"
+    // or "<what>: count 218 (…)"
+    const match = /^(.*?): ((?:median|ratio|count) .*?)(?: \(target: (.*)\))?$/.exec(line);
     if (match) rows.push([match[1], `\`npm run bench\`: ${match[2]}`, match[3] ?? ""]);
   }
   const unit = jest(["--testPathIgnorePatterns", "/node_modules/", "/__tests__/(engine|integration)/"]);
