@@ -4,23 +4,24 @@ import { join } from "path";
 import { Testing } from "cdktf";
 import { CrmHostStack } from "../main";
 import { BOOTSTRAP_VERSION_MESSAGE } from "../constructs/bootstrap-version-check";
-import { exampleStackSettings, only, TerraformJson } from "./support/synth";
+import { exampleStackSettings, only } from "./support/synth";
+import { StackJson } from "../scripts/docs/terraform-json";
 
-function synthStack(changes: Record<string, unknown> = {}): { text: string; json: TerraformJson } {
+function synthStack(changes: Record<string, unknown> = {}): { text: string; json: StackJson } {
   const stack = new CrmHostStack(Testing.app(), exampleStackSettings(changes));
   const text = Testing.synth(stack);
   return { text, json: JSON.parse(text) };
 }
 
 /** `${type.name.attribute}` of the only resource of a type. */
-function reference(json: TerraformJson, type: string, attribute: string): string {
+function reference(json: StackJson, type: string, attribute: string): string {
   const names = Object.keys(json.resource?.[type] ?? {});
   if (names.length !== 1) throw new Error(`expected one ${type}, found ${names.length}`);
   return `\${${type}.${names[0]}.${attribute}}`;
 }
 
 /** Name of the data source that reads the image parameter. */
-function imageDataSource(json: TerraformJson): string {
+function imageDataSource(json: StackJson): string {
   const names = Object.entries(json.data?.aws_ssm_parameter ?? {})
     .filter(([, source]) => source.name === "${var.image_parameter}")
     .map(([name]) => name);
@@ -65,7 +66,7 @@ describe("CrmHostStack", () => {
   /** Name of the role an AWS service may assume, from its trust policy. */
   function roleOf(service: string): string {
     const names = Object.entries(resources.aws_iam_role)
-      .filter(([, role]) => JSON.parse(role.assume_role_policy).Statement[0].Principal.Service === service)
+      .filter(([, role]) => JSON.parse(role.assume_role_policy as string).Statement[0].Principal.Service === service)
       .map(([name]) => name);
     if (names.length !== 1) throw new Error(`expected one role for ${service}, found ${names.length}`);
     return names[0];
@@ -185,8 +186,10 @@ describe("CrmHostStack", () => {
   });
 
   it("checks the bootstrap version with CDK's rule and message", () => {
-    const [check] = Object.values(resources.terraform_data).filter((data: any) => data.input?.bootstrap_version_checked);
-    expect(check.lifecycle.precondition).toEqual([{
+    const [precondition] = Object.values(resources.terraform_data)
+      .filter((data: any) => data.input?.bootstrap_version_checked)
+      .map((data: any) => data.lifecycle.precondition);
+    expect(precondition).toEqual([{
       condition: expect.stringMatching(/^\$\{!contains\(\["1", "2", "3", "4", "5"\], local\.\w+\)\}$/),
       error_message: BOOTSTRAP_VERSION_MESSAGE,
     }]);
@@ -248,7 +251,7 @@ describe("CrmHostStack", () => {
   });
 
   it("builds the user data from the three sensitive variables inside Terraform, each once, in base64, and the volume id", () => {
-    const [script] = Object.entries(json.locals ?? {}).filter(([name]) => name.includes("user_data")).map(([, value]) => value);
+    const [script] = Object.entries(json.locals ?? {}).filter(([name]) => name.includes("user_data")).map(([, value]) => value as string);
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     // Every template sequence left unescaped must be one of the three secret expressions.
     const expressions = script.match(/(?<![$%])[$%]\{[^}]*\}/g);

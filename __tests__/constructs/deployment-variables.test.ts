@@ -40,7 +40,7 @@ describe("DeploymentVariables", () => {
   });
 
   it("accepts only the key types EC2 imports, RSA and ED25519, each with the blob of its type", () => {
-    const condition: string = variables.ssh_public_key.validation[0].condition;
+    const condition: string = variables.ssh_public_key.validation![0].condition;
     expect(condition).toContain("(ssh-rsa AAAAB3NzaC1yc2E|ssh-ed25519 AAAAC3NzaC1lZDI1NTE5)");
     expect(condition).not.toContain("ecdsa");
     expect(variables.ssh_public_key.description).toContain("not ECDSA");
@@ -59,8 +59,8 @@ describe("DeploymentVariables", () => {
 
   it("limits the availability zone to the stack's region when it is given, and refuses a bad region", () => {
     const regional = synthesize((scope) => new DeploymentVariables(scope, "inputs", { region: "eu-west-3" })).json.variable ?? {};
-    expect(regional.availability_zone.validation[0].condition).toContain('"^eu-west-3([a-z]|');
-    expect(regional.availability_zone.validation[0].error_message).toContain("a zone of the stack's region eu-west-3");
+    expect(regional.availability_zone.validation![0].condition).toContain('"^eu-west-3([a-z]|');
+    expect(regional.availability_zone.validation![0].error_message).toContain("a zone of the stack's region eu-west-3");
     expect(() => synthesize((scope) => new DeploymentVariables(scope, "inputs", { region: "eu-west-3.*" })))
       .toThrow('region "eu-west-3.*" is not a region name');
   });

@@ -9,9 +9,9 @@ describe("SecretVariables", () => {
     for (const name of names) {
       const variable = json.variable?.[name];
       expect(variable).toMatchObject({ type: "string", sensitive: true, nullable: false });
-      expect(variable.default).toBeUndefined();
+      expect(variable?.default).toBeUndefined();
       // A validation block would print a rejected value in Terraform's diagnostic: see the preconditions.
-      expect(variable.validation).toBeUndefined();
+      expect(variable?.validation).toBeUndefined();
     }
   });
 

@@ -17,8 +17,8 @@ describe("SsmImageParameter", () => {
       variableName: "arm_image", defaultParameterName: "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64",
     }));
     const variable = json.variable?.arm_image;
-    expect(variable.default).toBe("/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64");
-    expect(variable.validation).toEqual([{
+    expect(variable?.default).toBe("/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64");
+    expect(variable?.validation).toEqual([{
       condition: '${can(regex("^/[A-Za-z0-9_./-]+$", var.arm_image))}',
       error_message: 'Invalid value for variable "arm_image": expected a Parameter Store path starting with / (letters, digits, _ . - /).',
     }]);

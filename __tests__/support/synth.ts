@@ -5,22 +5,12 @@ import { Testing } from "cdktf";
 import { Construct } from "constructs";
 import { parseStackSettings, StackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
+import { StackJson } from "../../scripts/docs/terraform-json";
 
 /** Synthesized Terraform JSON of a scope, as text (for the cdktf matchers) and parsed. */
 export interface Synthesized {
   readonly text: string;
-  readonly json: TerraformJson;
-}
-
-/** The parts of a synthesized stack the tests read. */
-export interface TerraformJson {
-  resource?: Record<string, Record<string, any>>;
-  data?: Record<string, Record<string, any>>;
-  variable?: Record<string, any>;
-  output?: Record<string, any>;
-  locals?: Record<string, any>;
-  provider?: Record<string, any>;
-  terraform?: Record<string, any>;
+  readonly json: StackJson;
 }
 
 /** Synthesizes what `build` adds to a fresh test stack. */

@@ -202,30 +202,54 @@ install_terraform() {
   record terraform "$TERRAFORM_VERSION" "$action" "$(elapsed "$start")" "$got"
 }
 
-install_checkov() {
-  local start; start=$(now)
-  local venv="$DIR/checkov-venv" action="cached" got=""
-  if [[ -x "$venv/bin/checkov" && -x "$venv/bin/python" ]]; then
-    # The package metadata answers in milliseconds; `checkov --version` takes seconds (it imports everything).
-    got=$(last_line "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("checkov"))')
+# pip_venv REQUIREMENT VERSION ENTRY VERIFY [--upgrade-pip]: keeps a Python tool in its own virtual
+# environment $DIR/<name>-venv, where <name> is REQUIREMENT without its extras (moto[server]: moto).
+# Nothing is done when bin/ENTRY is there and the package metadata reports VERSION; otherwise the venv
+# is made anew and REQUIREMENT==VERSION pip-installed (pip itself first with --upgrade-pip), logging to
+# $DIR/logs/<name>.log, and VERIFY VENV (a function: prints the version it finds, or dies) checks it.
+# Then links bin/ENTRY to the venv's and records the tool.
+pip_venv() {
+  local requirement=$1 version=$2 entry=$3 verify=$4 upgrade_pip=${5:-}
+  local name=${requirement%%\[*} start; start=$(now)
+  local venv="$DIR/$name-venv" logfile="$DIR/logs/$name.log" action="cached" got=""
+  if [[ -x "$venv/bin/$entry" && -x "$venv/bin/python" ]]; then
+    got=$(venv_version "$venv" "$name")
   fi
-  if [[ "$got" == "$CHECKOV_VERSION" ]]; then
-    log "checkov: $CHECKOV_VERSION already in $venv"
+  if [[ "$got" == "$version" ]]; then
+    log "$name: $version already in $venv"
   else
-    command -v python3 >/dev/null 2>&1 || die "checkov: python3 is not installed"
-    log "checkov: installing checkov==$CHECKOV_VERSION into $venv (found: ${got:-none})"
+    command -v python3 >/dev/null 2>&1 || die "$name: python3 is not installed"
+    log "$name: installing $requirement==$version into $venv (found: ${got:-none})"
     rm -rf "$venv"
-    python3 -m venv "$venv" || die "checkov: python3 -m venv failed (Debian: apt-get install python3-venv)"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >"$DIR/logs/checkov.log" 2>&1 \
-      || { tail -n 20 "$DIR/logs/checkov.log" >&2; die "checkov: pip upgrade failed"; }
-    "$venv/bin/python" -m pip install --disable-pip-version-check "checkov==$CHECKOV_VERSION" >>"$DIR/logs/checkov.log" 2>&1 \
-      || { tail -n 30 "$DIR/logs/checkov.log" >&2; die "checkov: pip install failed (log: $DIR/logs/checkov.log)"; }
-    got=$(last_line "$venv/bin/checkov" --version)
-    [[ "$got" == "$CHECKOV_VERSION" ]] || die "checkov: 'checkov --version' printed '$got', expected $CHECKOV_VERSION"
+    python3 -m venv "$venv" || die "$name: python3 -m venv failed (Debian: apt-get install python3-venv)"
+    : >"$logfile"
+    if [[ "$upgrade_pip" == --upgrade-pip ]]; then
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >>"$logfile" 2>&1 \
+        || { tail -n 20 "$logfile" >&2; die "$name: pip upgrade failed"; }
+    fi
+    "$venv/bin/python" -m pip install --disable-pip-version-check "$requirement==$version" >>"$logfile" 2>&1 \
+      || { tail -n 30 "$logfile" >&2; die "$name: pip install failed (log: $logfile)"; }
+    got=$("$verify" "$venv") || exit 1
     action="installed"
   fi
-  ln -sfn ../checkov-venv/bin/checkov "$DIR/bin/checkov"
-  record checkov "$CHECKOV_VERSION" "$action" "$(elapsed "$start")" "checkov $got"
+  ln -sfn "../$name-venv/bin/$entry" "$DIR/bin/$entry"
+  record "$name" "$version" "$action" "$(elapsed "$start")" "$requirement $got"
+}
+
+# venv_version VENV PACKAGE: the version of PACKAGE in VENV from its metadata (milliseconds, where
+# `checkov --version` takes seconds: it imports everything); empty when there is none.
+venv_version() {
+  last_line "$1/bin/python" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))' "$2"
+}
+
+install_checkov() {
+  pip_venv checkov "$CHECKOV_VERSION" checkov checkov_verify --upgrade-pip
+}
+# checkov_verify VENV: a fresh install must answer `checkov --version` with the pin.
+checkov_verify() {
+  local got; got=$(last_line "$1/bin/checkov" --version)
+  [[ "$got" == "$CHECKOV_VERSION" ]] || die "checkov: 'checkov --version' printed '$got', expected $CHECKOV_VERSION"
+  printf '%s\n' "$got"
 }
 
 install_actionlint() {
@@ -249,26 +273,13 @@ install_actionlint() {
 
 # moto: the S3-compatible server that the state backend test runs on loopback (__tests__/engine/s3-backend.test.ts).
 install_moto() {
-  local start; start=$(now)
-  local venv="$DIR/moto-venv" action="cached" got=""
-  if [[ -x "$venv/bin/moto_server" && -x "$venv/bin/python" ]]; then
-    got=$(last_line "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("moto"))')
-  fi
-  if [[ "$got" == "$MOTO_VERSION" ]]; then
-    log "moto: $MOTO_VERSION already in $venv"
-  else
-    command -v python3 >/dev/null 2>&1 || die "moto: python3 is not installed"
-    log "moto: installing moto[server]==$MOTO_VERSION into $venv (found: ${got:-none})"
-    rm -rf "$venv"
-    python3 -m venv "$venv" || die "moto: python3 -m venv failed (Debian: apt-get install python3-venv)"
-    "$venv/bin/python" -m pip install --disable-pip-version-check "moto[server]==$MOTO_VERSION" >"$DIR/logs/moto.log" 2>&1 \
-      || { tail -n 30 "$DIR/logs/moto.log" >&2; die "moto: pip install failed (log: $DIR/logs/moto.log)"; }
-    got=$(last_line "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("moto"))')
-    [[ "$got" == "$MOTO_VERSION" && -x "$venv/bin/moto_server" ]] || die "moto: found version '$got' and no moto_server, expected $MOTO_VERSION"
-    action="installed"
-  fi
-  ln -sfn ../moto-venv/bin/moto_server "$DIR/bin/moto_server"
-  record moto "$MOTO_VERSION" "$action" "$(elapsed "$start")" "moto[server] $got"
+  pip_venv "moto[server]" "$MOTO_VERSION" moto_server moto_verify
+}
+# moto_verify VENV: a fresh install must report the pin in its metadata and have moto_server.
+moto_verify() {
+  local got; got=$(venv_version "$1" moto)
+  [[ "$got" == "$MOTO_VERSION" && -x "$1/bin/moto_server" ]] || die "moto: found version '$got' and no moto_server, expected $MOTO_VERSION"
+  printf '%s\n' "$got"
 }
 
 # apt_ensure NAME N PACKAGE... COMMAND...: installs the N Debian packages (apt-get, --no-install-recommends)

@@ -3,13 +3,15 @@
  * them. The README's diagram and tables are derived from this, so they follow the code.
  */
 
-/** The parts of a synthesized stack read here. */
+/** The parts of a synthesized stack read here and by the tests (`__tests__/support/synth.ts`). */
 export interface StackJson {
   resource?: Record<string, Record<string, Block>>;
   data?: Record<string, Record<string, Block>>;
   variable?: Record<string, VariableBlock>;
   output?: Record<string, OutputBlock>;
   locals?: Record<string, unknown>;
+  provider?: Record<string, Block[]>;
+  terraform?: Block;
 }
 
 export type Block = Record<string, unknown>;
@@ -19,6 +21,7 @@ export interface VariableBlock {
   type?: string;
   default?: unknown;
   sensitive?: boolean;
+  nullable?: boolean;
   validation?: { condition: string; error_message: string }[];
 }
 
