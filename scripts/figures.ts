@@ -70,7 +70,7 @@ function main(): void {
   const all = jest([]);
   rows.push(["jest, whole suite (engine and integration included)", `\`npx jest\`: ${counted(all)}`, ""]);
   rows.push(["CDK Terrain check, warm caches (`bash scripts/cdktn/check.sh`)", s(timed("bash", ["scripts/cdktn/check.sh"]).seconds), ""]);
-  rows.push(["`npm test` in all (tsc, jest, CDK Terrain check, synth + checkov, actionlint)", s(timed("bash", ["scripts/check.sh"]).seconds), ""]);
+  rows.push(["`npm test` in all (tsc, jest, CDK Terrain check, boot test, synth + checkov, actionlint)", s(timed("bash", ["scripts/check.sh"]).seconds), ""]);
   if (process.argv.includes("--ci")) {
     const clone = mkdtempSync(join(tmpdir(), "crm-figures-clone-"));
     try {

@@ -34,7 +34,8 @@ export function sdkRegions(): Record<string, string> {
       regions[name] = description;
     }
   }
-  return Object.fromEntries(Object.entries(regions).sort(([a], [b]) => a.localeCompare(b)));
+  // Sorted by code unit, not by locale: the file must not depend on the machine's language settings.
+  return Object.fromEntries(Object.entries(regions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The content of settings/aws-regions.json. */
