@@ -101,7 +101,7 @@ export function synthesize(app: App = new App(), environments: StackSettings[] =
   return app;
 }
 
-/** The app's entry point: `cdktf synth|diff|deploy|destroy` runs it through scripts/run-app.js. */
+/** The app's entry point: `cdktf synth|diff|deploy|destroy` runs it (cdktf.json: `node --import tsx main.ts`). */
 export function main(): void {
   try {
     synthesize();

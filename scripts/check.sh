@@ -46,7 +46,7 @@ fi
 
 if have checkov "security scan"; then
   echo "== synthesize and scan (checkov terraform_json)"
-  CHECKPOINT_DISABLE=1 node scripts/run-app.js   # what cdktf synth runs
+  CHECKPOINT_DISABLE=1 node --import tsx main.ts   # the app that cdktf synth runs (cdktf.json)
   bash scripts/ci/scan.sh
 fi
 

