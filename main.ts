@@ -1,6 +1,7 @@
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { App, TerraformStack } from "cdktf";
 import { Construct } from "constructs";
+import { HASHED_ADDRESSES, moveFromEarlierAddresses } from "./constructs/addresses";
 import { BootstrapVersionCheck } from "./constructs/bootstrap-version-check";
 import { CrmInstance } from "./constructs/crm-instance";
 import { CrmSecurityGroup } from "./constructs/crm-security-group";
@@ -88,6 +89,8 @@ export class CrmHostStack extends TerraformStack {
       provisioningLog: settings.provisioning.logFile,
       dataVolumeId: dataVolume.volumeId,
     });
+    // Deployments made before the readable names keep every resource: the hashed addresses move to them.
+    moveFromEarlierAddresses(this, HASHED_ADDRESSES);
   }
 }
 

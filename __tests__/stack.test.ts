@@ -1,5 +1,5 @@
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
-import { readFileSync } from "fs";
+import { readdirSync, readFileSync } from "fs";
 import { join } from "path";
 import { Testing } from "cdktf";
 import { CrmHostStack } from "../main";
@@ -84,7 +84,7 @@ describe("CrmHostStack", () => {
 
   it("wires every field of the instance", () => {
     const roleName = roleOf("ec2.amazonaws.com");
-    const [scriptLocal] = Object.keys(json.locals ?? {}).filter((name) => name.includes("user_data"));
+    const [scriptLocal] = Object.keys(json.locals ?? {}).filter((name) => name === "provisioning_script");
     expect(only(resources, "aws_instance")).toMatchObject({
       availability_zone: "${var.availability_zone}",
       iam_instance_profile: reference(json, "aws_iam_instance_profile", "name"),
@@ -153,11 +153,16 @@ describe("CrmHostStack", () => {
     expect(edges(Object.keys(nodes).find((node) => node.startsWith("aws_ebs_volume."))!)).toEqual([]);
   });
 
-  it("has the resource addresses the README's upgrade, restore and destroy procedures name", () => {
-    const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8");
-    const named = (type: string) => [...new Set(readme.match(new RegExp(`${type}\\.[A-Za-z0-9_]+`, "g")) ?? [])];
-    expect(named("aws_instance")).toEqual([`aws_instance.${Object.keys(resources.aws_instance)[0]}`]);
-    expect(named("aws_ebs_volume")).toEqual([`aws_ebs_volume.${Object.keys(resources.aws_ebs_volume)[0]}`]);
+  it("has every resource address that the README and docs/ name (the upgrade, restore and destroy procedures)", () => {
+    const docs = join(__dirname, "..", "docs");
+    const text = [join(__dirname, "..", "README.md"), ...readdirSync(docs).filter((name) => name.endsWith(".md")).map((name) => join(docs, name))]
+      .map((file) => readFileSync(file, "utf8")).join("\n");
+    const named = [...new Set(text.match(new RegExp(`\\b(${Object.keys(resources).join("|")})\\.[A-Za-z0-9_]+`, "g")) ?? [])];
+    expect(named).toEqual(expect.arrayContaining(["aws_instance.crm_host", "aws_ebs_volume.crm_data"]));
+    expect(named.filter((address) => {
+      const [type, name] = address.split(".");
+      return !(name in resources[type]);
+    })).toEqual([]);
   });
 
   it("lets destroy delete the data volume only when the settings opt in", () => {
@@ -251,7 +256,7 @@ describe("CrmHostStack", () => {
   });
 
   it("builds the user data from the three sensitive variables inside Terraform, each once, in base64, and the volume id", () => {
-    const [script] = Object.entries(json.locals ?? {}).filter(([name]) => name.includes("user_data")).map(([, value]) => value as string);
+    const [script] = Object.entries(json.locals ?? {}).filter(([name]) => name === "provisioning_script").map(([, value]) => value as string);
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);
     // Every template sequence left unescaped must be one of the three secret expressions.
     const expressions = script.match(/(?<![$%])[$%]\{[^}]*\}/g);

@@ -1,6 +1,7 @@
 import { DataAwsSsmParameter } from "@cdktf/provider-aws/lib/data-aws-ssm-parameter";
 import { Fn, Op, TerraformCount, TerraformLocal, TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 import { PlanCheck } from "./plan-check";
 import { matchesPattern, stackVariable, UNPRINTABLE_CLASS, UNPRINTABLE_WORDS } from "./variable-rules";
 
@@ -22,6 +23,11 @@ export interface BootstrapVersionCheckProps {
    * @default true
    */
   readonly readFromParameterStore?: boolean;
+  /**
+   * Terraform name of the check, the data source and the local value (`terraform_data.<name>`, `data.aws_ssm_parameter.<name>`, `local.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
+   * @default "cdk_bootstrap_version"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -45,6 +51,7 @@ export class BootstrapVersionCheck extends Construct {
   constructor(scope: Construct, id: string, props: BootstrapVersionCheckProps = {}) {
     super(scope, id);
     const readFromParameterStore = props.readFromParameterStore ?? true;
+    const name = props.name ?? "cdk_bootstrap_version";
 
     this.versionOverride = stackVariable(this, "bootstrap_version", {
       type: "string",
@@ -75,14 +82,17 @@ export class BootstrapVersionCheck extends Construct {
         // Read only when no version is given, so accounts without the parameter can still plan.
         count: TerraformCount.of(Fn.conditional(overridden, 0, 1)),
       });
+      nameElements(name, parameter);
       const stored = Fn.one(parameter.getListAttribute("*.value"));
-      this.version = new TerraformLocal(this, "version",
-        Fn.conditional(overridden, this.versionOverride.stringValue, stored)).asString;
+      const version = new TerraformLocal(this, "version", Fn.conditional(overridden, this.versionOverride.stringValue, stored));
+      nameElements(name, version);
+      this.version = version.asString;
     } else {
       this.version = this.versionOverride.stringValue;
     }
 
     this.check = new PlanCheck(this, "check", {
+      name,
       input: { bootstrap_version_checked: true },
       preconditions: [{
         condition: Op.not(Fn.contains(REJECTED_BOOTSTRAP_VERSIONS, this.version)),

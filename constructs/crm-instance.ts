@@ -1,6 +1,7 @@
 import { Instance } from "@cdktf/provider-aws/lib/instance";
 import { IResolvable, ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 
 /** InstanceType of the spec (2.1, 8). */
 export const INSTANCE_TYPE = "t3.micro";
@@ -9,7 +10,7 @@ export const INSTANCE_TYPE = "t3.micro";
  * Size of the root volume, in GiB (the AMI's snapshot is 8 GiB). It holds the OS after the full
  * update, the Development Tools group, MariaDB's binaries, the 2 GiB swap file, nvm with Node.js
  * 21.7.3, the app with its node_modules and yarn's cache, and the journal (up to 10% of the file
- * system); the database lives on the data volume. The README's estimate comes to about 7 GiB, too
+ * system); the database lives on the data volume. The estimate in docs/architecture.md comes to about 7 GiB, too
  * close to 8 for unattended updates, so 16 GiB: $0.64 a month more than 8.
  */
 export const ROOT_VOLUME_SIZE_GIB = 16;
@@ -61,6 +62,11 @@ export interface CrmInstanceProps {
    * @default false (basic 5-minute monitoring, free)
    */
   readonly detailedMonitoring?: boolean | IResolvable;
+  /**
+   * Terraform name of the instance (`aws_instance.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
+   * @default "crm_host"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -111,6 +117,7 @@ export class CrmInstance extends Construct {
       },
       lifecycle: { ignoreChanges: IGNORED_INSTANCE_CHANGES },
     });
+    nameElements(props.name ?? "crm_host", this.instance);
   }
 
   /** Instance id (`i-…`). */

@@ -1,5 +1,6 @@
 import { SecurityGroup } from "@cdktf/provider-aws/lib/security-group";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 
 /** Ports of spec 2.2 / 8, with the description each ingress rule carries. */
 export const SSH_PORT = { port: 22, description: "SSH" } as const;
@@ -30,6 +31,11 @@ export interface CrmSecurityGroupProps {
    * @default - none
    */
   readonly tags?: Record<string, string>;
+  /**
+   * Terraform name of the group (`aws_security_group.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
+   * @default "crm_host"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -57,6 +63,7 @@ export class CrmSecurityGroup extends Construct {
       egress: [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }],
       tags: props.tags,
     });
+    nameElements(props.name ?? "crm_host", this.securityGroup);
   }
 
   /** The group's id, for the instance's `vpc_security_group_ids`. */

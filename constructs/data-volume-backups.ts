@@ -4,6 +4,7 @@ import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { IamRolePolicyAttachment } from "@cdktf/provider-aws/lib/iam-role-policy-attachment";
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 import { POLICY_VERSION } from "./instance-role";
 import { stackVariable, wholeNumberBetween } from "./variable-rules";
 
@@ -40,6 +41,11 @@ export interface DataVolumeBackupsProps {
    * @default DEFAULT_SNAPSHOT_RETENTION_COUNT (7)
    */
   readonly defaultRetentionCount?: number;
+  /**
+   * Terraform name of the policy, its role, the role's policy attachment and the partition data source: {@link nameElements} gives each the address `<type>.<name>`.
+   * @default "crm_data_snapshots"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -78,11 +84,14 @@ export class DataVolumeBackups extends Construct {
       description: `Lets Data Lifecycle Manager snapshot the data volume of ${nameTag}`,
       tags: { Name: `${nameTag}/backups` },
     });
+    const name = props.name ?? "crm_data_snapshots";
     const partition = new DataAwsPartition(this, "partition");
+    nameElements(name, this.role, partition);
     const attachment = new IamRolePolicyAttachment(this, "managed_policy", {
       role: this.role.name,
       policyArn: `arn:${partition.partition}:${DLM_MANAGED_POLICY}`,
     });
+    nameElements(name, attachment);
 
     this.policy = new DlmLifecyclePolicy(this, "policy", {
       // DLM accepts only letters, digits, spaces, _ and - here.
@@ -105,5 +114,6 @@ export class DataVolumeBackups extends Construct {
       // The role must hold its permissions before DLM first assumes it.
       dependsOn: [attachment],
     });
+    nameElements(name, this.policy);
   }
 }

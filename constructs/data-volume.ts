@@ -2,6 +2,7 @@ import { EbsVolume } from "@cdktf/provider-aws/lib/ebs-volume";
 import { VolumeAttachment } from "@cdktf/provider-aws/lib/volume-attachment";
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 import { matchesPattern, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /**
@@ -43,6 +44,11 @@ export interface DataVolumeProps {
    * @default DEFAULT_DATA_VOLUME_SIZE_GIB (10)
    */
   readonly defaultSizeGiB?: number;
+  /**
+   * Terraform name of the volume and its attachment (`aws_ebs_volume.<name>`, `aws_volume_attachment.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
+   * @default "crm_data"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -60,6 +66,7 @@ export class DataVolume extends Construct {
   /** `data_volume_snapshot_id`: snapshot the volume is created from, or "" for an empty volume. */
   public readonly snapshotId: TerraformVariable;
   public readonly volume: EbsVolume;
+  private readonly name: string;
 
   constructor(scope: Construct, id: string, props: DataVolumeProps) {
     super(scope, id);
@@ -76,8 +83,8 @@ export class DataVolume extends Construct {
       nullable: false,
       default: "",
       description:
-        "Snapshot to create the data volume from (restore, see the README), e.g. snap-0123456789abcdef0; " +
-        "empty for a new, empty volume. Changing it replaces the volume: follow the README's restore procedure.",
+        "Snapshot to create the data volume from (restore, see docs/operations.md), e.g. snap-0123456789abcdef0; " +
+        "empty for a new, empty volume. Changing it replaces the volume: follow the restore procedure of docs/operations.md.",
     });
     this.snapshotId.addValidation(matchesPattern(this.snapshotId, "^(snap-([0-9a-f]{8}|[0-9a-f]{17}))?$",
       'empty, or a snapshot id: "snap-" followed by 8 or 17 lowercase hexadecimal digits'));
@@ -94,6 +101,8 @@ export class DataVolume extends Construct {
       tags: { ...props.tags, Name: props.nameTag },
       lifecycle: { preventDestroy: props.preventDestroy ?? true },
     });
+    this.name = props.name ?? "crm_data";
+    nameElements(this.name, this.volume);
   }
 
   /** Volume id (`vol-…`), known before any instance exists. */
@@ -107,11 +116,13 @@ export class DataVolume extends Construct {
    * and the file system is unmounted before the disk goes away.
    */
   public attachTo(instanceId: string): VolumeAttachment {
-    return new VolumeAttachment(this, "attachment", {
+    const attachment = new VolumeAttachment(this, "attachment", {
       deviceName: DATA_VOLUME_DEVICE_NAME,
       volumeId: this.volume.id,
       instanceId,
       stopInstanceBeforeDetaching: true,
     });
+    nameElements(this.name, attachment);
+    return attachment;
   }
 }

@@ -1,6 +1,7 @@
 import { IamInstanceProfile } from "@cdktf/provider-aws/lib/iam-instance-profile";
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 
 /** Version of the IAM policy language (spec 9). */
 export const POLICY_VERSION = "2012-10-17";
@@ -15,6 +16,11 @@ export const EC2_ASSUME_ROLE_POLICY = {
 export interface InstanceRoleProps {
   /** Value of the role's Name tag (`<stack_name>/<instance_name>`). */
   readonly nameTag: string;
+  /**
+   * Terraform name of the role and the instance profile (`aws_iam_role.<name>`, `aws_iam_instance_profile.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
+   * @default "crm_host"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -32,6 +38,9 @@ export class InstanceRole extends Construct {
       assumeRolePolicy: JSON.stringify(EC2_ASSUME_ROLE_POLICY),
       tags: { Name: props.nameTag },
     });
+    const name = props.name ?? "crm_host";
+    nameElements(name, this.role);
     this.instanceProfile = new IamInstanceProfile(this, "profile", { role: this.role.name });
+    nameElements(name, this.instanceProfile);
   }
 }

@@ -1,5 +1,6 @@
 import { Precondition, TerraformResource } from "cdktf";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 
 /** Props of {@link PlanCheck}. */
 export interface PlanCheckProps {
@@ -10,6 +11,11 @@ export interface PlanCheckProps {
    * @default - none
    */
   readonly input?: Record<string, unknown>;
+  /**
+   * Terraform name of the resource: its address is `terraform_data.<name>`.
+   * @default - the construct's id
+   */
+  readonly name?: string;
 }
 
 /**
@@ -26,6 +32,7 @@ export class PlanCheck extends Construct {
   constructor(scope: Construct, id: string, props: PlanCheckProps) {
     super(scope, id);
     this.resource = new TerraformDataResource(this, "check", props);
+    nameElements(props.name ?? id, this.resource);
   }
 }
 

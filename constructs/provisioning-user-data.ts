@@ -3,6 +3,7 @@ import { Construct } from "constructs";
 import { gzipSync } from "zlib";
 import { renderProvisioningScript } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
+import { nameElements } from "./addresses";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
 
 /** Stands for the data volume's id while the script is rendered: the longest id there is. */
@@ -33,6 +34,11 @@ export interface ProvisioningUserDataProps {
    * @default MAX_SECRET_LENGTH (256)
    */
   readonly maxSecretLength?: number;
+  /**
+   * Terraform name of the local value that holds the script (`local.<name>`).
+   * @default "provisioning_script"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -66,6 +72,7 @@ export class ProvisioningUserData extends Construct {
       throw new Error(`The compressed provisioning script can reach ${this.maxCompressedBytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
     }
     const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props.dataVolumeId));
+    nameElements(props.name ?? "provisioning_script", local);
     this.script = local.asString;
     this.base64 = Fn.base64gzip(local.asString);
   }

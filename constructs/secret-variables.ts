@@ -14,6 +14,11 @@ export interface SecretVariablesProps {
    * @default MAX_SECRET_LENGTH (256)
    */
   readonly maxLength?: number;
+  /**
+   * Terraform name of the resource that checks the secrets (`terraform_data.<name>`).
+   * @default "secrets"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -39,7 +44,7 @@ export class SecretVariables extends Construct {
   constructor(scope: Construct, id: string, props: SecretVariablesProps = {}) {
     super(scope, id);
     const maxLength = props.maxLength ?? MAX_SECRET_LENGTH;
-    // The rules themselves are in the preconditions' messages (the README's rule column).
+    // The rules themselves are in the preconditions' messages (the rule column of docs/settings.md).
     const secret = (name: string, description: string): TerraformVariable => stackVariable(this, name, {
       type: "string", sensitive: true, nullable: false,
       description: `${description} Give it as TF_VAR_${name}: Terraform prints a malformed *.tfvars line back, secret included.`,
@@ -49,6 +54,7 @@ export class SecretVariables extends Construct {
       "Password of the application's database account, also written to the app's .env file (read with dotenv).");
     this.sourceHostToken = secret("source_host_token", "Personal access token that lets the instance clone the private repository.");
     this.checks = new PlanCheck(this, "checks", {
+      name: props.name ?? "secrets",
       preconditions: [
         ...[this.dbRootPassword, this.appDbPassword, this.sourceHostToken].map((variable) => printableText(variable, maxLength)),
         dotenvValue(this.appDbPassword),

@@ -1,5 +1,6 @@
 import { KeyPair } from "@cdktf/provider-aws/lib/key-pair";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 
 /** Props of {@link SshKeyPair}. */
 export interface SshKeyPairProps {
@@ -15,6 +16,11 @@ export interface SshKeyPairProps {
    * @default - none
    */
   readonly tags?: Record<string, string>;
+  /**
+   * Terraform name of the key pair (`aws_key_pair.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
+   * @default "crm_host"
+   */
+  readonly name?: string;
 }
 
 /** The SSH key pair of spec 2.1, imported from public key material. */
@@ -24,6 +30,7 @@ export class SshKeyPair extends Construct {
   constructor(scope: Construct, id: string, props: SshKeyPairProps) {
     super(scope, id);
     this.keyPair = new KeyPair(this, "key", { keyName: props.keyName, publicKey: props.publicKey, tags: props.tags });
+    nameElements(props.name ?? "crm_host", this.keyPair);
   }
 
   /** The key pair's name, for the instance's `key_name`. */

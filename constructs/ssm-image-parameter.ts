@@ -1,6 +1,7 @@
 import { DataAwsSsmParameter } from "@cdktf/provider-aws/lib/data-aws-ssm-parameter";
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
+import { nameElements } from "./addresses";
 import { matchesPattern, stackVariable } from "./variable-rules";
 
 /** Parameter Store path of the newest Amazon Linux 2023 AMI, kernel 6.1, x86_64. */
@@ -18,6 +19,11 @@ export interface SsmImageParameterProps {
    * @default AL2023_KERNEL_6_1_X86_64_PARAMETER
    */
   readonly defaultParameterName?: string;
+  /**
+   * Terraform name of the data source (`data.aws_ssm_parameter.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
+   * @default "image"
+   */
+  readonly name?: string;
 }
 
 /**
@@ -44,6 +50,7 @@ export class SsmImageParameter extends Construct {
     this.parameterName.addValidation(matchesPattern(this.parameterName, "^/[A-Za-z0-9_./-]+$",
       "a Parameter Store path starting with / (letters, digits, _ . - /)"));
     this.parameter = new DataAwsSsmParameter(this, "parameter", { name: this.parameterName.stringValue });
+    nameElements(props.name ?? "image", this.parameter);
     // AMI ids are public: the non-sensitive attribute keeps them readable in plans.
     this.imageId = this.parameter.insecureValue;
   }

@@ -1,6 +1,6 @@
 /**
  * Building blocks of the settings schemas (zod). Each setting carries a description (for the
- * JSON Schema and the README) and an "expected" phrase, which is the message of every check of
+ * JSON Schema and docs/settings.md) and an "expected" phrase, which is the message of every check of
  * the setting: a failure then reads `Invalid setting "<name>" (got …): expected <phrase>.`
  * Shapes a JSON Schema can state (type, pattern) are zod checks, so editors check them too;
  * domain rules it cannot state (path segments, one setting relative to another, reserved
@@ -9,12 +9,12 @@
 import { partition } from "@aws-sdk/util-endpoints";
 import { z } from "zod";
 
-/** What a setting must be, as a phrase; kept beside the schema for the README's settings table. */
+/** What a setting must be, as a phrase; kept beside the schema for the settings table of docs/settings.md. */
 export interface SettingRule {
   readonly expected: string;
 }
 
-/** The rule of every setting schema built here (read by the README generator). */
+/** The rule of every setting schema built here (read by the docs generator). */
 export const settingRules = z.registry<SettingRule>();
 
 /**

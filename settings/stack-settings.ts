@@ -52,7 +52,7 @@ export const stackSettingsSchema = z.strictObject({
     "1 to 64 letters, digits, _ or -, starting with a letter (it names the Terraform output <instanceName>PublicIP)"),
   region: awsRegion("AWS region to deploy to: one the AWS SDK's list of regions holds (a typo such as eu-wset-1 is refused)."),
   deleteDataVolumeOnDestroy: flag("Whether `terraform destroy` may delete the database's data volume (after a final snapshot). "
-    + "Off: destroy stops at the volume (see the README's data volume section).").default(false),
+    + "Off: destroy stops at the volume (see docs/operations.md).").default(false),
   backend: backendSettingsSchema.optional(),
   ...provisioningWithDefaults,
 }).check((ctx) => appDirInsideHome(ctx.value, ctx))

@@ -41,12 +41,12 @@ describe("architecture diagram", () => {
     const instance = nodeOf(diagram, "aws_instance");
     const profile = nodeOf(diagram, "aws_iam_instance_profile");
     // The instance's role (the stack also has the snapshot service's role and its policy attachment).
-    const role = nodeOf(diagram, "aws_iam_role_instance_role");
+    const role = "aws_iam_role_crm_host";
     expect(diagram).toContain(`  ${role} -->|"role"| ${profile}`);
     expect(diagram).toContain(`  ${profile} -->|"iam_instance_profile"| ${instance}`);
     expect(diagram).toContain(`  ${role} -.->|"depends_on"| ${instance}`);
     expect(diagram).toContain(`  ${nodeOf(diagram, "aws_key_pair")} -->|"key_name"| ${instance}`);
-    expect(diagram).toMatch(new RegExp(`  data_aws_ssm_parameter_image_parameter_\\w+ -->\\|"ami"\\| ${instance}\\n`));
+    expect(diagram).toMatch(new RegExp(`  data_aws_ssm_parameter_image -->\\|"ami"\\| ${instance}\\n`));
     expect(diagram).toContain("assumed by ec2.amazonaws.com");
     expect(diagram).toContain("name: var.image_parameter = /aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64");
     expect(diagram).toMatch(new RegExp(`  ${instance} -->\\|"public_ip"\\| output_\\w+PublicIP($|\\n)`));

@@ -20,10 +20,14 @@ function synthesizedParts(deleteDataVolumeOnDestroy: boolean) {
   return { volume: one("aws_ebs_volume"), instance: one("aws_instance"), attachment: one("aws_volume_attachment") };
 }
 
-/** A provider-free configuration with the same names, dependencies and lifecycle rules. */
+/**
+ * A provider-free configuration with the same dependencies and lifecycle rules, each resource
+ * named `<its type>_<its name>` (one type, terraform_data, stands in for all three).
+ */
 function standIn(deleteDataVolumeOnDestroy: boolean) {
   const { volume, instance, attachment } = synthesizedParts(deleteDataVolumeOnDestroy);
-  const [volumeName, instanceName, attachmentName] = [volume[0], instance[0], attachment[0]];
+  const [volumeName, instanceName, attachmentName] = [`aws_ebs_volume_${volume[0]}`, `aws_instance_${instance[0]}`,
+    `aws_volume_attachment_${attachment[0]}`];
   const configuration = {
     resource: {
       terraform_data: {

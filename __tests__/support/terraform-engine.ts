@@ -39,9 +39,14 @@ export class EngineWorkspace {
   public readonly dir = mkdtempSync(join(tmpdir(), "crm-engine-"));
 
   constructor(private readonly engine: string, configuration: object) {
-    writeFileSync(join(this.dir, "main.tf.json"), JSON.stringify(configuration, null, 2));
+    this.writeConfiguration(configuration);
     // An empty CLI configuration of our own: the machine's (or a missing one) must not leak into results.
     writeFileSync(join(this.dir, "cli.tfrc"), "");
+  }
+
+  /** Replaces the configuration (the state stays): the next release of a stack, say. */
+  public writeConfiguration(configuration: object): void {
+    writeFileSync(join(this.dir, "main.tf.json"), JSON.stringify(configuration, null, 2));
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * The README's architecture diagram (Mermaid), derived from the synthesized stack: one node per
+ * The architecture diagram of the README (Mermaid), derived from the synthesized stack: one node per
  * resource and data source, an arrow for every reference between them (labelled with the field
  * that holds it), who may reach each security group on which ports, and the outputs. Nothing is
  * named here by hand, so a resource added to the stack appears in the diagram once it exists.

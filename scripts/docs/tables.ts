@@ -1,5 +1,5 @@
 /**
- * The README's reference tables, derived from the code: the Terraform variables and outputs from
+ * The reference tables of docs/settings.md, derived from the code: the Terraform variables and outputs from
  * the synthesized stack (as terraform-docs does for modules), the settings from their zod schema.
  */
 import { z } from "zod";

@@ -1,6 +1,6 @@
 /**
  * Reading a synthesized cdktf stack (Terraform JSON): its blocks, and the references between
- * them. The README's diagram and tables are derived from this, so they follow the code.
+ * them. The docs' diagram and tables are derived from this, so they follow the code.
  */
 
 /** The parts of a synthesized stack read here and by the tests (`__tests__/support/synth.ts`). */

@@ -1,0 +1,66 @@
+/**
+ * Terraform addresses are the identity of deployed resources: a changed address is a destroy and
+ * a create. The example stack's addresses are pinned here, so a rename fails this test; and every
+ * managed resource that a deployment of an earlier version can hold must still be at its address
+ * or be the source of a `moved` block to an address the stack has, so that it plans no replacement.
+ */
+import { exampleStackJson } from "../scripts/docs";
+import { blocksOf } from "../scripts/docs/terraform-json";
+
+/** The managed resources of earlier versions, as `cdktf synth` wrote them (the same in every stack). */
+const EARLIER: Record<string, string[]> = {
+  "main up to 1ebbfb9 (hashed addresses)": [
+    "aws_dlm_lifecycle_policy.backups_policy_2715A676", "aws_ebs_volume.data_volume_7ED7A4FA",
+    "aws_iam_instance_profile.instance_role_profile_A97E8156", "aws_iam_role.backups_role_FC5F98EC",
+    "aws_iam_role.instance_role_D48363DA", "aws_iam_role_policy_attachment.backups_managed_policy_D94A58A8",
+    "aws_instance.instance_A89AA789", "aws_key_pair.key_pair_key_75F208BA", "aws_security_group.security_group_82A3AF5D",
+    "aws_volume_attachment.data_volume_attachment_47EEF82E", "terraform_data.bootstrap_check_181B6EDC",
+    "terraform_data.secrets_checks_check_2A7A9794",
+  ],
+};
+
+describe("Terraform addresses of the example stack", () => {
+  const stack = exampleStackJson();
+  const addresses = blocksOf(stack).map((block) => block.address).sort();
+  const locals = Object.keys(stack.locals ?? {}).map((name) => `local.${name}`).sort();
+
+  it("are readable and pinned: renaming one fails here (add a moved block, then update the list)", () => {
+    expect(addresses).toEqual([
+      "aws_dlm_lifecycle_policy.crm_data_snapshots",
+      "aws_ebs_volume.crm_data",
+      "aws_iam_instance_profile.crm_host",
+      "aws_iam_role.crm_data_snapshots",
+      "aws_iam_role.crm_host",
+      "aws_iam_role_policy_attachment.crm_data_snapshots",
+      "aws_instance.crm_host",
+      "aws_key_pair.crm_host",
+      "aws_security_group.crm_host",
+      "aws_volume_attachment.crm_data",
+      "data.aws_partition.crm_data_snapshots",
+      "data.aws_ssm_parameter.cdk_bootstrap_version",
+      "data.aws_ssm_parameter.image",
+      "terraform_data.cdk_bootstrap_version",
+      "terraform_data.secrets",
+    ]);
+    expect(locals).toEqual(["local.cdk_bootstrap_version", "local.provisioning_script"]);
+    for (const address of [...addresses, ...locals]) expect(address).toMatch(/^(data\.)?[a-z0-9_]+\.[a-z][a-z0-9_]*$/);
+  });
+
+  it.each(Object.entries(EARLIER))("keep every managed resource of %s, moved where renamed", (_version, released) => {
+    const moved = new Map(((stack as { moved?: { from: string; to: string }[] }).moved ?? []).map((block) => [block.from, block.to]));
+    const unreachable = released.filter((address) => {
+      let current = address;
+      // Follow a chain of moves (a resource renamed in several releases) to where it is now.
+      for (let hops = 0; !addresses.includes(current) && moved.has(current) && hops < 10; hops++) current = moved.get(current)!;
+      return !addresses.includes(current) || current.split(".")[0] !== address.split(".")[0];
+    });
+    expect(unreachable).toEqual([]);
+  });
+
+  it("moves nothing that does not exist now, and only resources (data sources and locals keep no state)", () => {
+    for (const block of (stack as { moved?: { from: string; to: string }[] }).moved ?? []) {
+      expect(addresses).toContain(block.to);
+      expect(block.from).not.toMatch(/^(data|local)\./);
+    }
+  });
+});
