@@ -1,9 +1,9 @@
 /**
  * `npm run docs`: regenerates what is derived from the code, so that it cannot drift: the
- * settings' JSON Schema (from the zod schema), and the
- * README's architecture diagram and its tables of settings, Terraform variables and outputs (from
- * the synthesized example stack and the zod schema). `--check` writes nothing and exits 1 when a file differs; the jest test
- * __tests__/docs.test.ts makes the same comparison.
+ * settings' JSON Schema (from the zod schema), the README's architecture diagram, and the tables
+ * of settings, Terraform variables and outputs in docs/settings.md (from the synthesized example
+ * stack and the zod schema). `--check` writes nothing and exits 1 when a file differs; the jest
+ * test __tests__/docs/generated.test.ts makes the same comparison.
  */
 import { Testing } from "cdktf";
 import { readFileSync, writeFileSync } from "fs";
@@ -18,6 +18,7 @@ import { outputsTable, settingsTable, variablesTable } from "./docs/tables";
 import { StackJson } from "./docs/terraform-json";
 
 export const README_FILE = resolve(__dirname, "..", "README.md");
+export const SETTINGS_DOC_FILE = resolve(__dirname, "..", "docs", "settings.md");
 
 /** A file and the content the code implies for it. */
 export interface GeneratedFile {
@@ -31,22 +32,33 @@ export function exampleStackJson(): StackJson {
   return JSON.parse(Testing.synth(stack)) as StackJson;
 }
 
-/** The README with its generated sections brought up to date. */
+/** `text` (the document at `path`) with its generated sections, name to content, brought up to date. */
+function withSections(path: string, text: string, sections: Record<string, string>): string {
+  const document = relative(resolve(__dirname, ".."), path);
+  return Object.entries(sections).reduce((current, [name, content]) => replaceSection(current, name, content, undefined, document), text);
+}
+
+/** The README with its generated section (the diagram) brought up to date. */
 export function generatedReadme(readme: string, stack: StackJson = exampleStackJson()): string {
-  const sections: [string, string][] = [
-    ["diagram", `\`\`\`mermaid\n${architectureDiagram(stack)}\n\`\`\``],
-    ["settings", settingsTable(stackSettingsSchema)],
-    ["variables", variablesTable(stack)],
-    ["outputs", outputsTable(stack)],
-  ];
-  return sections.reduce((text, [name, content]) => replaceSection(text, name, content), readme);
+  return withSections(README_FILE, readme, { diagram: `\`\`\`mermaid\n${architectureDiagram(stack)}\n\`\`\`` });
+}
+
+/** docs/settings.md with its generated tables brought up to date. */
+export function generatedSettingsDoc(text: string, stack: StackJson = exampleStackJson()): string {
+  return withSections(SETTINGS_DOC_FILE, text, {
+    settings: settingsTable(stackSettingsSchema),
+    variables: variablesTable(stack),
+    outputs: outputsTable(stack),
+  });
 }
 
 /** Every generated file, with its expected content. */
 export function generatedFiles(): GeneratedFile[] {
+  const stack = exampleStackJson();
   return [
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
-    { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE)) },
+    { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE), stack) },
+    { path: SETTINGS_DOC_FILE, content: generatedSettingsDoc(readOrEmpty(SETTINGS_DOC_FILE), stack) },
   ];
 }
 

@@ -3,10 +3,10 @@
  * CHECKPOINT_DISABLE=1: without it both CLIs call HashiCorp's version-check service, which prints
  * an error where there is no network (and sends a request where nobody asked for one).
  */
-import { readFileSync } from "fs";
+import { readdirSync, readFileSync } from "fs";
 import { resolve } from "path";
 
-const DOCUMENTS = ["README.md", "docs/github-actions.md"];
+const DOCUMENTS = ["README.md", ...readdirSync(resolve(__dirname, "../../docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
 
 /** The command lines of the ```sh blocks of a Markdown text, each with the block's earlier lines. */
 function commands(text: string): { line: string; before: string[] }[] {
@@ -32,6 +32,8 @@ describe.each(DOCUMENTS)("shell commands of %s", (document) => {
 });
 
 it("finds the commands it checks", () => {
-  expect(commands(readFileSync(resolve(__dirname, "../../README.md"), "utf8")).length).toBeGreaterThanOrEqual(5);
+  expect(DOCUMENTS).toEqual(expect.arrayContaining(["README.md", "docs/operations.md", "docs/github-actions.md"]));
+  expect(commands(readFileSync(resolve(__dirname, "../../README.md"), "utf8")).length).toBeGreaterThanOrEqual(3);
+  expect(commands(readFileSync(resolve(__dirname, "../../docs/operations.md"), "utf8")).length).toBeGreaterThanOrEqual(5);
   expect(commands("```sh\nnpx cdktf synth\n```").map(({ line }) => line)).toEqual(["npx cdktf synth"]);
 });
