@@ -23,6 +23,11 @@ export const SECRET_VARIABLES: Readonly<Record<keyof ScriptSecrets, string>> = {
   sourceHostTokenBase64: "SOURCE_HOST_TOKEN_B64",
 };
 
+/** A shell file of userdata/ as it goes into the user data: without its comment lines (see withoutCommentLines). */
+function shellCode(name: string): string {
+  return withoutCommentLines(readFileSync(join(__dirname, `${name}.sh`), "utf8"));
+}
+
 /**
  * The provisioning code, read once: userdata/provision.sh without its #! line and its comment lines
  * (shellcheck's directives kept, so that the rendered script is checked as the file is).
@@ -30,7 +35,17 @@ export const SECRET_VARIABLES: Readonly<Record<keyof ScriptSecrets, string>> = {
  * 16 KiB limit (about 2.4 KiB of the compressed script). Safe because no string or here-document of
  * the file holds a line starting with # (a test compares the functions bash reads from both).
  */
-export const PROVISIONING_CODE = withoutCommentLines(readFileSync(join(__dirname, "provision.sh"), "utf8"));
+export const PROVISIONING_CODE = shellCode("provision");
+
+/**
+ * Shell modules of userdata/ (`<name>.sh`, function definitions only) that the settings need,
+ * in the order they go into the script: after the header, before provision.sh, whose steps call
+ * their functions. A feature that only some stacks use lives in a module of its own, so that the
+ * user data of the others does not carry it (EC2's 16 KiB limit; see ProvisioningUserData).
+ */
+export function scriptModules(_settings: ProvisioningSettings): string[] {
+  return [];
+}
 
 /** Shell code without its full-line comments (the #! line among them), but for shellcheck's directives. */
 export function withoutCommentLines(code: string): string {
@@ -44,13 +59,15 @@ function shellArray(words: readonly string[]): string {
 
 /**
  * Renders the first-boot provisioning script (spec section 3) for Amazon Linux 2023, run as root
- * by cloud-init: a header of settings, constants and base64 secrets, then userdata/provision.sh.
+ * by cloud-init: a header of settings, constants and base64 secrets, the modules the settings
+ * need (scriptModules), then userdata/provision.sh.
  * Settings are rendered as given (validate them first with validateProvisioningSettings). Each
  * secret is inserted verbatim, exactly once, inside single quotes: it must be base64 text or a
  * Terraform expression that evaluates to base64.
  */
 export function renderProvisioningScript(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId = ""): string {
-  return `${renderScriptHeader(settings, secrets, dataVolumeId)}\n${PROVISIONING_CODE}`;
+  const modules = scriptModules(settings).map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
+  return `${renderScriptHeader(settings, secrets, dataVolumeId)}\n${modules}${PROVISIONING_CODE}`;
 }
 
 /**
