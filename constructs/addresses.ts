@@ -41,13 +41,21 @@ export const HASHED_ADDRESSES: Readonly<Record<string, string>> = {
 
 /**
  * Adds a `moved` block from each earlier address of `history` to the resource that has that
- * address's key now, so that a deployment made with an earlier release plans no replacement.
+ * address's key now, so that a deployment made with an earlier version plans no replacement.
  * Data sources and locals keep no state, and need none.
+ *
+ * The blocks are written into the stack's JSON, not through cdktf's `moveFromId`: that one makes
+ * synthesis run `terraform version` (a check for Terraform >= 1.5, which `required_version`
+ * already demands), so `cdktf synth` would fail on a machine without Terraform and pay a process
+ * start on every other.
  */
 export function moveFromEarlierAddresses(stack: TerraformStack, history: Readonly<Record<string, string>>): void {
+  const moved: { from: string; to: string }[] = [];
   for (const construct of stack.node.findAll()) {
     if (!(construct instanceof TerraformResource)) continue;
-    const earlier = history[`${construct.terraformResourceType}.${construct.friendlyUniqueId}`];
-    if (earlier !== undefined) construct.moveFromId(earlier);
+    const address = `${construct.terraformResourceType}.${construct.friendlyUniqueId}`;
+    const earlier = history[address];
+    if (earlier !== undefined) moved.push({ from: earlier, to: address });
   }
+  if (moved.length > 0) stack.addOverride("moved", moved);
 }

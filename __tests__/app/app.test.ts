@@ -3,7 +3,7 @@
  * fresh copy of the project with no compiled .js, after an edit, and even when an old `tsc` build
  * left stale .js files next to the sources.
  */
-import { execFile, execFileSync } from "child_process";
+import { execFile, execFileSync, spawnSync } from "child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { dirname, join, resolve } from "path";
@@ -72,6 +72,15 @@ describe("the cdktf app (cdktf.json: main.ts through tsx)", () => {
     expect(Object.values<any>(stackJson(outdir).resource.aws_instance)[0].instance_type).toBe("t3.small");
     writeFileSync(construct, source);
     rmSync(join(dir, "constructs", "crm-instance.js"));
+  }, 60_000);
+
+  it("needs no Terraform to synthesize (the set-up's first command runs on a machine without it)", async () => {
+    const outdir = join(dir, "out-no-terraform");
+    // Node.js's own directory and the system's, without /usr/local/bin and the tools' cache where Terraform lives.
+    const path = [dirname(process.execPath), "/usr/bin", "/bin"].join(":");
+    expect(spawnSync("bash", ["-c", "command -v terraform"], { env: { PATH: path } }).status).not.toBe(0);
+    await runApp(dir, { CDKTF_OUTDIR: outdir, PATH: path, TERRAFORM_BINARY_NAME: "" });
+    expect(stackJson(outdir).moved.length).toBeGreaterThan(0);
   }, 60_000);
 
   it("stops with the settings message, not a stack trace, on a bad settings file", async () => {
