@@ -461,6 +461,11 @@ function evaluate(expression: string, contexts: Record<string, unknown>, status:
   return new Evaluator(parsed, context, new Map(functions.map((f) => [f.name, f]))).evaluate();
 }
 
+/** A command's path on PATH (the tools' cache included), or undefined. */
+export function findOnPath(command: string): string | undefined {
+  return (process.env.PATH ?? "").split(delimiter).map((dir) => join(dir, command)).find((candidate) => existsSync(candidate));
+}
+
 /** The machine's PATH without the tools' cache: Terraform comes only from the setup-terraform stand-in. */
 function hostPath(): string[] {
   const tools = join(process.env.CRM_TOOLS_DIR ?? join(homedir(), ".cache", "crm-host-tools"), "bin");
