@@ -244,10 +244,12 @@ export class WorkflowRun {
 
     for (const [index, step] of job.steps.entries()) {
       const stepName = step.name ?? (step.uses ? step.uses.replace(/@.*/, "") : String(step.run).split("\n")[0]);
-      const record = (result: Omit<StepResult, "name" | "stdout" | "stderr" | "annotations" | "summary" | "outputs" | "envAdded"> & Partial<StepResult>): void => {
+      const record = (result: Pick<StepResult, "outcome"> & Partial<StepResult>): void => {
         const full: StepResult = { name: stepName, stdout: "", stderr: "", annotations: [], summary: "", outputs: {}, envAdded: {}, ...result };
         steps.push(full);
-        if (step.id) stepContexts[step.id] = { outcome: full.outcome === "needs-aws" ? "skipped" : full.outcome, conclusion: full.outcome === "needs-aws" ? "skipped" : full.outcome, outputs: full.outputs };
+        // For the steps after it, a step that needed AWS did not run.
+        const outcome = full.outcome === "needs-aws" ? "skipped" : full.outcome;
+        if (step.id) stepContexts[step.id] = { outcome, conclusion: outcome, outputs: full.outputs };
       };
       if (selected && !selected.includes(stepName)) {
         record({ outcome: "skipped", note: "not selected" });
@@ -269,7 +271,7 @@ export class WorkflowRun {
       if (step.uses) {
         const action = step.uses.replace(/@.*/, "");
         const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([key, value]) => [key, this.interpolate(String(value), { ...current, env: stepEnv })]));
-        const outcome = this.standIn(action, inputs, { workspace, temp, toolBin });
+        const outcome = this.standIn(action, inputs, workspace, toolBin);
         if (outcome.needsAws) {
           awsFrom = outcome.needsAws;
           record({ outcome: "needs-aws", note: awsFrom });
@@ -282,9 +284,9 @@ export class WorkflowRun {
       }
 
       beforeStep?.(id, step, workspace);
+      mkdirSync(join(temp, "_runner_file_commands"), { recursive: true });
       const files = Object.fromEntries(["ENV", "OUTPUT", "PATH", "STEP_SUMMARY"].map((kind) => {
-        const file = join(temp, `_runner_file_commands`, `${kind.toLowerCase()}_${index}`);
-        mkdirSync(join(temp, "_runner_file_commands"), { recursive: true });
+        const file = join(temp, "_runner_file_commands", `${kind.toLowerCase()}_${index}`);
         writeFileSync(file, "");
         return [kind, file];
       }));
@@ -340,9 +342,8 @@ export class WorkflowRun {
   }
 
   /** Runs the stand-in of an action; `needsAws` says why the job cannot go on here. */
-  private standIn(action: string, inputs: Record<string, string>, where: { workspace: string; temp: string; toolBin: string }):
+  private standIn(action: string, inputs: Record<string, string>, workspace: string, toolBin: string):
     { ok: boolean; note?: string; needsAws?: string; env?: Record<string, string> } {
-    const { workspace, toolBin } = where;
     switch (action) {
       case "actions/checkout": {
         // A fresh clone (objects borrowed from the repository under test), moved into the workspace.
@@ -478,7 +479,7 @@ function npmCache(): string {
 }
 
 /** NAME=value lines and NAME<<DELIMITER blocks (GITHUB_ENV, GITHUB_OUTPUT). */
-export function readKeyValueFile(file: string): Record<string, string> {
+function readKeyValueFile(file: string): Record<string, string> {
   const lines = readFileSync(file, "utf8").split("\n");
   const values: Record<string, string> = {};
   for (let i = 0; i < lines.length; i++) {
