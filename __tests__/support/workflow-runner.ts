@@ -152,7 +152,7 @@ export function commitUnderTest(repo: string): string {
 /** A run of one workflow for one event, in a private temporary directory (remove() deletes it). */
 export class WorkflowRun {
   public readonly workflow: Workflow;
-  public readonly dir = mkdtempSync(join(tmpdir(), "crm-workflow-run-"));
+  public readonly dir: string;
   private readonly artifacts = new Map<string, string>();
   /** Artifacts that a step would have uploaded had it not needed AWS: name -> that step's place. */
   private readonly artifactsNeedingAws = new Map<string, string>();
@@ -169,6 +169,7 @@ export class WorkflowRun {
     private readonly aws?: Record<string, string>,
   ) {
     this.workflow = parseWorkflow(execFileSync("git", ["-C", repo, "show", `${commit}:${workflowPath}`], { encoding: "utf8" }));
+    this.dir = mkdtempSync(join(tmpdir(), "crm-workflow-run-")); // once nothing can fail any more
   }
 
   /** The job ids in an order that runs every job after the jobs it needs. */
