@@ -9,6 +9,15 @@ module.exports = {
   testPathIgnorePatterns: ["/node_modules/", "/cdktf.out/", "/.gen/"],
   transform: {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" } }],
+    // GitHub's expression evaluator (the workflow-run test) ships only ECMAScript modules.
+    "/node_modules/@actions/expressions/.+\\.js$": ["@swc/jest", { jsc: { target: "es2022" } }],
+  },
+  transformIgnorePatterns: ["/node_modules/(?!@actions/expressions/)"],
+  // Its package.json exports only `import` conditions, which jest's CommonJS resolver skips: the
+  // same files, by the paths of its exports map ("." and "./*").
+  moduleNameMapper: {
+    "^@actions/expressions$": "<rootDir>/node_modules/@actions/expressions/dist/index.js",
+    "^@actions/expressions/(.+)$": "<rootDir>/node_modules/@actions/expressions/dist/$1.js",
   },
   moduleFileExtensions: ["ts", "js", "json"],
   setupFilesAfterEnv: ["<rootDir>/setup.js"],

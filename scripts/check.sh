@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (`npm test`): type check, jest (unit, stack, engine and
 # integration tests), the CDK Terrain conversion check, the VM boot test, checkov scan of the
-# synthesized stack, and actionlint on the workflows.
+# synthesized stack, and actionlint and zizmor on the workflows.
 # Tools come from scripts/ci/install-tools.sh. Locally a missing scanner or linter is
 # skipped with a notice; in CI (CI=true) it is a failure.
 set -euo pipefail
@@ -50,7 +50,7 @@ if have checkov "security scan"; then
   bash scripts/ci/scan.sh
 fi
 
-if have actionlint "workflow lint"; then
-  echo "== workflow lint (actionlint)"
+if have actionlint "workflow lint" && have zizmor "workflow audit"; then
+  echo "== workflow lint (actionlint, and zizmor's audit)"
   bash scripts/ci/lint-workflows.sh
 fi

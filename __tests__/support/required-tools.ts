@@ -11,12 +11,13 @@ export function reportMissingTools(what: string, missing: string[]): void {
   console.warn(`SKIPPED ${message}`);
 }
 
-/** `describe` when nothing is missing; otherwise reportMissingTools, then a skipped `describe`. */
+/** `describe` when nothing is missing; otherwise reportMissingTools, then a skipped `describe` whose title names what is missing. */
 export function describeWithTools(name: string, missing: string[], body: () => void): void {
   if (missing.length === 0) {
     describe(name, body);
     return;
   }
   reportMissingTools(`"${name}"`, missing);
-  describe.skip(name, body);
+  // The reason goes into the title too: jest's reports (and the workflow's notices) show titles, not logs.
+  describe.skip(`${name} (skipped: needs ${missing.join(", ")})`, body);
 }

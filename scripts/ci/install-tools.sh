@@ -4,8 +4,8 @@
 # (a second run rebuilds nothing and takes seconds).
 #
 # Usage: scripts/ci/install-tools.sh [TOOL...]
-#   TOOL is any of: terraform checkov actionlint moto apt boot (default: all six; boot: the VM boot
-#   test's qemu and image tools).
+#   TOOL is any of: terraform checkov actionlint zizmor moto apt boot (default: all seven; boot: the VM
+#   boot test's qemu and image tools).
 #   Exit code 0 when every requested tool is installed and verified, non-zero otherwise.
 #
 # Environment (all optional):
@@ -23,13 +23,15 @@
 #   CRM_MOTO_VERSION            moto version from PyPI, the S3 server of the backend test (default: 5.2.5)
 #   CRM_CHECKOV_VERSION         checkov version from PyPI  (default: 3.2.497)
 #   CRM_ACTIONLINT_VERSION      actionlint version, without the v (default: 1.7.7)
+#   CRM_ZIZMOR_VERSION          zizmor version from PyPI, the workflows' security linter (default: 1.32.0)
 #   CRM_SKIP_APT=1              never call apt-get (report missing Debian commands and fail instead)
 #
 # Layout of the cache directory:
-#   bin/terraform, bin/checkov, bin/actionlint   symlinks that callers put on PATH (see env.sh)
+#   bin/terraform, bin/checkov, bin/actionlint,  symlinks that callers put on PATH (see env.sh)
+#   bin/zizmor
 #   opt/<tool>-<version>/                         one directory per pinned version: a pin change
 #                                                 installs into a new directory and re-points bin/
-#   checkov-venv/, moto-venv/                     the Python virtual environments of checkov and moto
+#   checkov-venv/, moto-venv/, zizmor-venv/       the Python virtual environments of checkov, moto and zizmor
 #   bin/moto_server                               moto's server (S3 on loopback for the backend test)
 #   boot-image/<hash>/, boot-packages/            the boot test's VM image and npm packages (made by the test)
 #
@@ -46,8 +48,9 @@ MOTO_VERSION="${CRM_MOTO_VERSION:-5.2.5}"
 CHECKOV_VERSION="${CRM_CHECKOV_VERSION:-3.2.497}"
 ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint"
 ACTIONLINT_VERSION="${CRM_ACTIONLINT_VERSION:-1.7.7}"
-APT_PACKAGES=(mariadb-server mariadb-client shellcheck systemd git curl openssl time xfsprogs e2fsprogs util-linux mount)
-APT_COMMANDS=(mariadbd mariadb-install-db mariadb shellcheck systemd-analyze git curl openssl /usr/bin/time mkfs.xfs mkfs.ext4 blkid losetup unshare findmnt mountpoint)
+ZIZMOR_VERSION="${CRM_ZIZMOR_VERSION:-1.32.0}"
+APT_PACKAGES=(mariadb-server mariadb-client shellcheck systemd git curl openssl jq time xfsprogs e2fsprogs util-linux mount)
+APT_COMMANDS=(mariadbd mariadb-install-db mariadb shellcheck systemd-analyze git curl openssl jq /usr/bin/time mkfs.xfs mkfs.ext4 blkid losetup unshare findmnt mountpoint)
 BOOT_PACKAGES=(qemu-system-x86 qemu-utils mmdebstrap xfsprogs e2fsprogs genisoimage socat openssh-client python3 coreutils util-linux)
 BOOT_COMMANDS=(qemu-system-x86_64 qemu-img mmdebstrap mkfs.xfs mkfs.ext4 genisoimage socat ssh ssh-keygen python3 timeout flock)
 
@@ -271,6 +274,17 @@ install_actionlint() {
   record actionlint "$ACTIONLINT_VERSION" "$action" "$(elapsed "$start")" "actionlint $got"
 }
 
+# zizmor: the GitHub Actions security linter (scripts/ci/lint-workflows.sh); PyPI ships it as a prebuilt wheel.
+install_zizmor() {
+  pip_venv zizmor "$ZIZMOR_VERSION" zizmor zizmor_verify
+}
+# zizmor_verify VENV: a fresh install must answer `zizmor --version` with the pin ("zizmor 1.32.0").
+zizmor_verify() {
+  local got; got=$(first_line "$1/bin/zizmor" --version)
+  [[ "$got" == "zizmor $ZIZMOR_VERSION" ]] || die "zizmor: '--version' printed '$got', expected zizmor $ZIZMOR_VERSION"
+  printf '%s\n' "${got#zizmor }"
+}
+
 # moto: the S3-compatible server that the state backend test runs on loopback (__tests__/engine/s3-backend.test.ts).
 install_moto() {
   pip_venv "moto[server]" "$MOTO_VERSION" moto_server moto_verify
@@ -331,13 +345,13 @@ install_boot() {
 
 main() {
   local tools=("$@")
-  ((${#tools[@]} > 0)) || tools=(apt boot terraform checkov actionlint moto)
+  ((${#tools[@]} > 0)) || tools=(apt boot terraform checkov actionlint zizmor moto)
   local t
   for t in "${tools[@]}"; do
     case "$t" in
-      terraform | checkov | actionlint | moto | apt | boot) ;;
-      -h | --help) sed -n '2,33p' "$0"; exit 0 ;;
-      *) die "unknown tool '$t' (expected: terraform checkov actionlint moto apt boot)" ;;
+      terraform | checkov | actionlint | zizmor | moto | apt | boot) ;;
+      -h | --help) sed -n '2,38p' "$0"; exit 0 ;;
+      *) die "unknown tool '$t' (expected: terraform checkov actionlint zizmor moto apt boot)" ;;
     esac
   done
   mkdir -p "$DIR/bin" "$DIR/opt" "$DIR/logs"

@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
 # Lints the GitHub Actions workflows with actionlint (which also runs shellcheck on every `run:`
-# block when shellcheck is on PATH).
+# block when shellcheck is on PATH), then audits them with zizmor, offline, under its auditor
+# persona (everything it knows, false positives included).
 #
 # Usage: scripts/ci/lint-workflows.sh [WORKFLOW_FILE...]
 #   Default: every .github/workflows/*.yml and *.yaml of the repository.
-# Exit codes: 0 clean; 1 actionlint reported problems; 2 no actionlint on PATH or no workflow to lint.
+#   CRM_ZIZMOR_EXCEPTIONS  the list of accepted zizmor findings (default: scripts/ci/zizmor-exceptions.txt).
+#                          Format: `AUDIT  FILE[:JOB]  reason ...`, one per line, # comments.
+# zizmor fails the lint on any finding of medium severity or above that is not listed, and on a
+# listed exception that no longer fires; its ignore comments and configuration files are not
+# honoured (--no-ignores --no-config): every accepted finding is in the list, with its reason.
+# Exit codes: 0 clean; 1 actionlint or zizmor reported problems; 2 a tool missing, no workflow
+# to lint, or a bad exceptions file.
 #
-# actionlint comes from scripts/ci/install-tools.sh (source scripts/ci/env.sh to put it on PATH).
+# actionlint and zizmor come from scripts/ci/install-tools.sh (source scripts/ci/env.sh to put them on PATH).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+exceptions="${CRM_ZIZMOR_EXCEPTIONS:-$here/zizmor-exceptions.txt}"
 
-command -v actionlint >/dev/null 2>&1 || {
-  echo "lint-workflows: actionlint is not on PATH: run scripts/ci/install-tools.sh actionlint, then source scripts/ci/env.sh" >&2
-  exit 2
-}
+for tool in actionlint zizmor python3; do
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "lint-workflows: $tool is not on PATH: run scripts/ci/install-tools.sh, then source scripts/ci/env.sh" >&2
+    exit 2
+  }
+done
+[[ -f "$exceptions" ]] || { echo "lint-workflows: exceptions file $exceptions not found" >&2; exit 2; }
 
 files=("$@")
 if ((${#files[@]} == 0)); then
@@ -34,10 +46,92 @@ echo "lint-workflows: actionlint $(actionlint -version | sed -n 1p) $sc"
 rc=0
 # actionlint looks for the repository's .github directory from the working directory.
 (cd "$root" && actionlint -no-color "${files[@]}") || rc=$?
-if ((rc == 0)); then
+if ((rc > 1)); then
+  echo "lint-workflows: actionlint failed (exit $rc)" >&2
+  exit 2
+fi
+
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+echo "lint-workflows: $(zizmor --version) --offline --persona auditor"
+# zizmor's exit code says whether it found something; the findings are judged below.
+(cd "$root" && zizmor --quiet --offline --persona auditor --no-ignores --no-config --no-progress --no-exit-codes \
+  --format json "${files[@]#"$root"/}") >"$report" || { echo "lint-workflows: zizmor failed" >&2; exit 2; }
+
+zrc=0
+python3 - "$report" "$exceptions" "$root" <<'PY' || zrc=$?
+import json, re, sys
+
+report, exceptions_file, root = sys.argv[1], sys.argv[2], sys.argv[3]
+BLOCKING = {"Medium", "High"}
+
+def setup_error(msg):
+    print(f"lint-workflows: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+def rel(path):
+    return path[len(root) + 1:] if path.startswith(root + "/") else path
+
+exceptions = {}
+with open(exceptions_file, encoding="utf-8") as fh:
+    for n, line in enumerate(fh, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(None, 2)
+        if len(parts) < 3 or not parts[2].strip():
+            setup_error(f"{rel(exceptions_file)}:{n}: expected 'AUDIT FILE[:JOB] reason', with a reason")
+        audit, where, reason = parts
+        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", audit):
+            setup_error(f"{rel(exceptions_file)}:{n}: '{audit}' is not a zizmor audit id (such as secrets-outside-env)")
+        if (audit, where) in exceptions:
+            setup_error(f"{rel(exceptions_file)}:{n}: {audit} {where} is listed twice")
+        exceptions[(audit, where)] = reason.strip()
+
+try:
+    findings = json.load(open(report, encoding="utf-8"))
+except ValueError as e:
+    setup_error(f"unreadable zizmor report: {e}")
+
+def place(finding):
+    """(file, job or None, line) of the finding's primary location."""
+    locations = finding.get("locations") or []
+    primary = next((l for l in locations if l["symbolic"].get("kind") == "Primary"), locations[0] if locations else None)
+    if primary is None:
+        return ("?", None, 0)
+    symbolic = primary["symbolic"]
+    path = rel(symbolic["key"].get("Local", {}).get("verbatim_path", "?"))
+    route = [step.get("Key") for step in symbolic.get("route", {}).get("route", [])]
+    job = route[1] if len(route) > 1 and route[0] == "jobs" else None
+    line = primary.get("concrete", {}).get("location", {}).get("start_point", {}).get("row", -1) + 1
+    return (path, job, line)
+
+used, blocking, counts = set(), 0, {}
+for f in findings:
+    severity = f["determinations"]["severity"]
+    counts[severity] = counts.get(severity, 0) + 1
+    path, job, line = place(f)
+    key = next((k for k in [(f["ident"], f"{path}:{job}"), (f["ident"], path)] if k in exceptions), None)
+    text = f"{f['ident']} ({severity.lower()}): {f['desc']} -- {path}:{line}" + (f" (job {job})" if job else "")
+    if key:
+        used.add(key)
+        print(f"  excepted {text}: {exceptions[key]}")
+    elif severity in BLOCKING:
+        blocking += 1
+        print(f"  FAILED   {text}")
+    else:
+        print(f"  note     {text}")
+stale = [k for k in exceptions if k not in used]
+for audit, where in stale:
+    print(f"  STALE    exception {audit} {where} no longer fires; remove it from {rel(exceptions_file)}")
+summary = ", ".join(f"{counts.get(s, 0)} {s.lower()}" for s in ["Informational", "Low", "Medium", "High"])
+print(f"zizmor summary: {len(findings)} findings ({summary}); failed={blocking} excepted={len(used)} stale={len(stale)}")
+sys.exit(1 if blocking or stale else 0)
+PY
+if ((zrc > 1)); then exit 2; fi
+if ((rc == 0 && zrc == 0)); then
   echo "lint-workflows: OK (${#files[@]} file(s): ${files[*]#"$root"/})"
   exit 0
 fi
-echo "lint-workflows: FAILED (actionlint exit $rc)" >&2
-((rc == 1)) && exit 1
-exit 2
+echo "lint-workflows: FAILED (actionlint exit $rc, zizmor $([[ $zrc == 0 ]] && echo clean || echo 'findings above'))" >&2
+exit 1
