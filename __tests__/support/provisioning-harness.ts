@@ -285,6 +285,7 @@ export class ProvisioningHarness {
       nftablesConfig: join(this.dir, "etc", "sysconfig", "nftables.conf"),
       scriptDirectory: join(this.dir, "usr", "local", "sbin"),
       redirectHttpPort: true,
+      secrets: "user-data",
     };
   }
 
