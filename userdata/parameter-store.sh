@@ -11,6 +11,7 @@
 # The values go from the AWS CLI's output into variables, never into a file or an argument.
 load_secrets() {
   local names=("$DB_ROOT_PASSWORD_PARAMETER" "$APP_DB_PASSWORD_PARAMETER" "$SOURCE_HOST_TOKEN_PARAMETER")
+  # shellcheck disable=SC2016 # JMESPath's literals, not shell
   local vars=(DB_ROOT_PASSWORD APP_DB_PASSWORD SOURCE_HOST_TOKEN) query='[join(`, `, InvalidParameters)' name out fields i
   for name in "${names[@]}"; do query+=", Parameters[?Name=='$name']|[0].Value"; done
   out=$(retry "Parameter Store" aws ssm get-parameters --region "$SECRETS_REGION" --with-decryption \
