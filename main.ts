@@ -11,7 +11,9 @@ import { DeploymentVariables } from "./constructs/deployment-variables";
 import { HostOutputs } from "./constructs/host-outputs";
 import { InstanceRole } from "./constructs/instance-role";
 import { ProvisioningUserData } from "./constructs/provisioning-user-data";
+import { SecretParameters } from "./constructs/secret-parameters";
 import { SecretVariables } from "./constructs/secret-variables";
+import { SecretsReadPolicy } from "./constructs/secrets-read-policy";
 import { SshKeyPair } from "./constructs/ssh-key-pair";
 import { SsmImageParameter } from "./constructs/ssm-image-parameter";
 import { StateBackend } from "./constructs/state-backend";
@@ -33,7 +35,10 @@ export class CrmHostStack extends TerraformStack {
 
     new AwsProvider(this, "aws", { region: settings.region });
     const inputs = new DeploymentVariables(this, "inputs", { region: settings.region });
-    const secrets = new SecretVariables(this, "secrets");
+    // The three secrets: sensitive variables written into the user data (the spec), or parameters the host reads at boot.
+    const secrets = settings.provisioning.secrets === "parameter-store"
+      ? new SecretParameters(this, "secret_parameters", { stackName: settings.stackName, region: settings.region })
+      : new SecretVariables(this, "secrets");
     new BootstrapVersionCheck(this, "bootstrap");
     const image = new SsmImageParameter(this, "image");
 
@@ -47,6 +52,10 @@ export class CrmHostStack extends TerraformStack {
       publicKey: inputs.sshPublicKey.stringValue,
     });
     const identity = new InstanceRole(this, "instance_role", { nameTag });
+    // The role's one policy, in parameter-store mode only: the instance reads its secrets with it at first boot.
+    const secretsPolicy = secrets instanceof SecretParameters ? new SecretsReadPolicy(this, "secrets_policy", {
+      roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
+    }) : undefined;
     // Created before the instance, whose user data names it; attached after.
     const backupTag = { Backup: `${nameTag}/data` };
     const dataVolume = new DataVolume(this, "data_volume", {
@@ -57,7 +66,7 @@ export class CrmHostStack extends TerraformStack {
     });
     const userData = new ProvisioningUserData(this, "user_data", {
       settings: settings.provisioning,
-      secrets: secrets.scriptSecrets,
+      secrets: secrets instanceof SecretParameters ? secrets.names : secrets.scriptSecrets,
       dataVolumeId: dataVolume.volumeId,
     });
     const host = new CrmInstance(this, "instance", {
@@ -70,7 +79,7 @@ export class CrmHostStack extends TerraformStack {
       userDataBase64: userData.base64,
       nameTag,
       detailedMonitoring: inputs.detailedMonitoring.booleanValue,
-      dependsOn: [identity.role],
+      dependsOn: secretsPolicy ? [identity.role, secretsPolicy.policy] : [identity.role],
     });
     dataVolume.attachTo(host.instanceId);
     new DataVolumeBackups(this, "backups", {

@@ -4,7 +4,11 @@
  * managed resource that a deployment of an earlier version can hold must still be at its address
  * or be the source of a `moved` block to an address the stack has, so that it plans no replacement.
  */
+import { Testing } from "cdktf";
+import { join } from "path";
+import { CrmHostStack } from "../main";
 import { exampleStackJson } from "../scripts/docs";
+import { loadStackSettings } from "../settings/stack-settings";
 import { blocksOf } from "../scripts/docs/terraform-json";
 
 /** The managed resources of earlier versions, as `cdktf synth` wrote them (the same in every stack). */
@@ -55,6 +59,21 @@ describe("Terraform addresses of the example stack", () => {
       return !addresses.includes(current) || current.split(".")[0] !== address.split(".")[0];
     });
     expect(unreachable).toEqual([]);
+  });
+
+  it("in parameter-store mode (examples/prod.json), has the secrets' own instead of the secret variables", () => {
+    const prod = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", "prod.json")))));
+    const added = blocksOf(prod).map((block) => block.address).filter((address) => !addresses.includes(address)).sort();
+    expect(added).toEqual([
+      "aws_iam_role_policy.crm_secrets",
+      "data.aws_caller_identity.crm_secrets",
+      "data.aws_iam_policy_document.crm_secrets",
+      "data.aws_kms_key.crm_secrets",
+      "data.aws_resourcegroupstaggingapi_resources.crm_secrets",
+    ]);
+    expect(blocksOf(prod).map((block) => block.address)).toEqual(expect.arrayContaining(addresses));
+    expect(Object.keys(prod.locals ?? {}).sort()).toEqual(["cdk_bootstrap_version", "crm_secrets_listed", "crm_secrets_missing", "crm_secrets_parameters",
+      "provisioning_script"]);
   });
 
   it("moves nothing that does not exist now, and only resources (data sources and locals keep no state)", () => {

@@ -5,6 +5,7 @@ import { Testing } from "cdktf";
 import { CrmHostStack } from "../main";
 import { BOOTSTRAP_VERSION_MESSAGE } from "../constructs/bootstrap-version-check";
 import { exampleStackSettings, only } from "./support/synth";
+import { loadStackSettings } from "../settings/stack-settings";
 import { StackJson } from "../scripts/docs/terraform-json";
 
 function synthStack(changes: Record<string, unknown> = {}): { text: string; json: StackJson } {
@@ -290,5 +291,59 @@ describe("CrmHostStack", () => {
     } finally {
       process.env = saved;
     }
+  });
+});
+
+describe("CrmHostStack in parameter-store mode (examples/prod.json)", () => {
+  const settings = loadStackSettings(join(__dirname, "..", "examples", "prod.json"));
+  const { json } = (() => {
+    const text = Testing.synth(new CrmHostStack(Testing.app(), settings));
+    return { json: JSON.parse(text) as StackJson };
+  })();
+  const resources = json.resource ?? {};
+  const userDataMode = synthStack().json;
+
+  it("is the mode of examples/prod.json", () => {
+    expect(settings.provisioning.secrets).toBe("parameter-store");
+  });
+
+  it("has no secret variable and nothing sensitive: the other variables only", () => {
+    const variables = json.variable ?? {};
+    expect(Object.values(variables).filter((variable) => variable.sensitive)).toEqual([]);
+    expect(Object.keys(variables).sort()).toEqual(Object.keys(userDataMode.variable ?? {})
+      .filter((name) => !["db_root_password", "app_db_password", "source_host_token"].includes(name)).sort());
+    expect(JSON.stringify(json)).not.toMatch(/var\.(db_root_password|app_db_password|source_host_token)|_B64='[^']/);
+  });
+
+  it("gives the instance role exactly one policy, the secrets' (the snapshot role keeps its own), before the instance boots", () => {
+    expect(Object.keys(resources.aws_iam_role_policy ?? {})).toEqual(["crm_secrets"]);
+    expect(resources.aws_iam_role_policy.crm_secrets).toMatchObject({ role: "${aws_iam_role.crm_host.name}", policy: "${data.aws_iam_policy_document.crm_secrets.json}" });
+    expect(only(resources, "aws_iam_role_policy_attachment").role).toBe("${aws_iam_role.crm_data_snapshots.name}");
+    expect(resources.aws_iam_role.crm_host.inline_policy).toBeUndefined();
+    expect(resources.aws_iam_role.crm_host.managed_policy_arns).toBeUndefined();
+    expect(only(resources, "aws_instance").depends_on).toEqual(["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets"]);
+    const statements = (json.data?.aws_iam_policy_document?.crm_secrets as { statement: { actions: string[]; resources: string[] }[] }).statement;
+    expect(statements.map((statement) => statement.actions)).toEqual([["ssm:GetParameters"], ["kms:Decrypt"]]);
+    expect(statements[0].resources).toEqual(["db-root-password", "app-db-password", "source-host-token"]
+      .map((leaf) => `arn:aws:ssm:us-east-1:\${data.aws_caller_identity.crm_secrets.account_id}:parameter/CrmHost-prod/crm/${leaf}`));
+    expect(only(json.data, "aws_kms_key").key_id).toBe("alias/aws/ssm");
+  });
+
+  it("builds user data that names the parameters and holds no secret expression: only the volume id is left to Terraform", () => {
+    const script = json.locals?.provisioning_script as string;
+    expect(script.match(/(?<![$%])[$%]\{[^}]*\}/g)).toEqual(["${aws_ebs_volume.crm_data.id}"]);
+    expect(script).toContain("\nreadonly APP_DB_PASSWORD_PARAMETER='/CrmHost-prod/crm/app-db-password'\n");
+    expect(script).toContain("\nreadonly SECRETS_REGION='us-east-1'\n");
+  });
+
+  it("checks at plan that the three parameters exist, in the user-data mode's terraform_data.secrets", () => {
+    const check = resources.terraform_data.secrets as { lifecycle: { precondition: { error_message: string }[] } };
+    expect(check.lifecycle.precondition).toHaveLength(1);
+    expect(check.lifecycle.precondition[0].error_message).toContain('"npm run secrets -- CrmHost-prod set"');
+  });
+
+  it("uses a customer key when the settings name one", () => {
+    const custom = new CrmHostStack(Testing.app(), { ...settings, secretsKmsKeyId: "alias/crm-secrets" });
+    expect(only(JSON.parse(Testing.synth(custom)).data, "aws_kms_key").key_id).toBe("alias/crm-secrets");
   });
 });

@@ -1,7 +1,7 @@
 import { Fn, TerraformLocal } from "cdktf";
 import { Construct } from "constructs";
 import { gzipSync } from "zlib";
-import { renderProvisioningScript } from "../userdata";
+import { renderProvisioningScript, SecretsInput } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { nameElements } from "./addresses";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
@@ -17,11 +17,13 @@ export interface ProvisioningUserDataProps {
   /** Public settings of the script (spec section 3). Validate them first: they are rendered as given. */
   readonly settings: ProvisioningSettings;
   /**
-   * Terraform expressions that evaluate to the base64 text of each secret, for example
-   * `SecretVariables.scriptSecrets`. They are inserted into the script as expressions, so
-   * Terraform fills them in at plan time and the synthesized JSON never holds a secret.
+   * In `user-data` mode, Terraform expressions that evaluate to the base64 text of each secret, for
+   * example `SecretVariables.scriptSecrets`: they are inserted into the script as expressions, so
+   * Terraform fills them in at plan time and the synthesized JSON never holds a secret. In
+   * `parameter-store` mode, the names of the parameters the script reads at boot
+   * (`SecretParameters.names`): then the user data holds no secret at all.
    */
-  readonly secrets: ScriptSecrets;
+  readonly secrets: SecretsInput;
   /**
    * Id of the EBS volume that holds the database (a Terraform expression such as
    * `DataVolume.volumeId`): the script finds the disk by it and mounts it before the database starts.
@@ -61,12 +63,12 @@ export class ProvisioningUserData extends Construct {
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
     // Base64 of the longest secret (4 output bytes per 3 input bytes; 4 UTF-8 bytes per character at most).
-    const secretLength = Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4;
-    const marker = { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" };
+    const inUserData = !("region" in props.secrets);
+    const secretLength = inUserData ? Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4 : 0;
+    const marker = inUserData ? { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" } : props.secrets;
     // Conservative: the secrets counted as incompressible, the rest with a quarter of margin for
     // the difference between Terraform's (Go's) deflate and Node.js's zlib.
-    const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker,
-      props.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER)).length;
+    const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker, dataVolumePlaceholder(props.dataVolumeId))).length;
     this.maxCompressedBytes = Math.ceil(compressedRest * 1.25) + 3 * secretLength;
     if (this.maxCompressedBytes > USER_DATA_LIMIT_BYTES) {
       throw new Error(`The compressed provisioning script can reach ${this.maxCompressedBytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
@@ -82,18 +84,13 @@ export class ProvisioningUserData extends Construct {
  * Renders the script with placeholders in place of the secrets, escapes the template syntax
  * of the whole literal text, then puts the secrets' expressions where the placeholders were.
  */
-export function terraformTemplate(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId?: string): string {
+export function terraformTemplate(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId?: string): string {
+  if ("region" in secrets) return withDataVolume(escapeTemplateSyntax(renderProvisioningScript(settings, secrets, dataVolumePlaceholder(dataVolumeId))), dataVolumeId);
   const keys = Object.keys(secrets) as (keyof ScriptSecrets)[];
   // Placeholders use only letters, digits, _ and -, which no escaping touches.
   const placeholder = (key: string) => `CRMSECRETPLACEHOLDER_${key}_END`;
   const placeholders = Object.fromEntries(keys.map((key) => [key, placeholder(key)])) as unknown as ScriptSecrets;
-  let text = escapeTemplateSyntax(renderProvisioningScript(settings, placeholders,
-    dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER));
-  if (dataVolumeId !== undefined) {
-    const parts = text.split(VOLUME_PLACEHOLDER);
-    if (parts.length !== 2) throw new Error(`The provisioning script must hold the data volume id once; found it ${parts.length - 1} times.`);
-    text = parts.join(dataVolumeId);
-  }
+  let text = withDataVolume(escapeTemplateSyntax(renderProvisioningScript(settings, placeholders, dataVolumePlaceholder(dataVolumeId))), dataVolumeId);
   for (const key of keys) {
     const parts = text.split(placeholder(key));
     if (parts.length !== 2) {
@@ -102,6 +99,19 @@ export function terraformTemplate(settings: ProvisioningSettings, secrets: Scrip
     text = parts.join(secrets[key]);
   }
   return text;
+}
+
+/** What stands for the data volume's id while the script is rendered ("" when there is none). */
+function dataVolumePlaceholder(dataVolumeId?: string): string {
+  return dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER;
+}
+
+/** The escaped script with the volume id's expression where its placeholder was. */
+function withDataVolume(text: string, dataVolumeId?: string): string {
+  if (dataVolumeId === undefined) return text;
+  const parts = text.split(VOLUME_PLACEHOLDER);
+  if (parts.length !== 2) throw new Error(`The provisioning script must hold the data volume id once; found it ${parts.length - 1} times.`);
+  return parts.join(dataVolumeId);
 }
 
 /** Escapes Terraform template syntax so that `${…}` and `%{…}` stay literal text. */

@@ -131,6 +131,25 @@ export function dotenvCondition(expression: string): string {
   return `(${quoted} || ${bare})`;
 }
 
+/** {@link printableTextCondition} in TypeScript, for a value that never passes through Terraform (`npm run secrets`). */
+export function isPrintableText(value: string, max: number): boolean {
+  return new RegExp(`^[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\uFFFD]{1,${max}}$`, "u").test(value);
+}
+
+/**
+ * {@link printableTextCondition} and {@link dotenvCondition} in TypeScript, for a value that never passes
+ * through Terraform (`npm run secrets`, parameter-store mode): true when the app's password is 1 to `max`
+ * printable characters that `.env` can carry for dotenv. The engine test of the HCL rule compares both.
+ */
+export function isPrintableDotenvValue(value: string, max: number): boolean {
+  if (!isPrintableText(value, max)) return false;
+  const quoted = !value.endsWith("\\") && (!value.includes("'") || !value.includes("`") || (!value.includes('"') && !/\\[nr]/.test(value)));
+  const leadingQuote = (q: string) => new RegExp(`^${q}(|.*[^\\\\])${q}.*[^${q}]$`, "su").test(value);
+  const bare = !value.includes("#") && /^[^\p{Zs}]/u.test(value) && /[^\p{Zs}]$/u.test(value) && (/^[^'"`]/.test(value)
+    || leadingQuote("'") || leadingQuote("`") || (leadingQuote('"') && !/\\[nr]/.test(value)));
+  return quoted || bare;
+}
+
 /** The variable's value can be written into `.env` and read back exactly by dotenv (see {@link dotenvCondition}). */
 export function dotenvValue(variable: TerraformVariable): TerraformVariableValidationConfig {
   return { condition: `\${${dotenvCondition(ref(variable))}}`, errorMessage: invalid(variable, DOTENV_WORDS) };

@@ -83,6 +83,16 @@ export function wholeNumber(description: string, min: number, max: number, unit:
   return schema;
 }
 
+/** A setting that is one of `values`. */
+export function oneOf<const T extends readonly [string, ...string[]]>(description: string, values: T): z.ZodEnum<{ [K in T[number]]: K }> {
+  const expected = `one of ${values.map((value) => JSON.stringify(value)).join(", ")}`;
+  const schema = z.enum(values, {
+    error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
+  }).meta({ description });
+  settingRules.add(schema, { expected });
+  return schema;
+}
+
 /** A true/false setting. */
 export function flag(description: string): z.ZodBoolean {
   const expected = "true or false";

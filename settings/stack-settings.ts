@@ -23,6 +23,13 @@ export const DEFAULT_SETTINGS_FILE = resolve(__dirname, "example.json");
 /** The JSON Schema of settings files, generated from stackSettingsSchema. */
 export const SETTINGS_JSON_SCHEMA_FILE = resolve(__dirname, "stack-settings.schema.json");
 
+/** The AWS managed key of Parameter Store, which encrypts SecureString parameters unless a key is named. */
+export const DEFAULT_SECRETS_KMS_KEY_ID = "alias/aws/ssm";
+
+/** What KMS takes as a KeyId: an alias name, a key id (multi-Region too), a key ARN or an alias ARN. */
+const KMS_KEY_ID_PATTERN = new RegExp("^(alias/[A-Za-z0-9/_-]{1,250}|(mrk-[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12})|"
+  + "arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:(key/(mrk-[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12})|alias/[A-Za-z0-9/_-]{1,250}))$");
+
 /** The provisioning settings, the instance-side paths defaulting to the spec's production values. */
 const provisioningWithDefaults = {
   ...PROVISIONING_FIELDS,
@@ -40,6 +47,7 @@ const provisioningWithDefaults = {
   nftablesConfig: PROVISIONING_FIELDS.nftablesConfig.default(PRODUCTION_PATHS.nftablesConfig),
   scriptDirectory: PROVISIONING_FIELDS.scriptDirectory.default(PRODUCTION_PATHS.scriptDirectory),
   redirectHttpPort: PROVISIONING_FIELDS.redirectHttpPort.default(PROVISIONING_DEFAULTS.redirectHttpPort),
+  secrets: PROVISIONING_FIELDS.secrets.default(PROVISIONING_DEFAULTS.secrets),
 };
 
 /** A settings file: the stack's names and region, and the provisioning settings, in one flat object. */
@@ -54,6 +62,11 @@ export const stackSettingsSchema = z.strictObject({
   deleteDataVolumeOnDestroy: flag("Whether `terraform destroy` may delete the database's data volume (after a final snapshot). "
     + "Off: destroy stops at the volume (see docs/operations.md).").default(false),
   backend: backendSettingsSchema.optional(),
+  secretsKmsKeyId: matching("KMS key of the secrets' SecureString parameters when `secrets` is `parameter-store`: "
+    + "the AWS managed key `alias/aws/ssm`, or a customer key by alias, id or ARN. The instance role may decrypt with "
+    + "this key only, and only through Parameter Store (docs/secrets.md).", KMS_KEY_ID_PATTERN,
+  "a KMS key as alias/<name>, a key id (1234abcd-12ab-34cd-56ef-1234567890ab or mrk-…), or a key or alias ARN")
+    .default(DEFAULT_SECRETS_KMS_KEY_ID),
   ...provisioningWithDefaults,
 }).check((ctx) => appDirInsideHome(ctx.value, ctx))
   .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
@@ -72,6 +85,8 @@ export interface StackSettings {
   readonly deleteDataVolumeOnDestroy: boolean;
   /** Where Terraform keeps the stack's state: local by default (constructs/state-backend.ts). */
   readonly backend: BackendSettings;
+  /** KMS key of the secrets' parameters in `parameter-store` mode (provisioning.secrets). */
+  readonly secretsKmsKeyId: string;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
@@ -90,8 +105,8 @@ export function parseStackSettings(raw: unknown): StackSettings {
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, ...provisioning } = result.data;
-  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), provisioning };
+  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, secretsKmsKeyId, ...provisioning } = result.data;
+  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), secretsKmsKeyId, provisioning };
 }
 
 /** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */

@@ -76,6 +76,16 @@ decode_secret() {
   [[ -n ${!1} ]] || die "the secret $2 ($b64_name) is empty"
 }
 
+# load_secrets: sets DB_ROOT_PASSWORD, APP_DB_PASSWORD and SOURCE_HOST_TOKEN (and their *_B64 forms,
+# which redact hides). Here from the header; a module may define it first (parameter-store.sh).
+if ! declare -F load_secrets >/dev/null; then
+  load_secrets() {
+    decode_secret DB_ROOT_PASSWORD "database root password"
+    decode_secret APP_DB_PASSWORD "application database password"
+    decode_secret SOURCE_HOST_TOKEN "source host token"
+  }
+fi
+
 # Filters all output: no form of a secret (raw, URL-encoded, hex, base64) reaches a log.
 redact() {
   local forms=() v line
@@ -491,9 +501,6 @@ main() {
   trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
-  decode_secret DB_ROOT_PASSWORD "database root password"
-  decode_secret APP_DB_PASSWORD "application database password"
-  decode_secret SOURCE_HOST_TOKEN "source host token"
   run_step step_01_update_packages
   run_step step_02_install_packages
   run_step step_03_start_database
@@ -509,9 +516,13 @@ main() {
   run_step step_13_enable_swap
   run_step step_14_install_dependencies
   run_step step_15_install_service
+  # parameter-store.sh's command that applies rotated secrets.
+  if declare -F install_rotate_command >/dev/null; then run_step install_rotate_command; fi
   log "provisioning $APP_NAME: done"
 }
 
 mkdir -p "$(dirname "$LOG_FILE")"
 (umask 077 && : >>"$LOG_FILE")
+# In this shell, before the run: redact, on the other side of the pipe, must know the secrets too.
+load_secrets 2> >(tee -a "$LOG_FILE" >&2)
 main 2>&1 </dev/null | redact | tee -a "$LOG_FILE"

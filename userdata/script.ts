@@ -6,7 +6,7 @@ import {
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME,
 } from "./constants";
-import { ProvisioningSettings, ScriptSecrets } from "./settings";
+import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "./settings";
 import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
 
 export type StepFunction = (typeof STEP_FUNCTIONS)[number];
@@ -22,6 +22,21 @@ export const SECRET_VARIABLES: Readonly<Record<keyof ScriptSecrets, string>> = {
   appDbPasswordBase64: "APP_DB_PASSWORD_B64",
   sourceHostTokenBase64: "SOURCE_HOST_TOKEN_B64",
 };
+
+/** Shell variables that hold the parameters' names in `parameter-store` mode (userdata/parameter-store.sh). */
+export const SECRET_PARAMETER_VARIABLES: Readonly<Record<Exclude<keyof SecretParameterNames, "region">, string>> = {
+  dbRootPassword: "DB_ROOT_PASSWORD_PARAMETER",
+  appDbPassword: "APP_DB_PASSWORD_PARAMETER",
+  sourceHostToken: "SOURCE_HOST_TOKEN_PARAMETER",
+};
+
+/** The secrets as the script takes them: in base64 (`user-data` mode), or by their parameters' names (`parameter-store`). */
+export type SecretsInput = ScriptSecrets | SecretParameterNames;
+
+/** The root-only command that applies rotated secrets on the host (`parameter-store` mode). */
+export function rotateCommandPath(settings: ProvisioningSettings): string {
+  return `${settings.scriptDirectory}/${settings.appName}-rotate-secrets`;
+}
 
 /** A shell file of userdata/ as it goes into the user data: without its comment lines (see withoutCommentLines). */
 function shellCode(name: string): string {
@@ -43,13 +58,40 @@ export const PROVISIONING_CODE = shellCode("provision");
  * their functions. A feature that only some stacks use lives in a module of its own, so that the
  * user data of the others does not carry it (EC2's 16 KiB limit; see ProvisioningUserData).
  */
-export function scriptModules(_settings: ProvisioningSettings): string[] {
-  return [];
+export function scriptModules(settings: ProvisioningSettings): string[] {
+  return settings.secrets === "parameter-store" ? ["parameter-store"] : [];
 }
 
 /** Shell code without its full-line comments (the #! line among them), but for shellcheck's directives. */
 export function withoutCommentLines(code: string): string {
   return code.split("\n").filter((line) => !/^\s*#/.test(line) || /^\s*# shellcheck /.test(line)).join("\n");
+}
+
+/** The header's secret lines: the secrets in base64 (`user-data`), or where the module reads them (`parameter-store`). */
+function renderSecretLines(settings: ProvisioningSettings, secrets: SecretsInput): string {
+  if (settings.secrets === "parameter-store") {
+    if (!("region" in secrets)) throw new Error("In parameter-store mode the script takes the secrets' parameter names, not their values.");
+    const names = (Object.keys(SECRET_PARAMETER_VARIABLES) as (keyof typeof SECRET_PARAMETER_VARIABLES)[]).map((key) => {
+      if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(secrets[key])) throw new Error(`The parameter name ${JSON.stringify(secrets[key])} must be a path of letters, digits, _ . -.`);
+      return `readonly ${SECRET_PARAMETER_VARIABLES[key]}=${shellQuote(secrets[key])}`;
+    });
+    return `# The secrets: read at boot from Parameter Store with the instance role (parameter-store.sh), never written here.
+readonly SECRETS_REGION=${shellQuote(secrets.region)}
+${names.join("\n")}
+readonly ROTATE_COMMAND=${shellQuote(rotateCommandPath(settings))}
+${Object.values(SECRET_VARIABLES).map((name) => `${name}=''`).join(" ")}`;
+  }
+  if ("region" in secrets) throw new Error("In user-data mode the script takes the secrets themselves, in base64.");
+  const lines = (Object.keys(SECRET_VARIABLES) as (keyof ScriptSecrets)[]).map((key) => {
+    const value = secrets[key];
+    // eslint-disable-next-line no-control-regex
+    if (typeof value !== "string" || value === "" || /['\u0000-\u001f\u007f]/.test(value)) {
+      throw new Error(`The secret ${key} must be base64 text or a Terraform expression, without ' or control characters.`);
+    }
+    return `readonly ${SECRET_VARIABLES[key]}='${value}'`;
+  });
+  return `# The secrets, in base64: decoded at run time, so their content is data, never shell or SQL.
+${lines.join("\n")}`;
 }
 
 /** Bash array literal of words that need no quoting (package names). */
@@ -65,36 +107,28 @@ function shellArray(words: readonly string[]): string {
  * secret is inserted verbatim, exactly once, inside single quotes: it must be base64 text or a
  * Terraform expression that evaluates to base64.
  */
-export function renderProvisioningScript(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId = ""): string {
+export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = ""): string {
   const modules = scriptModules(settings).map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
   return `${renderScriptHeader(settings, secrets, dataVolumeId)}\n${modules}${PROVISIONING_CODE}`;
 }
 
 /**
- * The header of the script alone: `#!/bin/bash`, then assignments of the secrets, settings and constants.
+ * The header of the script alone: `#!/bin/bash`, then assignments of the secrets (or, in `parameter-store`
+ * mode, of the parameters' names), settings and constants.
  * `dataVolumeId` is the EBS volume that holds the database (`vol-…`, or a Terraform expression that
  * evaluates to one); empty leaves the database on the root disk.
  */
-export function renderScriptHeader(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId = ""): string {
+export function renderScriptHeader(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = ""): string {
   // eslint-disable-next-line no-control-regex
   if (!/^(vol-([0-9a-f]{8}|[0-9a-f]{17})|\$\{[^'\u0000-\u001f\u007f]*\})?$/.test(dataVolumeId)) {
     throw new Error(`The data volume id must be vol- and 8 or 17 hexadecimal digits, or a Terraform expression; got ${JSON.stringify(dataVolumeId)}.`);
   }
-  const secretLines = (Object.keys(SECRET_VARIABLES) as (keyof ScriptSecrets)[]).map((key) => {
-    const value = secrets[key];
-    // eslint-disable-next-line no-control-regex
-    if (typeof value !== "string" || value === "" || /['\u0000-\u001f\u007f]/.test(value)) {
-      throw new Error(`The secret ${key} must be base64 text or a Terraform expression, without ' or control characters.`);
-    }
-    return `readonly ${SECRET_VARIABLES[key]}='${value}'`;
-  });
   const q = shellQuote;
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
 # userdata/script.ts, the code below it is userdata/provision.sh.
 
-# The secrets, in base64: decoded at run time, so their content is data, never shell or SQL.
-${secretLines.join("\n")}
+${renderSecretLines(settings, secrets)}
 
 # Settings.
 readonly APP_NAME=${q(settings.appName)}

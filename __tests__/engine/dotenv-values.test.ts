@@ -11,7 +11,7 @@
 import { spawnSync } from "child_process";
 import { writeFileSync } from "fs";
 import { join } from "path";
-import { dotenvCondition, printableTextCondition } from "../../constructs/variable-rules";
+import { dotenvCondition, isPrintableDotenvValue, printableTextCondition } from "../../constructs/variable-rules";
 import { PRODUCTION_SETTINGS, SECRETS, shellFunction } from "../userdata/fixtures";
 import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
 import { renderProvisioningScript } from "../../userdata";
@@ -100,6 +100,12 @@ describeWithEngine("app_db_password: the plan's rule, the script's .env writer a
   it("the script writes exactly what the plan accepts", () => {
     const disagreements = values.filter((_value, i) => accepted[i] !== (written[i] !== undefined));
     expect(disagreements).toEqual([]);
+  });
+
+  it("npm run secrets (parameter-store mode) accepts exactly what the plan accepts", () => {
+    const disagreements = values.filter((value, i) => accepted[i] !== isPrintableDotenvValue(value, 256));
+    expect(disagreements).toEqual([]);
+    expect(["x".repeat(257), "a\u2028b", "a\tb", ""].filter((value) => isPrintableDotenvValue(value, 256))).toEqual([]);
   });
 
   it("dotenv reads back every accepted value exactly, the lines around it intact", () => {

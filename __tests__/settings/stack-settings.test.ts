@@ -32,6 +32,13 @@ describe("stack settings", () => {
     });
   });
 
+  it("takes the secrets from the user data, as the spec does, unless the settings say parameter-store (with aws/ssm by default)", () => {
+    const settings = loadStackSettings(DEFAULT_SETTINGS_FILE);
+    expect(settings.provisioning.secrets).toBe("user-data");
+    expect(settings.secretsKmsKeyId).toBe("alias/aws/ssm");
+    expect(parseStackSettings({ ...exampleSettings, secrets: "parameter-store" }).provisioning.secrets).toBe("parameter-store");
+  });
+
   it("keeps the data volume on destroy unless deleteDataVolumeOnDestroy is true", () => {
     expect(loadStackSettings(DEFAULT_SETTINGS_FILE).deleteDataVolumeOnDestroy).toBe(false);
     expect(parseStackSettings({ ...exampleSettings, deleteDataVolumeOnDestroy: true }).deleteDataVolumeOnDestroy).toBe(true);
@@ -135,12 +142,21 @@ describe("stack settings", () => {
     ["swapFile", "/var", /Invalid setting "swapFile"/],
     ["deleteDataVolumeOnDestroy", "true", /Invalid setting "deleteDataVolumeOnDestroy" \(got "true"\): expected true or false/],
     ["deleteDataVolumeOnDestroy", 1, /Invalid setting "deleteDataVolumeOnDestroy" \(got 1\)/],
+    ["secrets", "ssm", /Invalid setting "secrets" \(got "ssm"\): expected one of "user-data", "parameter-store"/],
+    ["secrets", "Parameter-Store", /Invalid setting "secrets"/],
+    ["secretsKmsKeyId", "aws/ssm", /Invalid setting "secretsKmsKeyId" \(got "aws\/ssm"\): expected a KMS key as alias\/<name>/],
+    ["secretsKmsKeyId", "alias/my key", /Invalid setting "secretsKmsKeyId"/],
+    ["secretsKmsKeyId", "arn:aws:kms:us-east-1:123:key/1234abcd-12ab-34cd-56ef-1234567890ab", /Invalid setting "secretsKmsKeyId"/],
   ];
 
   it.each([
     ["region", "eu-south-2"], ["region", "mx-central-1"], ["region", "us-gov-west-1"], ["region", "cn-north-1"],
     ["databaseName", "crm_mysql"], ["appDbUser", "rooted"], ["appName", "crm-mariadb-app"], ["appName", "sshd2"],
-    ["swapFile", "/var/swapfile"], ["swapFile", "/swap/file"],
+    ["swapFile", "/var/swapfile"], ["swapFile", "/swap/file"], ["secrets", "user-data"], ["secrets", "parameter-store"],
+    ["secretsKmsKeyId", "alias/crm-host/secrets"], ["secretsKmsKeyId", "1234abcd-12ab-34cd-56ef-1234567890ab"],
+    ["secretsKmsKeyId", "mrk-1234abcd12ab34cd56ef1234567890ab"],
+    ["secretsKmsKeyId", "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"],
+    ["secretsKmsKeyId", "arn:aws-us-gov:kms:us-gov-west-1:123456789012:alias/crm-secrets"],
   ])("accepts %s = %j", (key, value) => {
     expect(parseStackSettings({ ...exampleSettings, [key]: value })).toBeTruthy();
   });
@@ -197,7 +213,7 @@ describe("stack settings", () => {
   it("accepts \"$schema\" (for editors) and leaves it out of the settings", () => {
     expect(exampleSettings.$schema).toBe("./stack-settings.schema.json");
     const settings = parseStackSettings(exampleSettings);
-    expect(Object.keys(settings).sort()).toEqual(["backend", "deleteDataVolumeOnDestroy", "instanceName", "provisioning", "region", "stackName"]);
+    expect(Object.keys(settings).sort()).toEqual(["backend", "deleteDataVolumeOnDestroy", "instanceName", "provisioning", "region", "secretsKmsKeyId", "stackName"]);
     expect(settings.provisioning).not.toHaveProperty("$schema");
     expect(() => parseStackSettings({ ...exampleSettings, $schema: 1 })).toThrow(/Invalid setting "\$schema" \(got 1\): expected a string/);
   });

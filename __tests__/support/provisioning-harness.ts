@@ -95,7 +95,16 @@ export interface HarnessOptions {
   readonly databaseOnDataVolume?: boolean;
   /** `dataVolumeWaitSeconds` of the settings. Default: 5. */
   readonly dataVolumeWaitSeconds?: number;
+  /**
+   * Parameter Store mode (`"secrets": "parameter-store"`): the AWS service endpoint (moto's server) that the
+   * `aws` stand-in hands to the machine's real AWS CLI, which gets its credentials from the metadata stand-in.
+   * Default: none (the secrets are in the user data).
+   */
+  readonly awsEndpoint?: string;
 }
+
+/** Name of the role whose credentials the metadata stand-in serves. */
+export const TEST_ROLE_NAME = "CrmHostStack-crm-host-role";
 
 /** Name of the database unit the script starts (userdata/constants.ts). */
 const DATABASE_UNIT = "mariadb";
@@ -215,8 +224,8 @@ export class ProvisioningHarness {
 
   /** Temporary directory holding everything (removed by stop()). */
   readonly dir: string;
-  /** The token the git server accepts. */
-  readonly sourceHostToken: string;
+  /** The token the git server accepts (a test may change it: a rotated token). */
+  sourceHostToken: string;
   /** Requests the metadata stand-in received, in order. */
   readonly metadataRequests: RecordedRequest[] = [];
   /** Requests the git server received, in order, with the basic-auth user name (or "" when none). */
@@ -227,6 +236,7 @@ export class ProvisioningHarness {
   private readonly appName: string;
   private readonly databaseOnDataVolume: boolean;
   private readonly dataVolumeWaitSeconds: number;
+  private readonly awsEndpoint?: string;
   private readonly binDir: string;
   private readonly callsFile: string;
   private readonly socket: string;
@@ -253,6 +263,7 @@ export class ProvisioningHarness {
     this.appName = options.appName ?? "crm-test";
     this.databaseOnDataVolume = options.databaseOnDataVolume ?? false;
     this.dataVolumeWaitSeconds = options.dataVolumeWaitSeconds ?? 5;
+    this.awsEndpoint = options.awsEndpoint;
     this.binDir = join(this.dir, "bin");
     this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
@@ -285,6 +296,7 @@ export class ProvisioningHarness {
       nftablesConfig: join(this.dir, "etc", "sysconfig", "nftables.conf"),
       scriptDirectory: join(this.dir, "usr", "local", "sbin"),
       redirectHttpPort: true,
+      secrets: this.awsEndpoint ? "parameter-store" : "user-data",
     };
   }
 
@@ -648,9 +660,17 @@ export class ProvisioningHarness {
         if (this.fault === "step_10_read_public_hostname") return answer(500, "");
         return answer(200, this.metadataToken);
       }
-      if (req.url === "/latest/meta-data/public-hostname" && req.method === "GET") {
-        if (req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
-        return answer(200, TEST_PUBLIC_HOSTNAME);
+      if (req.method === "GET" && req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
+      if (req.url === "/latest/meta-data/public-hostname" && req.method === "GET") return answer(200, TEST_PUBLIC_HOSTNAME);
+      // The instance role's credentials, as EC2 serves them (moto takes any).
+      const credentials = "/latest/meta-data/iam/security-credentials/";
+      if (req.url === credentials && req.method === "GET") return answer(200, TEST_ROLE_NAME);
+      if (req.url === `${credentials}${TEST_ROLE_NAME}` && req.method === "GET") {
+        return answer(200, JSON.stringify({
+          Code: "Success", LastUpdated: new Date().toISOString(), Type: "AWS-HMAC", AccessKeyId: "ASIAMOTOTESTROLE0001",
+          SecretAccessKey: "moto-test-secret-access-key", Token: "moto-test-session-token",
+          Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
+        }));
       }
       return answer(404, "");
     });
@@ -771,6 +791,14 @@ esac
         "  fi",
         "fi",
         `printf '%s' "$sql" | ${realClient} "$@"`].join("\n"));
+    }
+
+    if (this.awsEndpoint) {
+      // The machine's real AWS CLI, sent to moto (as the instance's names resolve to AWS), with the
+      // credentials of the metadata stand-in and no configuration of this machine's.
+      write("aws", [record("aws"),
+        `export AWS_EC2_METADATA_SERVICE_ENDPOINT=${shq(`http://127.0.0.1:${this.metadataPort}/`)} AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null`,
+        `exec ${shq(tool("aws"))} --endpoint-url ${shq(this.awsEndpoint)} "$@"`].join("\n"));
     }
 
     const installer = join(this.dir, "fake-nvm-install.sh");

@@ -1,6 +1,6 @@
 import { spawnSync } from "child_process";
 import { reportMissingTools } from "../support/required-tools";
-import { PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, ScriptSecrets } from "../../userdata";
+import { PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../../userdata";
 
 /** The example settings of the repository, with the spec's production paths. */
 export const PRODUCTION_SETTINGS: ProvisioningSettings = {
@@ -20,6 +20,15 @@ export const SECRETS: ScriptSecrets = {
   dbRootPasswordBase64: Buffer.from("root-secret-Qx7").toString("base64"),
   appDbPasswordBase64: Buffer.from("app-secret-Zk9").toString("base64"),
   sourceHostTokenBase64: Buffer.from("token-secret-Wm3").toString("base64"),
+};
+
+/** The production settings in parameter-store mode, and the parameters' names it reads. */
+export const PARAMETER_STORE_SETTINGS: ProvisioningSettings = { ...PRODUCTION_SETTINGS, secrets: "parameter-store" };
+export const PARAMETER_NAMES: SecretParameterNames = {
+  region: "eu-west-1",
+  dbRootPassword: "/CrmHostStack/crm/db-root-password",
+  appDbPassword: "/CrmHostStack/crm/app-db-password",
+  sourceHostToken: "/CrmHostStack/crm/source-host-token",
 };
 
 /** Whether a command-line tool exists; when it does not, reportMissingTools (a failure in CI). */

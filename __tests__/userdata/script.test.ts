@@ -5,9 +5,10 @@ import { join } from "path";
 import { gzipSync } from "zlib";
 import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
-  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, SECRET_VARIABLES, shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, withoutCommentLines,
+  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, rotateCommandPath, scriptModules, SECRET_VARIABLES,
+  shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, withoutCommentLines,
 } from "../../userdata";
-import { haveTool, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
+import { haveTool, PARAMETER_NAMES, PARAMETER_STORE_SETTINGS, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
 const script = renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS);
 
@@ -152,11 +153,45 @@ describe("renderProvisioningScript", () => {
 
   const shellcheck = haveTool("shellcheck") ? test : test.skip;
   shellcheck("passes shellcheck (production settings and settings with quotes)", () => {
-    for (const settings of [PRODUCTION_SETTINGS, { ...PRODUCTION_SETTINGS, gitUser: "It's \"me\" $HOME" }]) {
-      const result = spawnSync("shellcheck", ["-s", "bash", "-"], { input: renderProvisioningScript(settings, SECRETS), encoding: "utf8" });
+    for (const settings of [PRODUCTION_SETTINGS, { ...PRODUCTION_SETTINGS, gitUser: "It's \"me\" $HOME" }, PARAMETER_STORE_SETTINGS]) {
+      const secrets = settings.secrets === "parameter-store" ? PARAMETER_NAMES : SECRETS;
+      const result = spawnSync("shellcheck", ["-s", "bash", "-"], { input: renderProvisioningScript(settings, secrets), encoding: "utf8" });
       expect(result.stdout + result.stderr).toBe("");
       expect(result.status).toBe(0);
     }
+  });
+});
+
+describe("renderProvisioningScript in parameter-store mode", () => {
+  const withParameters = renderProvisioningScript(PARAMETER_STORE_SETTINGS, PARAMETER_NAMES);
+
+  test("holds the parameters' names, their region and the rotate command, and no secret; only this mode carries the module", () => {
+    const header = renderScriptHeader(PARAMETER_STORE_SETTINGS, PARAMETER_NAMES);
+    const result = spawnSync("bash", ["-c", `${header}\nprintf '%s|' "$SECRETS_REGION" "$DB_ROOT_PASSWORD_PARAMETER" "$APP_DB_PASSWORD_PARAMETER" `
+      + `"$SOURCE_HOST_TOKEN_PARAMETER" "$ROTATE_COMMAND" "$DB_ROOT_PASSWORD_B64$APP_DB_PASSWORD_B64$SOURCE_HOST_TOKEN_B64"`], { encoding: "utf8" });
+    expect(result.stdout).toBe(`eu-west-1|${PARAMETER_NAMES.dbRootPassword}|${PARAMETER_NAMES.appDbPassword}|${PARAMETER_NAMES.sourceHostToken}|`
+      + `${rotateCommandPath(PARAMETER_STORE_SETTINGS)}||`);
+    expect(rotateCommandPath(PARAMETER_STORE_SETTINGS)).toBe("/usr/local/sbin/crm-rotate-secrets");
+    expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["parameter-store"]);
+    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual([]);
+    expect(withParameters).toContain("\nrotate_secrets() {\n");
+    expect(script).not.toContain("rotate_secrets");
+    expect(script).not.toContain("aws ssm");
+  });
+
+  test("defines load_secrets once, the module's (provision.sh defines its own only where none is), and calls it before the run", () => {
+    expect(count(withParameters, "\nload_secrets() {\n")).toBe(1);
+    expect(count(withParameters, "\n  load_secrets() {\n")).toBe(1);
+    const program = `${withParameters.replace(/\nmkdir -p "\$\(dirname "\$LOG_FILE"\)"\n[\s\S]*$/, "\n")}\ndeclare -f load_secrets`;
+    const result = spawnSync("bash", ["-c", program], { encoding: "utf8" });
+    expect(result.stdout).toContain("aws ssm get-parameters");
+    expect(withParameters.trimEnd().split("\n").slice(-2)).toEqual(['load_secrets 2> >(tee -a "$LOG_FILE" >&2)', 'main 2>&1 </dev/null | redact | tee -a "$LOG_FILE"']);
+  });
+
+  test("refuses secrets of the other mode, and parameter names that are not paths", () => {
+    expect(() => renderScriptHeader(PARAMETER_STORE_SETTINGS, SECRETS)).toThrow(/parameter-store mode the script takes the secrets' parameter names/);
+    expect(() => renderScriptHeader(PRODUCTION_SETTINGS, PARAMETER_NAMES)).toThrow(/user-data mode the script takes the secrets themselves/);
+    expect(() => renderScriptHeader(PARAMETER_STORE_SETTINGS, { ...PARAMETER_NAMES, appDbPassword: "/x/'; rm -rf /" })).toThrow(/must be a path/);
   });
 });
 

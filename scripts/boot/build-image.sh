@@ -26,11 +26,13 @@ DISK_SIZE=6G
 # What the provisioning script runs once its downloads are done (the dnf shim maps Amazon Linux's
 # package names onto these), what cloud-init's default modules need for a clean status
 # (cloud-guest-utils: growpart, e2fsprogs/xfsprogs: resizefs, locales: locale), and the test's
-# control channel (openssh-server). python3 runs cloud-init and the metadata stand-in.
+# control channel (openssh-server). python3 runs cloud-init and the metadata stand-in. awscli: the
+# AWS CLI v2 the parameter-store mode reads its secrets with (Amazon Linux 2023 ships one), and
+# python3-certifi, through which Debian's build trusts the system's CAs (the test CA among them).
 PACKAGES=(
   systemd-sysv linux-image-cloud-amd64 initramfs-tools cloud-init cloud-guest-utils locales
   ifupdown isc-dhcp-client iproute2 openssh-server ca-certificates sudo procps python3
-  mariadb-server mariadb-client git curl nftables xfsprogs e2fsprogs build-essential
+  mariadb-server mariadb-client git curl nftables xfsprogs e2fsprogs build-essential awscli python3-certifi
 )
 
 log() { printf '[build-image] %s\n' "$*" >&2; }

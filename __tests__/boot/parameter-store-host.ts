@@ -1,0 +1,190 @@
+/**
+ * Host B of the boot test in parameter-store mode: the migration of a running stack from secrets in
+ * the user data to Parameter Store by host replacement (docs/secrets.md). moto's server on loopback
+ * stands in for SSM, KMS and STS; the stand-in HTTPS server passes the guest's requests for the AWS
+ * endpoints on to it, and the metadata stand-in serves the role's credentials; the guest runs the
+ * real AWS CLI (Debian's awscli). The scenario:
+ *
+ *   1. the parameters hold host A's values but one: host B's first boot stops before any step, naming it;
+ *   2. the test puts it; re-running cloud-init's stored script (the documented repair until the
+ *      operations command's `reprovision` is there) provisions the host on host A's data volume;
+ *   3. a rotation on the running host: new values in Parameter Store, then `crm-rotate-secrets`;
+ *   4. no secret, old or new, in the user data, the console, the journal, cloud-init's logs or the provisioning log.
+ */
+import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { TerraformOutput } from "cdktf";
+import { createHash, randomBytes } from "crypto";
+import { gunzipSync } from "zlib";
+import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
+import { secretParameterNames } from "../../constructs/secret-parameters";
+import { nodeBinDir, ProvisioningSettings, rotateCommandPath, SecretParameterNames } from "../../userdata";
+import { MotoServer } from "../support/moto-server";
+import { synthesize } from "../support/synth";
+import { EngineWorkspace } from "../support/terraform-engine";
+import { StandInServer } from "./stand-ins";
+import { CommandResult, Vm } from "./vm";
+
+/** The region the boot test's image maps the AWS endpoints of (scripts/boot/stand-in-hosts.txt). */
+const REGION = "us-east-1";
+/** Where cloud-init keeps the user data's script: the repair runs it again. */
+const STORED_SCRIPT = "/var/lib/cloud/instance/scripts/part-001";
+
+/** The secrets by their variable names (as the user-data mode's TF_VAR_s). */
+export interface BootSecrets {
+  readonly db_root_password: string;
+  readonly app_db_password: string;
+  readonly source_host_token: string;
+}
+
+type Figure = (name: string, value: string, ok: boolean) => void;
+type AppSql = (host: Vm, sql: string) => Promise<CommandResult>;
+
+/** Every form in which a secret could leak: raw, URL-encoded, base64, hex. */
+function forms(secrets: BootSecrets[]): string[] {
+  return secrets.flatMap((s) => Object.values(s)).flatMap((value: string) =>
+    [value, encodeURIComponent(value), Buffer.from(value).toString("base64"), Buffer.from(value).toString("hex")]);
+}
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+export class ParameterStoreHost {
+  /** Starts moto and builds the parameter-store mode's user data with the Terraform engine. */
+  static async start(engine: string, settings: ProvisioningSettings, stackName: string, dataVolumeId: string, motoServer: string): Promise<ParameterStoreHost> {
+    const names: SecretParameterNames = { region: REGION, ...secretParameterNames(stackName) };
+    const { json } = synthesize((scope) => {
+      const ud = new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId });
+      new TerraformOutput(scope, "user_data_base64", { value: ud.base64 });
+    });
+    const workspace = new EngineWorkspace(engine, json);
+    let userData: Buffer;
+    try {
+      await workspace.init();
+      const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"]);
+      if (applied.code !== 0) throw new Error(`terraform apply failed:\n${applied.stdout}\n${applied.stderr}`);
+      userData = Buffer.from((await workspace.run(["output", "-raw", "user_data_base64"])).stdout, "base64");
+    } finally {
+      workspace.remove();
+    }
+    const moto = await MotoServer.start(motoServer);
+    return new ParameterStoreHost(settings, names, userData, moto);
+  }
+
+  private readonly ssm: SSMClient;
+  /** Values put into Parameter Store so far (host A's, then the rotated ones). */
+  private readonly putValues: BootSecrets[] = [];
+
+  private constructor(
+    private readonly settings: ProvisioningSettings,
+    readonly names: SecretParameterNames,
+    /** The user data host B boots: gzip, as the stack ships it, holding the parameters' names and no secret. */
+    readonly userData: Buffer,
+    readonly moto: MotoServer,
+  ) {
+    this.ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "boot-test", secretAccessKey: "boot-test" } });
+  }
+
+  private async put(secrets: Partial<BootSecrets>): Promise<void> {
+    const byName: Record<keyof BootSecrets, string> = {
+      db_root_password: this.names.dbRootPassword, app_db_password: this.names.appDbPassword, source_host_token: this.names.sourceHostToken,
+    };
+    for (const [key, value] of Object.entries(secrets) as [keyof BootSecrets, string][]) {
+      await this.ssm.send(new PutParameterCommand({ Name: byName[key], Value: value, Type: "SecureString", Overwrite: true }));
+    }
+  }
+
+  /** Step 1's set-up: host A's secrets in Parameter Store, all but the app's password. */
+  async putAllButAppPassword(hostA: BootSecrets): Promise<void> {
+    this.putValues.push(hostA);
+    await this.put({ db_root_password: hostA.db_root_password, source_host_token: hostA.source_host_token });
+  }
+
+  /**
+   * Steps 1 and 2: the first boot stops before any step, naming the missing parameter; then the test
+   * puts it and runs cloud-init's stored script again, which provisions the host.
+   */
+  async stopsThenRepairs(host: Vm, hostA: BootSecrets, figure: Figure, limitMs: number): Promise<void> {
+    await host.waitForSsh(limitMs);
+    await host.ssh("timeout 600 cloud-init status --wait", { timeoutMs: 620_000 });
+    const [status, log, output] = await Promise.all([host.ssh("cloud-init status"), host.ssh(`cat ${this.settings.logFile}`),
+      host.ssh("cat /var/log/cloud-init-output.log")]);
+    const message = `missing in Parameter Store (${REGION}): ${this.names.appDbPassword}; put them`;
+    const stopped = /status: error/.test(status.stdout) && log.stdout.includes(message) && output.stdout.includes(message)
+      && !log.stdout.includes("START step_01");
+    const mounted = (await host.ssh(`findmnt -n ${this.settings.dataMount}`)).stdout.trim();
+    const answer = await host.httpGet(3000);
+    figure("host B: a missing parameter stops the first boot", stopped ? `before step 1, naming ${this.names.appDbPassword}; data volume `
+      + `${mounted ? "MOUNTED" : "untouched"}, ${answer ? "an app ANSWERS" : "no app"}` : `${status.stdout.trim()}; log: ${log.stdout.trim().split("\n").slice(-2).join(" / ")}`,
+    stopped && mounted === "" && answer === undefined);
+
+    await this.put({ app_db_password: hostA.app_db_password });
+    const started = Date.now();
+    const repair = await host.ssh(`bash ${STORED_SCRIPT}`, { timeoutMs: limitMs });
+    figure("host B: the repair (cloud-init's stored script run again) provisions it", `exit ${repair.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      repair.code === 0 && /provisioning \S+: done/.test(repair.stdout));
+  }
+
+  /** Step 3: new values in Parameter Store, then the rotate command on the running host. */
+  async rotates(host: Vm, standIns: StandInServer, figure: Figure, appSql: AppSql): Promise<void> {
+    const [before] = this.putValues.slice(-1);
+    const suffix = randomBytes(5).toString("hex");
+    const rotated: BootSecrets = {
+      db_root_password: `New root '"$(id) ${suffix}`, app_db_password: `New app pass; -- ${suffix}`, source_host_token: `ghp_Rotated${suffix}`,
+    };
+    await this.put(rotated);
+    this.putValues.push(rotated);
+    standIns.token = rotated.source_host_token;
+    const unit = `${this.settings.appName}.service`;
+    const pid = (await host.sshOk(`systemctl show -p MainPID --value ${unit}`)).trim();
+    const gitBefore = standIns.requests.length;
+    const result = await host.ssh(`${rotateCommandPath(this.settings)}`, { timeoutMs: 300_000 });
+    figure("host B: rotate-secrets on the running host", `exit ${result.code}${result.code ? `: ${result.stdout.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
+      result.code === 0 && result.stdout.includes("secrets rotated"));
+    const tokenUsed = standIns.requests.slice(gitBefore).some((request) => request.host === "github.com" && request.authorized);
+    figure("host B: the new token opens the repository", tokenUsed ? "authorized" : "not used", tokenUsed);
+
+    await host.waitForHttp(3000, 180_000);
+    const newPid = (await host.sshOk(`systemctl show -p MainPID --value ${unit}`)).trim();
+    const login = await appSql(host, "SELECT CURRENT_USER()");
+    figure("host B: after the rotation the app logs in with the new password (from .env)", `${login.code === 0 ? login.stdout.trim() : `refused: ${login.stderr.trim()}`}, `
+      + `the app restarted: ${newPid !== pid}`, login.code === 0 && newPid !== pid);
+    const env = (await host.sshOk(`cd ${this.settings.appDir} && ${nodeBinDir(this.settings.loginHome)}/node -e `
+      + `"process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)" | sha256sum`)).split(" ")[0];
+    figure("host B: .env holds the new password", env === sha256(rotated.app_db_password) ? "yes" : "no", env === sha256(rotated.app_db_password));
+
+    // Each password through standard input, never on a command line; root through its password, as the login user.
+    const tryLogin = (user: string, password: string) => host.ssh(`IFS= read -r p; export MYSQL_PWD=$p; runuser -u ${this.settings.loginUser} -- `
+      + `mariadb --user=${user} --batch --skip-column-names -e 'SELECT CURRENT_USER()'`, { input: `${password}\n` });
+    const logins = {
+      "app, old": await tryLogin(this.settings.appDbUser, before.app_db_password), "app, new": await tryLogin(this.settings.appDbUser, rotated.app_db_password),
+      "root, old": await tryLogin("root", before.db_root_password), "root, new": await tryLogin("root", rotated.db_root_password),
+    };
+    const outcome = Object.entries(logins).map(([who, r]) => `${who}: ${r.code === 0 ? "in" : /Access denied/.test(r.stderr) ? "refused" : `error ${r.stderr.trim()}`}`);
+    figure("host B: old passwords refused, new ones accepted", outcome.join(", "),
+      logins["app, old"].code !== 0 && /Access denied/.test(logins["app, old"].stderr) && logins["app, new"].code === 0
+      && logins["root, old"].code !== 0 && /Access denied/.test(logins["root, old"].stderr) && logins["root, new"].code === 0);
+  }
+
+  /** Step 4: no form of any secret put (host A's, the rotated ones) anywhere a secret could leak. */
+  async leaksNothing(host: Vm, figure: Figure): Promise<void> {
+    const sources: Record<string, string> = {
+      "user data": gunzipSync(this.userData).toString("utf8"),
+      "stored user data": (await host.ssh(`cat ${STORED_SCRIPT}; gunzip -cf /var/lib/cloud/instance/user-data.txt`)).stdout,
+      console: host.consoleText(),
+      journal: (await host.ssh("journalctl --no-pager -o cat", { timeoutMs: 180_000 })).stdout,
+      "cloud-init.log": (await host.ssh("cat /var/log/cloud-init.log")).stdout,
+      "cloud-init-output.log": (await host.ssh("cat /var/log/cloud-init-output.log")).stdout,
+      "provisioning log": (await host.ssh(`cat ${this.settings.logFile}`)).stdout,
+      "rotate command": (await host.ssh(`cat ${rotateCommandPath(this.settings)}`)).stdout,
+    };
+    const all = forms(this.putValues);
+    const leaks = Object.entries(sources).filter(([, text]) => all.some((form) => text.includes(form))).map(([name]) => name);
+    const read = sources["user data"].includes(this.names.appDbPassword) && sources["provisioning log"].includes("secrets read from Parameter Store");
+    figure("host B: secrets (host A's and the rotated ones) anywhere", leaks.length ? `found in ${leaks.join(", ")}`
+      : `none in ${Object.keys(sources).join(", ")}; the user data names the parameters`, leaks.length === 0 && read && sources.journal.length > 0);
+  }
+
+  async stop(): Promise<void> {
+    this.ssm.destroy();
+    await this.moto.stop();
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The parameter-store mode of the provisioning script, run for real (bash, as root) by the harness:
+ * the machine's real AWS CLI reads the parameters from moto's server with the role credentials of the
+ * metadata stand-in. A missing parameter stops the run before any step; once it is there, the run
+ * provisions with the parameters' values and logs none; the rotate command then applies new values.
+ */
+import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { spawnSync } from "child_process";
+import { existsSync, readFileSync, statSync } from "fs";
+import { secretParameterNames } from "../../constructs/secret-parameters";
+import { renderProvisioningScript, rotateCommandPath, SecretParameterNames, STEP_FUNCTIONS } from "../../userdata";
+import { findMotoServer, MotoServer } from "../support/moto-server";
+import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { describeWithTools } from "../support/required-tools";
+
+jest.setTimeout(180_000);
+
+const REGION = "us-east-1";
+const NAMES: SecretParameterNames = { region: REGION, ...secretParameterNames("CrmHostStack") };
+const FIRST = {
+  root: `r00t '"$HOME \`id\` \\ %s $(touch /tmp/pwned-ps-root)`,
+  app: `it's "$USER" \`whoami\` 100% {}'; DROP DATABASE crm_test; -- é`,
+  token: `ghp_ParamStore:/?[]@!$&'()*+,;= %{x}`,
+};
+const ROTATED = { root: `new root ${Date.now()} '"`, app: `new-app-${Date.now()}`, token: `ghp_Rotated${Date.now()}` };
+const forms = (values: Record<string, string>) => Object.values(values)
+  .flatMap((value) => [value, encodeURIComponent(value), Buffer.from(value).toString("base64"), Buffer.from(value).toString("hex")]);
+
+const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? [] : ["the AWS CLI (aws)"];
+const motoServer = findMotoServer();
+
+describeWithTools("provisioning script in parameter-store mode, run for real against moto",
+  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing], () => {
+    let moto: MotoServer;
+    let ssm: SSMClient;
+    let h: ProvisioningHarness;
+    let script: string;
+    let missing: RunResult;
+    let provisioned: RunResult;
+
+    const put = (name: string, value: string) => ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
+
+    beforeAll(async () => {
+      moto = await MotoServer.start(motoServer!);
+      ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+      h = await ProvisioningHarness.start({ sourceHostToken: FIRST.token, awsEndpoint: moto.endpoint });
+      script = renderProvisioningScript(h.settings, NAMES);
+      await put(NAMES.dbRootPassword, FIRST.root);
+      await put(NAMES.sourceHostToken, FIRST.token);
+      missing = await h.run(script);
+      await put(NAMES.appDbPassword, FIRST.app);
+      provisioned = await h.run(script);
+      if (provisioned.exitCode !== 0) console.error(provisioned.output);
+    });
+
+    afterAll(async () => {
+      ssm?.destroy();
+      await h?.stop();
+      await moto?.stop();
+    });
+
+    test("the user data holds the parameters' names and no secret", () => {
+      expect(script).toContain(`readonly APP_DB_PASSWORD_PARAMETER='${NAMES.appDbPassword}'`);
+      expect(forms(FIRST).filter((form) => script.includes(form))).toEqual([]);
+    });
+
+    test("a missing parameter stops the run before any step, naming it, in the output and the log", () => {
+      expect(missing.exitCode).toBe(1);
+      const message = `missing in Parameter Store (${REGION}): ${NAMES.appDbPassword}; put them`;
+      expect(missing.output).toContain(message);
+      expect(readFileSync(h.settings.logFile, "utf8")).toContain(message);
+      expect(missing.output).not.toContain("START step_01");
+      expect(missing.newCalls.filter((call) => !call.startsWith("aws "))).toEqual([]);
+    });
+
+    test("with all three, the run provisions with the parameters' values", async () => {
+      expect(provisioned.exitCode).toBe(0);
+      for (const step of STEP_FUNCTIONS) expect(provisioned.output).toContain(`DONE ${step}`);
+      expect(provisioned.output).toContain(`secrets read from Parameter Store (${REGION}): ${NAMES.dbRootPassword} ${NAMES.appDbPassword} ${NAMES.sourceHostToken}`);
+      expect(await h.canLogin(h.settings.appDbUser, FIRST.app)).toBe(true);
+      expect(await h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'")).toContain(nativePasswordHash(FIRST.root));
+      expect(h.gitRequests.some((request) => request.authorized)).toBe(true);
+      expect(existsSync("/tmp/pwned-ps-root")).toBe(false);
+    });
+
+    test("the AWS CLI got names only: no value in its arguments, and none in the output or the log", () => {
+      const awsCalls = provisioned.calls.filter((call) => call.startsWith("aws "));
+      expect(awsCalls.length).toBeGreaterThanOrEqual(2);
+      expect(awsCalls.at(-1)).toContain(`ssm get-parameters --region ${REGION} --with-decryption --names ${NAMES.dbRootPassword}`);
+      const texts = [...provisioned.calls, provisioned.output, missing.output, readFileSync(h.settings.logFile, "utf8")];
+      expect(forms(FIRST).filter((form) => texts.some((text) => text.includes(form)))).toEqual([]);
+    });
+
+    test("the rotate command applies new values: old passwords refused, new ones work, .env updated, the app restarted", async () => {
+      const command = rotateCommandPath(h.settings);
+      expect((statSync(command).mode & 0o777).toString(8)).toBe("700");
+      await put(NAMES.dbRootPassword, ROTATED.root);
+      await put(NAMES.appDbPassword, ROTATED.app);
+      await put(NAMES.sourceHostToken, ROTATED.token);
+      h.sourceHostToken = ROTATED.token;
+      const rotated = await h.run(readFileSync(command, "utf8"));
+      expect({ code: rotated.exitCode, output: rotated.output }).toEqual({ code: 0, output: expect.stringContaining("secrets rotated") });
+      expect(await h.canLogin(h.settings.appDbUser, ROTATED.app)).toBe(true);
+      expect(await h.canLogin(h.settings.appDbUser, FIRST.app)).toBe(false);
+      const root = await h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'");
+      expect(root).toContain(nativePasswordHash(ROTATED.root));
+      expect(root).not.toContain(nativePasswordHash(FIRST.root));
+      expect(root).toContain("unix_socket");
+      expect(readFileSync(`${h.settings.appDir}/.env`, "utf8")).toContain(`DB_PASSWORD=${ROTATED.app}\n`);
+      expect(rotated.newCalls).toContain(`systemctl restart ${h.settings.appName}.service`);
+      const log = readFileSync(h.settings.logFile, "utf8");
+      expect(forms({ ...FIRST, ...ROTATED }).filter((form) => [rotated.output, log, ...rotated.calls].some((text) => text.includes(form)))).toEqual([]);
+    });
+
+    test("a token the source host refuses stops the rotation before anything changes", async () => {
+      await put(NAMES.appDbPassword, `never-applied-${Date.now()}`);
+      await put(NAMES.sourceHostToken, "ghp_Refused");
+      // No pauses between the git tries (the command holds the script's retry settings, as declare -p prints them).
+      const command = readFileSync(rotateCommandPath(h.settings), "utf8");
+      expect(command).toContain('declare -r PAUSE="10"\n');
+      const refused = await h.run(command.replace('declare -r PAUSE="10"\n', 'declare -r PAUSE="0"\n'));
+      expect(refused.exitCode).not.toBe(0);
+      expect(refused.output).toContain(`the source host refuses the token in ${NAMES.sourceHostToken}; nothing changed`);
+      expect(await h.canLogin(h.settings.appDbUser, ROTATED.app)).toBe(true);
+      expect(refused.newCalls.filter((call) => call.startsWith("systemctl"))).toEqual([]);
+    });
+  });

@@ -1,0 +1,166 @@
+/**
+ * `npm run secrets -- <stack> set|rotate|check`, run as the operator runs it, against moto's server on
+ * loopback (AWS_ENDPOINT_URL). A watch of /proc reads every process's arguments and environment while
+ * `set` runs: no value is ever in them.
+ */
+import { GetParameterCommand, ListTagsForResourceCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { spawn } from "child_process";
+import { randomBytes } from "crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join, resolve } from "path";
+import { SECRET_PARAMETER_TAG, secretParameterNames } from "../../constructs/secret-parameters";
+import exampleSettings from "../../settings/example.json";
+import { findMotoServer, MotoServer } from "../support/moto-server";
+import { describeWithTools } from "../support/required-tools";
+
+jest.setTimeout(120_000);
+
+const STACK = "CrmHost-secrets-test";
+const NAMES = secretParameterNames(STACK);
+const ROOT = resolve(__dirname, "../..");
+
+/** Everything the machine's processes show in /proc: arguments and environment, NUL-separated. */
+function processTexts(): string[] {
+  const texts: string[] = [];
+  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    for (const file of ["cmdline", "environ"]) {
+      try {
+        texts.push(readFileSync(`/proc/${pid}/${file}`, "latin1"));
+      } catch {
+        // gone, or not ours to read
+      }
+    }
+  }
+  return texts;
+}
+
+interface Watched {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Every distinct argument list and environment seen in /proc while the command ran. */
+  readonly seen: Set<string>;
+}
+
+/** Runs a command with `input` on stdin, reading /proc over and over until it exits (bounded). */
+async function watched(file: string, args: string[], env: NodeJS.ProcessEnv, input: string, timeoutMs = 60_000): Promise<Watched> {
+  const child = spawn(file, args, { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  child.stdin.end(input);
+  const exited = new Promise<number | null>((done) => child.on("close", done));
+  let finished = false;
+  void exited.then(() => (finished = true));
+  const seen = new Set<string>();
+  const deadline = Date.now() + timeoutMs;
+  while (!finished) {
+    if (Date.now() > deadline) child.kill("SIGKILL");
+    for (const text of processTexts()) seen.add(text);
+    await new Promise((next) => setImmediate(next));
+  }
+  return { code: await exited, stdout, stderr, seen };
+}
+
+describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [] : ["moto_server"], () => {
+  let moto: MotoServer;
+  let ssm: SSMClient;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  const values = {
+    root: `Root ${randomBytes(8).toString("hex")} '"$(id)`,
+    app: `app-${randomBytes(8).toString("hex")}`,
+    token: `ghp_${randomBytes(12).toString("hex")}`,
+  };
+
+  const secrets = (args: string[], input = "") => watched("npm", ["run", "-s", "secrets", "--", STACK, ...args], env, input);
+  const valueOf = async (name: string) => (await ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true }))).Parameter?.Value;
+
+  beforeAll(async () => {
+    moto = await MotoServer.start(findMotoServer()!);
+    ssm = new SSMClient({ region: "eu-west-1", endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+    dir = mkdtempSync(join(tmpdir(), "crm-secrets-"));
+    const settings = join(dir, "stack.json");
+    writeFileSync(settings, JSON.stringify({ ...exampleSettings, $schema: undefined, stackName: STACK, region: "eu-west-1", secrets: "parameter-store" }));
+    env = {
+      PATH: process.env.PATH, HOME: dir, CRM_SETTINGS: settings, AWS_ENDPOINT_URL: moto.endpoint,
+      AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    };
+  });
+
+  afterAll(async () => {
+    ssm?.destroy();
+    await moto?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("check finds nothing before set, and exits 1 naming the missing parameters", async () => {
+    const result = await secrets(["check"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split("\n")).toEqual(Object.values(NAMES).map((name) => `MISSING ${name}`));
+  });
+
+  it("set puts the three values from standard input as tagged SecureStrings, and no value is ever in a process's arguments or environment", async () => {
+    const result = await secrets(["set"], `${values.root}\n${values.app}\n${values.token}\n`);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(await valueOf(NAMES.dbRootPassword)).toBe(values.root);
+    expect(await valueOf(NAMES.appDbPassword)).toBe(values.app);
+    expect(await valueOf(NAMES.sourceHostToken)).toBe(values.token);
+    const tags = await ssm.send(new ListTagsForResourceCommand({ ResourceType: "Parameter", ResourceId: NAMES.appDbPassword }));
+    expect(tags.TagList).toEqual([{ Key: SECRET_PARAMETER_TAG, Value: STACK }]);
+    // The watch saw the command itself (so it watched the right moment), and never a value.
+    const seen = [...result.seen];
+    expect(seen.some((text) => text.includes("scripts/secrets.ts") && text.includes(STACK))).toBe(true);
+    expect(Object.values(values).filter((value) => seen.some((text) => text.includes(value)))).toEqual([]);
+    expect(Object.values(values).filter((value) => result.stdout.includes(value))).toEqual([]);
+  });
+
+  it("the watch catches a value in a process's arguments (a control: the test above can fail)", async () => {
+    // Two commands, so that bash stays (with one, it execs sleep, whose arguments hold no value).
+    const result = await watched("bash", ["-c", "sleep 0.5; true", "leak", values.token], env, "");
+    expect([...result.seen].some((text) => text.includes(values.token))).toBe(true);
+  });
+
+  it("check then reports the three, without their values", async () => {
+    const result = await secrets(["check"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^ok +${NAMES.dbRootPassword}: SecureString, key alias/aws/ssm, version 1`, "m"));
+    expect(Object.values(values).filter((value) => result.stdout.includes(value))).toEqual([]);
+  });
+
+  it("rotate makes new database passwords, never shown, and leaves the token", async () => {
+    const result = await secrets(["rotate"]);
+    expect(result.code).toBe(0);
+    const [root, app] = [await valueOf(NAMES.dbRootPassword), await valueOf(NAMES.appDbPassword)];
+    expect(root).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(app).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect([root, app]).not.toContain(values.root);
+    expect(root).not.toBe(app);
+    expect(result.stdout).not.toContain(root);
+    expect(result.stdout).not.toContain(app);
+    expect(result.stdout).toContain("sudo /usr/local/sbin/crm-rotate-secrets");
+    expect(await valueOf(NAMES.sourceHostToken)).toBe(values.token);
+  });
+
+  it.each([
+    [["set", "app-db-password"], "has # and ' \" ` all three\n", 2, /\/app-db-password: app-db-password must be a value the app's \.env file can carry/],
+    [["set", "db-root-password"], "tab\there\n", 2, /db-root-password must be 1 to 256 characters/],
+    [["set"], "only one line\n", 2, /standard input holds 1 line\(s\); expected 3/],
+    [["set", "password=hunter2"], "", 2, /unknown secret "password=hunter2": expected one of/],
+    [["get"], "", 2, /unknown command "get"/],
+  ])("refuses %j with one line and puts nothing", async (args, input, code, message) => {
+    const before = await valueOf(NAMES.appDbPassword);
+    const result = await secrets(args, input);
+    expect(result.code).toBe(code);
+    expect(result.stderr.trim().split("\n")).toEqual([expect.stringMatching(message)]);
+    expect(await valueOf(NAMES.appDbPassword)).toBe(before);
+  });
+
+  it("names the stacks it knows when the settings define no such stack", async () => {
+    const result = await watched("npm", ["run", "-s", "secrets", "--", "NoSuchStack", "check"], env, "");
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`no settings file of CRM_SETTINGS defines the stack "NoSuchStack" (it defines ${STACK})`);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * `npm run secrets -- <stackName> set|rotate|check [secret…]`: a stack's three secrets as SecureString
+ * parameters, for the `parameter-store` mode (docs/secrets.md). The stack is found among the settings
+ * files of `CRM_SETTINGS` (the example set when unset); the region and key come from its settings.
+ *
+ *   set     puts the named secrets (default: all three), each read from standard input (one line each,
+ *           in the order given) or, on a terminal, from a prompt that does not echo; never from argv
+ *   rotate  new random database passwords (db-root-password, app-db-password by default), never shown;
+ *           a new source-host-token is read as `set` reads it. Then apply them on the host with
+ *           `sudo <scriptDirectory>/<app>-rotate-secrets`
+ *   check   which parameters exist, their type, key and tag, without reading any value; exit 1 when one is
+ *           missing, not a SecureString or without the tag that the plan-time check needs
+ *
+ * Values go from standard input or the prompt to Parameter Store over HTTPS (AWS SDK for JavaScript v3):
+ * they are never in a process's arguments or environment, a file or the output.
+ */
+import { randomBytes } from "crypto";
+import {
+  AddTagsToResourceCommand, DescribeParametersCommand, ListTagsForResourceCommand, PutParameterCommand, SSMClient,
+} from "@aws-sdk/client-ssm";
+import { MAX_SECRET_LENGTH } from "../constructs/secret-variables";
+import { SECRET_PARAMETER_LEAVES, SECRET_PARAMETER_TAG, secretParameterNames } from "../constructs/secret-parameters";
+import { isPrintableDotenvValue, isPrintableText, UNPRINTABLE_WORDS } from "../constructs/variable-rules";
+import { loadEnvironments } from "../settings/environments";
+import { StackSettings } from "../settings/stack-settings";
+import { rotateCommandPath } from "../userdata/script";
+
+type Secret = (typeof SECRET_PARAMETER_LEAVES)[keyof typeof SECRET_PARAMETER_LEAVES];
+const SECRETS = Object.values(SECRET_PARAMETER_LEAVES) as Secret[];
+const COMMANDS = ["set", "rotate", "check"] as const;
+type Command = (typeof COMMANDS)[number];
+
+/** What `rotate` changes when no secret is named: the two database passwords, which it can make itself. */
+const ROTATED_BY_DEFAULT: Secret[] = ["db-root-password", "app-db-password"];
+
+/** A problem the operator fixes (a usage error, a bad value, a missing parameter): printed as one line, no stack trace. */
+export class SecretsCommandError extends Error {}
+
+const USAGE = `usage: npm run secrets -- <stackName> ${COMMANDS.join("|")} [${SECRETS.join("|")} …]`;
+
+/** Parses `<stackName> <command> [secret…]`. */
+export function parseArguments(args: string[]): { stackName: string; command: Command; secrets: Secret[] } {
+  const [stackName, command, ...names] = args;
+  if (!stackName || !command) throw new SecretsCommandError(USAGE);
+  if (!(COMMANDS as readonly string[]).includes(command)) throw new SecretsCommandError(`unknown command ${JSON.stringify(command)}; ${USAGE}`);
+  const unknown = names.filter((name) => !(SECRETS as string[]).includes(name));
+  if (unknown.length > 0) throw new SecretsCommandError(`unknown secret ${JSON.stringify(unknown[0])}: expected one of ${SECRETS.join(", ")} (values are never arguments: give them on standard input)`);
+  const chosen = names.length > 0 ? [...new Set(names as Secret[])] : command === "rotate" ? ROTATED_BY_DEFAULT : SECRETS;
+  return { stackName, command: command as Command, secrets: chosen };
+}
+
+/** The settings of `stackName` among the settings files of CRM_SETTINGS. */
+export function stackSettings(stackName: string, environments: StackSettings[] = loadEnvironments()): StackSettings {
+  const found = environments.find((settings) => settings.stackName === stackName);
+  if (!found) {
+    throw new SecretsCommandError(`no settings file of CRM_SETTINGS defines the stack ${JSON.stringify(stackName)} `
+      + `(it defines ${environments.map((settings) => settings.stackName).join(", ")})`);
+  }
+  return found;
+}
+
+/** Why `value` cannot be the secret `secret` (the rules of the user-data mode's variables), or undefined. */
+export function valueProblem(secret: Secret, value: string): string | undefined {
+  if (!isPrintableText(value, MAX_SECRET_LENGTH)) return `${secret} must be 1 to ${MAX_SECRET_LENGTH} characters, with ${UNPRINTABLE_WORDS}`;
+  if (secret === SECRET_PARAMETER_LEAVES.appDbPassword && !isPrintableDotenvValue(value, MAX_SECRET_LENGTH)) {
+    return `${secret} must be a value the app's .env file can carry for dotenv (see docs/settings.md, app_db_password)`;
+  }
+  return undefined;
+}
+
+/** Reads one value per secret: lines of standard input, or a prompt that does not echo on a terminal. */
+async function readValues(secrets: Secret[]): Promise<string[]> {
+  if (secrets.length === 0) return [];
+  if (process.stdin.isTTY) {
+    const { default: password } = await import("@inquirer/password");
+    const values: string[] = [];
+    for (const secret of secrets) values.push(await password({ message: `${secret}:`, mask: false }));
+    return values;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const lines = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "").split(/\r?\n/);
+  if (lines.length !== secrets.length) {
+    throw new SecretsCommandError(`standard input holds ${lines.length} line(s); expected ${secrets.length}, one for each of ${secrets.join(", ")}`);
+  }
+  return lines;
+}
+
+/** A new random database password: 32 characters of base64url, which .env carries as it is. */
+function randomPassword(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+/** Puts the values as SecureString parameters with the stack's key, and the tag the plan-time check needs. */
+async function put(client: SSMClient, settings: StackSettings, values: Map<Secret, string>): Promise<void> {
+  const names = namesOf(settings);
+  for (const [secret, value] of values) {
+    const problem = valueProblem(secret, value);
+    if (problem) throw new SecretsCommandError(`${names[secret]}: ${problem}; nothing was put`);
+  }
+  for (const [secret, value] of values) {
+    const { Version } = await client.send(new PutParameterCommand({
+      Name: names[secret], Value: value, Type: "SecureString", KeyId: settings.secretsKmsKeyId, Overwrite: true,
+    }));
+    await client.send(new AddTagsToResourceCommand({
+      ResourceType: "Parameter", ResourceId: names[secret], Tags: [{ Key: SECRET_PARAMETER_TAG, Value: settings.stackName }],
+    }));
+    console.log(`put ${names[secret]} (version ${Version}, key ${settings.secretsKmsKeyId})`);
+  }
+}
+
+/** The parameters' names by secret. */
+function namesOf(settings: StackSettings): Record<Secret, string> {
+  const names = secretParameterNames(settings.stackName);
+  return Object.fromEntries(Object.entries(SECRET_PARAMETER_LEAVES).map(([key, leaf]) => [leaf, names[key as keyof typeof names]])) as Record<Secret, string>;
+}
+
+/** Reports each parameter without reading its value; true when all are SecureStrings carrying the stack's tag. */
+async function check(client: SSMClient, settings: StackSettings, secrets: Secret[]): Promise<boolean> {
+  const names = namesOf(settings);
+  const { Parameters = [] } = await client.send(new DescribeParametersCommand({
+    ParameterFilters: [{ Key: "Name", Option: "Equals", Values: secrets.map((secret) => names[secret]) }],
+  }));
+  let ok = true;
+  for (const secret of secrets) {
+    const found = Parameters.find((parameter) => parameter.Name === names[secret]);
+    if (!found) {
+      ok = false;
+      console.log(`MISSING ${names[secret]}`);
+      continue;
+    }
+    const { TagList = [] } = await client.send(new ListTagsForResourceCommand({ ResourceType: "Parameter", ResourceId: names[secret] }));
+    const tagged = TagList.some((tag) => tag.Key === SECRET_PARAMETER_TAG && tag.Value === settings.stackName);
+    const problems = [found.Type === "SecureString" ? "" : `type ${found.Type}, not SecureString`,
+      tagged ? "" : `no tag ${SECRET_PARAMETER_TAG}=${settings.stackName} (the plan-time check sees tagged parameters only)`].filter(Boolean);
+    ok &&= problems.length === 0;
+    console.log(`${problems.length ? "BAD    " : "ok     "} ${names[secret]}: ${found.Type}, key ${found.KeyId ?? "-"}, version ${found.Version}, `
+      + `changed ${found.LastModifiedDate?.toISOString() ?? "-"}${problems.length ? `; ${problems.join("; ")}` : ""}`);
+  }
+  return ok;
+}
+
+/** Runs the command; resolves with the exit code. */
+export async function run(args: string[]): Promise<number> {
+  const { stackName, command, secrets } = parseArguments(args);
+  const settings = stackSettings(stackName);
+  if (settings.provisioning.secrets !== "parameter-store") {
+    console.error(`note: the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}"; the stack reads these parameters once they say "parameter-store"`);
+  }
+  const client = new SSMClient({ region: settings.region });
+  try {
+    if (command === "check") return (await check(client, settings, secrets)) ? 0 : 1;
+    const generated: Secret[] = command === "rotate" ? secrets.filter((secret) => secret !== SECRET_PARAMETER_LEAVES.sourceHostToken) : [];
+    const read = secrets.filter((secret) => !generated.includes(secret));
+    const values = new Map<Secret, string>(generated.map((secret) => [secret, randomPassword()]));
+    (await readValues(read)).forEach((value, i) => values.set(read[i], value));
+    await put(client, settings, values);
+    if (command === "rotate") {
+      console.log(`now apply them on the host: ssh ${settings.provisioning.loginUser}@<host> sudo ${rotateCommandPath(settings.provisioning)} (docs/secrets.md)`);
+    }
+    return 0;
+  } finally {
+    client.destroy();
+  }
+}
+
+if (require.main === module) {
+  run(process.argv.slice(2)).then((code) => process.exit(code), (error: Error) => {
+    // The AWS SDK's messages name the parameter and the refusal, never a value.
+    console.error(error instanceof SecretsCommandError ? error.message : `secrets: ${error.name}: ${error.message}`);
+    process.exit(error instanceof SecretsCommandError ? 2 : 1);
+  });
+}
