@@ -2,7 +2,6 @@ import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { SettingsError, SettingsFileError } from "../../settings/errors";
-import { duplicateKey } from "../../settings/json-file";
 import { DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
 
@@ -59,11 +58,7 @@ describe("stack settings", () => {
     writeFileSync(file, `{\n  "region": "us-east-1",\n  "stackName": "CrmHostStack",\n  "region": "eu-west-3"\n}\n`);
     expect(() => loadStackSettings(file)).toThrow(SettingsFileError);
     expect(() => loadStackSettings(file)).toThrow(
-      `Cannot use the settings file ${file}: the key "region" appears twice in one object (again at line 4, column 3); keep one`);
-    // Escapes do not hide a duplicate; the same key in different objects, or as a value, is no duplicate.
-    expect(duplicateKey('{"region": 1, "\\u0072egion": 2}')?.key).toBe("region");
-    expect(duplicateKey('{"a": {"b": 1}, "b": {"a": "a", "c": ["a", {"a": 1}]}}')).toBeUndefined();
-    expect(duplicateKey('{"a": "x\\"y", "b": {"a": 1, "a": 2}}')).toEqual({ key: "a", where: "line 1, column 29" });
+      `Cannot use the settings file ${file}: line 4, column 3: the key "region" appears twice in one object; expected each key once (keep one)`);
   });
 
   it("names the file when it cannot be read or parsed", () => {
@@ -71,7 +66,7 @@ describe("stack settings", () => {
     const dir = mkdtempSync(join(tmpdir(), "crm-settings-"));
     writeFileSync(join(dir, "broken.json"), "{ not json");
     expect(() => loadStackSettings(join(dir, "broken.json"))).toThrow(
-      /^Cannot use the settings file .*broken\.json: not valid JSON: .* \(line 1, column 3\)$/);
+      /^Cannot use the settings file .*broken\.json: line 1, column 3: not valid JSON: expected a JSON value or punctuation/);
     expect(() => loadStackSettings(dir)).toThrow(`Cannot use the settings file ${dir}: it is a directory`);
     expect(() => loadStackSettings(dir)).toThrow(SettingsFileError);
   });
