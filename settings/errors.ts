@@ -83,6 +83,8 @@ export function settingsErrorFrom(error: z.ZodError, input: unknown, schema: z.c
   }
   let value: unknown = input;
   for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
+  // A default (not in the file) that collides with a given value: the check's own input.
+  if (value === undefined && issue.code === "custom") value = issue.input;
   return new SettingsError(name(issue.path), issue.message, value);
 }
 

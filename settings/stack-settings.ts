@@ -9,9 +9,8 @@
 import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
-import {
-  appDirInsideHome, databaseDirApartFromDataMount, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
-} from "../userdata/settings";
+import { hostLayout, pathsApart } from "../userdata/host";
+import { PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS } from "../userdata/settings";
 import { backendSettings, backendSettingsSchema } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
@@ -55,8 +54,9 @@ export const stackSettingsSchema = z.strictObject({
     + "Off: destroy stops at the volume (see docs/operations.md).").default(false),
   backend: backendSettingsSchema.optional(),
   ...provisioningWithDefaults,
-}).check((ctx) => appDirInsideHome(ctx.value, ctx))
-  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
+}).check((ctx) => pathsApart(ctx.value, ctx))
+  // The instance's own layout, after pathsApart: the first issue is the one reported, and that one is more specific.
+  .check((ctx) => hostLayout(ctx.value, ctx));
 
 export interface StackSettings {
   /** `<stack_name>`: cdktf stack name, first half of the Name tags. */
