@@ -11,7 +11,7 @@ import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
 import { hostLayout, pathsApart } from "../userdata/host";
 import { PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS } from "../userdata/settings";
-import { backendSettings, backendSettingsSchema } from "./backend-settings";
+import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
 import { awsRegion, flag, matching, settingRules, text } from "./rules";
@@ -56,7 +56,8 @@ export const stackSettingsSchema = z.strictObject({
   ...provisioningWithDefaults,
 }).check((ctx) => pathsApart(ctx.value, ctx))
   // The instance's own layout, after pathsApart: the first issue is the one reported, and that one is more specific.
-  .check((ctx) => hostLayout(ctx.value, ctx));
+  .check((ctx) => hostLayout(ctx.value, ctx))
+  .check((ctx) => stateKeyInBucketRegion(ctx.value, ctx));
 
 export interface StackSettings {
   /** `<stack_name>`: cdktf stack name, first half of the Name tags. */
