@@ -3,14 +3,15 @@ import { App, TerraformStack } from "cdktf";
 import { Construct } from "constructs";
 import { HASHED_ADDRESSES, moveFromEarlierAddresses } from "./constructs/addresses";
 import { BootstrapVersionCheck } from "./constructs/bootstrap-version-check";
-import { CrmInstance } from "./constructs/crm-instance";
+import { CrmInstance, INSTANCE_TYPE } from "./constructs/crm-instance";
 import { CrmSecurityGroup } from "./constructs/crm-security-group";
 import { DataVolume } from "./constructs/data-volume";
 import { DataVolumeBackups } from "./constructs/data-volume-backups";
 import { DeploymentVariables } from "./constructs/deployment-variables";
 import { HostOutputs } from "./constructs/host-outputs";
+import { ImageArchitectureCheck } from "./constructs/image-architecture-check";
 import { InstanceRole } from "./constructs/instance-role";
-import { ProvisioningUserData } from "./constructs/provisioning-user-data";
+import { ProvisioningUserData, UserDataTooLarge } from "./constructs/provisioning-user-data";
 import { SecretParameters } from "./constructs/secret-parameters";
 import { SecretVariables } from "./constructs/secret-variables";
 import { SecretsReadPolicy } from "./constructs/secrets-read-policy";
@@ -20,6 +21,7 @@ import { StateBackend } from "./constructs/state-backend";
 import { loadEnvironments } from "./settings/environments";
 import { SettingsProblem } from "./settings/errors";
 import { StackSettings } from "./settings/stack-settings";
+import { usesIpv6Metadata } from "./userdata/host";
 
 /** The oldest Terraform that can run the stack: 1.10 brought S3-native state locking (`use_lockfile`). */
 export const MINIMUM_TERRAFORM_VERSION = ">= 1.10.0";
@@ -41,11 +43,16 @@ export class CrmHostStack extends TerraformStack {
       : new SecretVariables(this, "secrets");
     new BootstrapVersionCheck(this, "bootstrap");
     const image = new SsmImageParameter(this, "image");
+    new ImageArchitectureCheck(this, "image_architecture", {
+      imageId: image.imageId, instanceType: INSTANCE_TYPE, imageParameter: image.parameterName,
+    });
 
     const securityGroup = new CrmSecurityGroup(this, "security_group", {
       vpcId: inputs.vpcId.stringValue,
       sshIngressCidrs: inputs.sshIngressCidrs.listValue,
       appIngressCidrs: inputs.appIngressCidrs.listValue,
+      inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
+      inboundRuleNames: { cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"', quota: "variable inbound_rule_quota" },
     });
     const keyPair = new SshKeyPair(this, "key_pair", {
       keyName: inputs.keyPairName.stringValue,
@@ -79,6 +86,7 @@ export class CrmHostStack extends TerraformStack {
       userDataBase64: userData.base64,
       nameTag,
       detailedMonitoring: inputs.detailedMonitoring.booleanValue,
+      metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
       dependsOn: secretsPolicy ? [identity.role, secretsPolicy.policy] : [identity.role],
     });
     dataVolume.attachTo(host.instanceId);
@@ -119,7 +127,7 @@ export function main(): void {
     synthesize();
   } catch (error) {
     // A bad setting or settings file is the user's to fix: show the message, not a stack trace.
-    if (!(error instanceof SettingsProblem)) throw error;
+    if (!(error instanceof SettingsProblem || error instanceof UserDataTooLarge)) throw error;
     console.error(error.message);
     process.exit(1);
   }

@@ -40,11 +40,14 @@ describe("Terraform addresses of the example stack", () => {
       "aws_key_pair.crm_host",
       "aws_security_group.crm_host",
       "aws_volume_attachment.crm_data",
+      "data.aws_ami.crm_host",
+      "data.aws_ec2_instance_type.crm_host",
       "data.aws_partition.crm_data_snapshots",
       "data.aws_ssm_parameter.cdk_bootstrap_version",
       "data.aws_ssm_parameter.image",
       "terraform_data.cdk_bootstrap_version",
       "terraform_data.secrets",
+      "terraform_data.ssh_public_key",
     ]);
     expect(locals).toEqual(["local.cdk_bootstrap_version", "local.provisioning_script"]);
     for (const address of [...addresses, ...locals]) expect(address).toMatch(/^(data\.)?[a-z0-9_]+\.[a-z][a-z0-9_]*$/);

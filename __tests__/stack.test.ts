@@ -40,9 +40,9 @@ describe("CrmHostStack", () => {
       "aws_iam_role_policy_attachment", "aws_instance", "aws_key_pair", "aws_security_group", "aws_volume_attachment",
       "terraform_data",
     ]);
-    const twice = ["terraform_data", "aws_iam_role"];
+    const count: Record<string, number> = { terraform_data: 3, aws_iam_role: 2 };
     for (const type of Object.keys(resources)) {
-      expect([type, Object.keys(resources[type]).length]).toEqual([type, twice.includes(type) ? 2 : 1]);
+      expect([type, Object.keys(resources[type]).length]).toEqual([type, count[type] ?? 1]);
     }
     expect(text).toHaveProviderWithProperties(AwsProvider, { region: "us-east-1" });
   });
@@ -203,7 +203,7 @@ describe("CrmHostStack", () => {
     expect(json.variable?.bootstrap_version.default).toBe("");
   });
 
-  it("checks every input variable: a validation block, or for secrets a precondition that prints no value", () => {
+  it("checks every input variable: validation blocks, or for secrets and the SSH key a precondition that prints no value", () => {
     const secretChecks = Object.values(resources.terraform_data)
       .flatMap((data: any) => data.lifecycle.precondition)
       .map((condition: any) => condition.error_message);
@@ -211,8 +211,8 @@ describe("CrmHostStack", () => {
     expect(Object.keys(variables).sort()).toEqual([
       "app_db_password", "app_ingress_cidrs", "availability_zone", "bootstrap_version", "bootstrap_version_parameter",
       "data_volume_size_gib", "data_volume_snapshot_id", "db_root_password", "detailed_monitoring", "image_parameter",
-      "key_pair_name", "snapshot_retention_count", "source_host_token", "ssh_ingress_cidrs", "ssh_public_key",
-      "subnet_id", "vpc_id",
+      "inbound_rule_quota", "key_pair_name", "snapshot_retention_count", "source_host_token", "ssh_ingress_cidrs",
+      "ssh_public_key", "subnet_id", "vpc_id",
     ]);
     for (const [name, variable] of Object.entries(variables)) {
       if (variable.type === "bool") {
@@ -224,8 +224,9 @@ describe("CrmHostStack", () => {
       } else {
         expect({ name, validation: variable.validation }).toEqual({
           name,
-          validation: [expect.objectContaining({ error_message: expect.stringContaining(`"${name}"`) })],
+          validation: expect.arrayContaining([expect.objectContaining({ error_message: expect.stringContaining(`"${name}"`) })]),
         });
+        expect(variable.validation!.every((check) => check.error_message.includes(`"${name}"`))).toBe(true);
       }
     }
   });
@@ -249,6 +250,20 @@ describe("CrmHostStack", () => {
     ]);
     expect(renamed.output?.["Crm-Edge_1SshCommand"].value).toMatch(/^ssh admin@/);
     expect(only(renamed.resource, "aws_instance").tags).toEqual({ Name: "CrmHostStack/Crm-Edge_1" });
+  });
+
+  it("turns on the metadata service's IPv6 address when the settings read it there, and only then", () => {
+    expect(only(resources, "aws_instance").metadata_options.http_protocol_ipv6).toBeUndefined();
+    const ipv6 = synthStack({ metadataEndpoint: "http://[fd00:ec2::254]" }).json;
+    expect(only(ipv6.resource, "aws_instance").metadata_options.http_protocol_ipv6).toBe("enabled");
+  });
+
+  it("checks at plan that t3.micro runs the image's architecture, and that the CIDR lists fit the rule quota", () => {
+    expect(only(json.data, "aws_ec2_instance_type").instance_type).toBe("t3.micro");
+    expect(only(json.data, "aws_ami").lifecycle.postcondition[0].error_message).toMatch(/^Invalid value for variable "image_parameter": /);
+    const [quota] = only(resources, "aws_security_group").lifecycle.precondition;
+    expect(quota.condition).toBe("${(((length(var.ssh_ingress_cidrs) + length(var.app_ingress_cidrs)) + length(var.app_ingress_cidrs)) <= var.inbound_rule_quota)}");
+    expect(quota.error_message).toMatch(/^Invalid value for variable "ssh_ingress_cidrs" or "app_ingress_cidrs": expected at most \$\{var.inbound_rule_quota\} inbound rules, AWS's quota "Inbound or outbound rules per security group" \(variable inbound_rule_quota: /);
   });
 
   it("requires Terraform 1.10 or later (S3-native state locking) and keeps local state relative to the stack", () => {

@@ -63,6 +63,12 @@ export interface CrmInstanceProps {
    */
   readonly detailedMonitoring?: boolean | IResolvable;
   /**
+   * Whether the metadata service also answers on its IPv6 address, fd00:ec2::254 (Nitro instances in a
+   * subnet with IPv6), for a provisioning script that reads it there.
+   * @default false (IPv4 only, 169.254.169.254)
+   */
+  readonly metadataIpv6?: boolean;
+  /**
    * Terraform name of the instance (`aws_instance.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
    * @default "crm_host"
    */
@@ -105,6 +111,7 @@ export class CrmInstance extends Construct {
       metadataOptions: {
         httpEndpoint: "enabled",
         httpTokens: "required",
+        httpProtocolIpv6: props.metadataIpv6 ? "enabled" : undefined,
         // One hop: processes on the host only, not containers behind a bridge.
         httpPutResponseHopLimit: 1,
       },

@@ -1,4 +1,5 @@
 import { SecurityGroup } from "@cdktf/provider-aws/lib/security-group";
+import { Fn, Op, Token } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 
@@ -6,6 +7,10 @@ import { nameElements } from "./addresses";
 export const SSH_PORT = { port: 22, description: "SSH" } as const;
 export const BACK_END_PORT = { port: 3000, description: "application back end" } as const;
 export const HTTP_PORT = { port: 80, description: "HTTP" } as const;
+
+/** AWS's default quota "Inbound or outbound rules per security group", and the most any account can have (with one group per interface). */
+export const DEFAULT_INBOUND_RULE_QUOTA = 60;
+export const MAX_INBOUND_RULE_QUOTA = 1000;
 
 /** Props of {@link CrmSecurityGroup}. */
 export interface CrmSecurityGroupProps {
@@ -21,6 +26,18 @@ export interface CrmSecurityGroupProps {
    * @default ["0.0.0.0/0"]
    */
   readonly appIngressCidrs?: string[];
+  /**
+   * Most inbound rules the group may hold: the account's quota "Inbound or outbound rules per security
+   * group" (a number, or a Terraform expression such as a variable). AWS counts one rule per CIDR block
+   * and port; the plan stops before a list that would need more.
+   * @default DEFAULT_INBOUND_RULE_QUOTA (60, AWS's default quota)
+   */
+  readonly inboundRuleQuota?: number;
+  /**
+   * What the refusal of too many rules names: the variables of the CIDR lists, and of the quota.
+   * @default - "the ingress CIDR lists" and "the quota"
+   */
+  readonly inboundRuleNames?: { readonly cidrs: string; readonly quota: string };
   /**
    * GroupDescription: one line naming SSH and HTTP access.
    * @default "Allow SSH (22) and HTTP (80, 3000) access to the CRM host"
@@ -56,10 +73,25 @@ export class CrmSecurityGroup extends Construct {
       cidrBlocks,
       description: rule.description,
     });
+    const ingress = [tcp(SSH_PORT, ssh), tcp(BACK_END_PORT, app), tcp(HTTP_PORT, app)];
+    // AWS's count: one rule per CIDR block of each rule.
+    const counts = ingress.map((rule) => Fn.lengthOf(rule.cidrBlocks));
+    const rules = counts.reduce((sum, count) => Op.add(sum, count));
+    const quota = props.inboundRuleQuota ?? DEFAULT_INBOUND_RULE_QUOTA;
+    const names = props.inboundRuleNames ?? { cidrs: "the ingress CIDR lists", quota: "the quota" };
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,
       description: props.description ?? "Allow SSH (22) and HTTP (80, 3000) access to the CRM host",
-      ingress: [tcp(SSH_PORT, ssh), tcp(BACK_END_PORT, app), tcp(HTTP_PORT, app)],
+      ingress,
+      lifecycle: {
+        precondition: [{
+          condition: Op.lte(rules, quota),
+          errorMessage: `Invalid value for ${names.cidrs}: expected at most ${Token.asString(quota)} inbound rules, AWS's quota ` +
+            `"Inbound or outbound rules per security group" (${names.quota}: ${DEFAULT_INBOUND_RULE_QUOTA} by default, ${MAX_INBOUND_RULE_QUOTA.toLocaleString("en-US")} at most in any account; raise it in ` +
+            `Service Quotas first); the lists make ${Token.asString(rules)}, one per CIDR block and port (${
+              ingress.map((rule, index) => `${rule.fromPort}: ${Token.asString(counts[index])}`).join(", ")}).`,
+        }],
+      },
       egress: [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }],
       tags: props.tags,
     });

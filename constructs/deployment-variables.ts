@@ -1,6 +1,8 @@
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
-import { ipv4CidrList, matchesPattern, stackVariable, UNPRINTABLE_CLASS } from "./variable-rules";
+import { DEFAULT_INBOUND_RULE_QUOTA, MAX_INBOUND_RULE_QUOTA } from "./crm-security-group";
+import { PlanCheck } from "./plan-check";
+import { distinctIpv4Cidrs, ipv4CidrList, matchesPattern, sshPublicKeyRules, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /** Props of {@link DeploymentVariables}. */
 export interface DeploymentVariablesProps {
@@ -24,8 +26,6 @@ export interface DeploymentVariablesProps {
 /** Zone names: a region's zones (us-east-1a), its Local Zones (us-east-1-bos-1a) and Wavelength Zones (us-east-1-wl1-bos-wlz-1). */
 const ZONE_SUFFIX = "([a-z]|-[a-z]+-[0-9]+[a-z]|-wl[0-9]+-[a-z]+-wlz-[0-9]+)";
 const REGION_PATTERN = "[a-z]{2}(-[a-z]+)+-[0-9]+";
-/** Key types EC2's ImportKeyPair accepts (not ECDSA), each with the start of its base64 blob, which names the type again. */
-const KEY_TYPES = "(ssh-rsa AAAAB3NzaC1yc2E|ssh-ed25519 AAAAC3NzaC1lZDI1NTE5)";
 
 /**
  * The values that differ per AWS account, declared as Terraform variables so that one
@@ -44,10 +44,14 @@ export class DeploymentVariables extends Construct {
   public readonly keyPairName: TerraformVariable;
   /** `ssh_public_key`: public key material of that key pair (OpenSSH format). */
   public readonly sshPublicKey: TerraformVariable;
+  /** `terraform_data.ssh_public_key`: the key's checks, preconditions (a validation would print a private key pasted by mistake). */
+  public readonly sshPublicKeyChecks: PlanCheck;
   /** `ssh_ingress_cidrs`: IPv4 CIDR blocks allowed on port 22. */
   public readonly sshIngressCidrs: TerraformVariable;
   /** `app_ingress_cidrs`: IPv4 CIDR blocks allowed on ports 80 and 3000. */
   public readonly appIngressCidrs: TerraformVariable;
+  /** `inbound_rule_quota`: the account's quota of inbound rules per security group. */
+  public readonly inboundRuleQuota: TerraformVariable;
   /** `detailed_monitoring`: whether the instance has detailed (1-minute) CloudWatch monitoring. */
   public readonly detailedMonitoring: TerraformVariable;
 
@@ -95,18 +99,21 @@ export class DeploymentVariables extends Construct {
     this.keyPairName.addValidation(matchesPattern(this.keyPairName, "^[!-~]([ -~]{0,253}[!-~])?$",
       "a key pair name of 1 to 255 printable ASCII characters, not starting or ending with a space"));
 
+    // Sensitive although a public key is public: a failed check prints the values of the variables it
+    // reads unless they are sensitive, and a private key pasted here by mistake must not reach a log.
     this.sshPublicKey = stackVariable(this, "ssh_public_key", {
       type: "string",
+      sensitive: true,
       nullable: false,
       description:
         "Public key material of the key pair (OpenSSH format, e.g. the contents of ~/.ssh/id_ed25519.pub): an " +
         "ssh-ed25519 or ssh-rsa key, the two types EC2 imports (not ECDSA). " +
         "The private key stays with you: Terraform never generates or stores one.",
     });
-    this.sshPublicKey.addValidation(matchesPattern(this.sshPublicKey,
-      `^${KEY_TYPES}[A-Za-z0-9+/]*=*( [^${UNPRINTABLE_CLASS}]*)?$`,
-      "an OpenSSH public key line of a type EC2 imports: ssh-ed25519 or ssh-rsa (not ECDSA), followed by the " +
-      "base64 key of that type and an optional comment"));
+    this.sshPublicKeyChecks = new PlanCheck(this, "ssh_public_key_checks", {
+      name: "ssh_public_key",
+      preconditions: sshPublicKeyRules(this.sshPublicKey),
+    });
 
     this.sshIngressCidrs = stackVariable(this, "ssh_ingress_cidrs", {
       type: "list(string)",
@@ -116,6 +123,7 @@ export class DeploymentVariables extends Construct {
         "(10.0.0.0/8, not 10.0.0.1/8). Narrow it to your own addresses where you can.",
     });
     this.sshIngressCidrs.addValidation(ipv4CidrList(this.sshIngressCidrs));
+    this.sshIngressCidrs.addValidation(distinctIpv4Cidrs(this.sshIngressCidrs));
 
     this.appIngressCidrs = stackVariable(this, "app_ingress_cidrs", {
       type: "list(string)",
@@ -125,6 +133,16 @@ export class DeploymentVariables extends Construct {
         "each written with its network address (10.0.0.0/8, not 10.0.0.1/8).",
     });
     this.appIngressCidrs.addValidation(ipv4CidrList(this.appIngressCidrs));
+    this.appIngressCidrs.addValidation(distinctIpv4Cidrs(this.appIngressCidrs));
+
+    this.inboundRuleQuota = stackVariable(this, "inbound_rule_quota", {
+      type: "number",
+      nullable: false,
+      default: DEFAULT_INBOUND_RULE_QUOTA,
+      description: `The account's quota "Inbound or outbound rules per security group" (Service Quotas, L-0EA8095F): ` +
+        `${DEFAULT_INBOUND_RULE_QUOTA} by default; raise it there first. The plan refuses CIDR lists that would need more rules.`,
+    });
+    this.inboundRuleQuota.addValidation(wholeNumberBetween(this.inboundRuleQuota, 1, MAX_INBOUND_RULE_QUOTA, "inbound rules per security group"));
 
     // Terraform itself refuses anything but true or false, naming the variable.
     this.detailedMonitoring = stackVariable(this, "detailed_monitoring", {

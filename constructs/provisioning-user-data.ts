@@ -12,6 +12,18 @@ const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
 /** EC2 refuses user data above 16 KiB (before base64; of gzip-compressed user data, the compressed bytes). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
 
+/**
+ * The script would not fit EC2's user-data limit: the settings' values are too long together. main.ts
+ * prints its one line, without a stack trace, as it does a settings problem.
+ */
+export class UserDataTooLarge extends Error {
+  constructor(bytes: number) {
+    super(`The compressed provisioning script can reach ${bytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}: ` +
+      "shorten the longest settings (paths, repoUrl, gitUser, names).");
+    this.name = "UserDataTooLarge";
+  }
+}
+
 /** Props of {@link ProvisioningUserData}. */
 export interface ProvisioningUserDataProps {
   /** Public settings of the script (spec section 3). Validate them first: they are rendered as given. */
@@ -71,7 +83,7 @@ export class ProvisioningUserData extends Construct {
     const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker, dataVolumePlaceholder(props.dataVolumeId))).length;
     this.maxCompressedBytes = Math.ceil(compressedRest * 1.25) + 3 * secretLength;
     if (this.maxCompressedBytes > USER_DATA_LIMIT_BYTES) {
-      throw new Error(`The compressed provisioning script can reach ${this.maxCompressedBytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
+      throw new UserDataTooLarge(this.maxCompressedBytes);
     }
     const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props.dataVolumeId));
     nameElements(props.name ?? "provisioning_script", local);

@@ -168,3 +168,90 @@ export function wholeNumberBetween(
     errorMessage: invalid(variable, `a whole number of ${unit} from ${min} to ${max}`),
   };
 }
+
+/** Guards each condition by the ones before it, so that a value that fails one prints that one message only. */
+function firstFailing(conditions: { condition: string; expected: string }[], variable: TerraformVariable): TerraformVariableValidationConfig[] {
+  return conditions.map(({ condition, expected }, index) => ({
+    condition: `\${${[...conditions.slice(0, index).map((earlier) => `!(${earlier.condition})`), `(${condition})`].join(" || ")}}`,
+    errorMessage: invalid(variable, expected),
+  }));
+}
+
+/** Every byte value, 0 to 255, as base64: decoded as ISO-8859-1, the character of each byte in order. */
+const BYTE_VALUES = Buffer.from([...Array(256).keys()]).toString("base64");
+
+/** HCL: the bytes (numbers) that the base64 text `expression` encodes. Terraform has no bytes type; ISO-8859-1 maps each byte to one character. */
+function decodedBytes(expression: string): string {
+  const characters = (text: string) => `regexall("(?s).", textdecodebase64(${text}, "ISO-8859-1"))`;
+  return `[for alphabet in [${characters(hclString(BYTE_VALUES))}] : [for c in ${characters(expression)} : index(alphabet, c)]][0]`;
+}
+
+/** HCL: the big-endian 32-bit number at `offset` of the bytes `b` (an SSH wire-format length). */
+function uint32(b: string, offset: string): string {
+  return `(${b}[${offset}] * 16777216 + ${b}[${offset} + 1] * 65536 + ${b}[${offset} + 2] * 256 + ${b}[${offset} + 3])`;
+}
+
+/** The SSH wire-format string `text` (a length, then its bytes), as a JSON list of byte values. */
+function wireString(text: string): string {
+  const bytes = Buffer.from(text);
+  return JSON.stringify([0, 0, 0, bytes.length, ...bytes]);
+}
+
+/**
+ * Preconditions that judge an SSH public key variable as EC2's ImportKeyPair does, without ever
+ * printing it (preconditions print only their message: a private key pasted by mistake stays out of
+ * the CI log): not a private key; one OpenSSH line of a type EC2 imports (ssh-ed25519, ssh-rsa);
+ * base64 as ssh-keygen writes it; the blob names the line's type; and its length is the one the type
+ * implies (ED25519: 51 bytes with a 32-byte key; RSA: an exponent and a modulus of 1024 to 4096 bits,
+ * the lengths adding up to the blob's). Each refusal prints one message, the first that fails.
+ */
+export function sshPublicKeyRules(variable: TerraformVariable): TerraformVariableValidationConfig[] {
+  const key = ref(variable);
+  const bytes = (body: string) =>
+    `try(alltrue([for k in [split(" ", ${key})] : alltrue([for b in [${decodedBytes("k[1]")}] : ${body}])]), false)`;
+  const ed25519 = wireString("ssh-ed25519");
+  const rsa = wireString("ssh-rsa");
+  const modulusBytes = "(n - (b[19 + e] == 0 ? 1 : 0))";
+  return firstFailing([
+    {
+      condition: `!${patternCondition(key, "PRIVATE KEY|^-----BEGIN|PuTTY-User-Key-File|^b3BlbnNzaC1rZXktdjE")}`,
+      expected: "the public key, the one line of the .pub file: this value is a private key, which is not shown here " +
+        "(keep it secret; make a new key pair if it was shared)",
+    },
+    {
+      condition: patternCondition(key, `^(ssh-ed25519|ssh-rsa) [A-Za-z0-9+/]+={0,2}( [^${UNPRINTABLE_CLASS}]*)?$`),
+      expected: "an OpenSSH public key line of a type EC2 imports: ssh-ed25519 or ssh-rsa (not ECDSA or DSA), a space, " +
+        "the base64 key and an optional comment",
+    },
+    {
+      condition: `try(textencodebase64(textdecodebase64(split(" ", ${key})[1], "ISO-8859-1"), "ISO-8859-1") == split(" ", ${key})[1], false)`,
+      expected: "the key's base64 as ssh-keygen writes it (with its padding, nothing cut or added: copy the whole line of the .pub file)",
+    },
+    {
+      condition: bytes(`(k[0] == "ssh-ed25519" && jsonencode(slice(b, 0, ${JSON.parse(ed25519).length})) == ${hclString(ed25519)}) || ` +
+        `(k[0] == "ssh-rsa" && jsonencode(slice(b, 0, ${JSON.parse(rsa).length})) == ${hclString(rsa)})`),
+      expected: "a key whose data names the type of its line (an ssh-ed25519 line holds an ED25519 key, an ssh-rsa line an RSA key)",
+    },
+    {
+      condition: bytes(`k[0] == "ssh-ed25519" ? length(b) == 51 && jsonencode(slice(b, 15, 19)) == "[0,0,0,32]" : ` +
+        `alltrue([for e in [${uint32("b", "11")}] : alltrue([for n in [${uint32("b", "15 + e")}] : ` +
+        `e >= 1 && e <= 16 && length(b) == 19 + e + n && ${modulusBytes} >= 128 && ${modulusBytes} <= 512])])`),
+      expected: "a key of the length its type implies: ED25519 51 bytes (68 base64 characters), RSA a modulus of 1024 to 4096 bits " +
+        "whose lengths add up to the key's",
+    },
+  ], variable);
+}
+
+/**
+ * A list(string) variable of IPv4 CIDR blocks holds each block once, compared as AWS compares them
+ * (network address and prefix length: 10.0.0.0/8 and 10.0.0.0/08 are one block): AWS refuses a
+ * security group rule given twice.
+ */
+export function distinctIpv4Cidrs(variable: TerraformVariable): TerraformVariableValidationConfig {
+  const name = ref(variable);
+  const normalized = `[for cidr in ${name} : try(format("%s/%d", cidrhost(cidr, 0), tonumber(split("/", cidr)[1])), cidr)]`;
+  return {
+    condition: `\${length(distinct(${normalized})) == length(${name})}`,
+    errorMessage: invalid(variable, "each CIDR block once (10.0.0.0/8 and 10.0.0.0/08 are one block): AWS refuses a rule given twice"),
+  };
+}

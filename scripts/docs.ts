@@ -14,7 +14,7 @@ import {
 } from "../settings/stack-settings";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
-import { outputsTable, settingsTable, variablesTable } from "./docs/tables";
+import { hostPathsTable, outputsTable, pathSettingsTable, settingsTable, variablesTable } from "./docs/tables";
 import { StackJson } from "./docs/terraform-json";
 
 export const README_FILE = resolve(__dirname, "..", "README.md");
@@ -47,6 +47,8 @@ export function generatedReadme(readme: string, stack: StackJson = exampleStackJ
 export function generatedSettingsDoc(text: string, stack: StackJson = exampleStackJson()): string {
   return withSections(SETTINGS_DOC_FILE, text, {
     settings: settingsTable(stackSettingsSchema),
+    "path-settings": pathSettingsTable(),
+    "host-paths": hostPathsTable(),
     variables: variablesTable(stack),
     outputs: outputsTable(stack),
   });

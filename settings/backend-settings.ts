@@ -3,9 +3,15 @@
  * One object for both kinds, so that a misplaced option is named: `bucket` on a local backend,
  * or `path` on S3, is refused with the setting's name.
  */
+import { partition } from "@aws-sdk/util-endpoints";
+import { posix } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
+import { isInside } from "../userdata/host";
 import { awsRegion, matching, settingRules } from "./rules";
+
+/** cdktf's synthesis output (cdktf.json's default `output`): it deletes the stack folders there that a synthesis did not produce. */
+export const SYNTH_OUTPUT = "cdktf.out";
 
 // An S3 key segment: S3's "safe characters" (letters, digits, ! - _ . * ' ( )).
 const KEY_SEGMENT = "[A-Za-z0-9!_.*'()-]+";
@@ -61,6 +67,14 @@ export const backendSettingsSchema = z.strictObject({
       ctx.issues.push({ code: "custom", path: [key], input: value[key], message: `no ${key} with a local backend (set "type": "s3" to keep the state in S3)` });
     }
   }
+  const file = value.path === undefined ? undefined : localStateFile(value.path);
+  if (file !== undefined && (file === SYNTH_OUTPUT || isInside(file, SYNTH_OUTPUT))) {
+    ctx.issues.push({
+      code: "custom", path: ["path"], input: value.path,
+      message: `a state file outside ${SYNTH_OUTPUT}, which cdktf cleans (the path is relative to ${SYNTH_OUTPUT}/stacks/<stackName>: ` +
+        "start it with ../../../, such as ../../../terraform.dev.tfstate)",
+    });
+  }
 }).meta({ description: "Where Terraform keeps the stack's state (default: local)." });
 
 /** The parsed `backend` object as the StateBackend construct takes it. */
@@ -74,4 +88,27 @@ export function backendSettings(value: z.output<typeof backendSettingsSchema> | 
     kmsKeyId: value.kmsKeyId,
     workspaceKeyPrefix: value.workspaceKeyPrefix,
   };
+}
+
+/** Where a local state `path` (relative to the stack's folder, `cdktf.out/stacks/<stackName>`) lands, relative to the project. */
+export function localStateFile(path: string): string {
+  return posix.normalize(posix.join(SYNTH_OUTPUT, "stacks", "stack", path));
+}
+
+/**
+ * Refuses an S3 state whose KMS key is not in the bucket's region (S3 encrypts only with a key of its
+ * own region and partition): the key's ARN names its region, the bucket's is `backend.region` or the stack's.
+ */
+export function stateKeyInBucketRegion(settings: { region: string; backend?: z.output<typeof backendSettingsSchema> }, ctx: z.core.ParsePayload<unknown>): void {
+  const backend = settings.backend;
+  if (backend?.type !== "s3" || backend.kmsKeyId === undefined) return;
+  const region = backend.region ?? settings.region;
+  const [, keyPartition, , keyRegion] = backend.kmsKeyId.split(":");
+  const bucketPartition = partition(region).name;
+  if (keyRegion !== region || keyPartition !== bucketPartition) {
+    ctx.issues.push({
+      code: "custom", path: ["backend", "kmsKeyId"], input: backend.kmsKeyId,
+      message: `a KMS key in the bucket's region, ${region} (an ARN starting arn:${bucketPartition}:kms:${region}:): S3 encrypts only with a key of its own region`,
+    });
+  }
 }

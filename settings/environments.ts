@@ -57,26 +57,32 @@ export function loadEnvironments(files: string[] = settingsFiles()): StackSettin
   return environments;
 }
 
-/** Two environments must never share a stack name or a state: the second would overwrite the first. */
+/**
+ * Two environments must never share a stack name or a state: the second would overwrite the first.
+ * Names and local state files are compared ignoring case, as macOS and Windows file systems do
+ * (cdktf writes each stack to a folder of its name); S3 keys are case-sensitive.
+ */
 function checkDistinct(environments: StackSettings[], files: string[]): void {
-  const stacks = new Map<string, string>();
+  const stacks = new Map<string, { file: string; name: string }>();
   const states = new Map<string, string>();
   environments.forEach((settings, index) => {
     const file = files[index];
-    const other = stacks.get(settings.stackName);
+    const other = stacks.get(settings.stackName.toLowerCase());
     if (other !== undefined) {
-      throw new SettingsError("stackName", `a name that no other settings file uses (${other} and ${file} both name ${settings.stackName})`);
+      const names = other.name === settings.stackName ? settings.stackName : `${other.name} and ${settings.stackName}`;
+      throw new SettingsError("stackName", `a name that no other settings file uses, ignoring case (${other.file} and ${file} both name ${names})`);
     }
-    stacks.set(settings.stackName, file);
+    stacks.set(settings.stackName.toLowerCase(), { file, name: settings.stackName });
     const backend = settings.backend;
     const state = backend.type === "s3"
       ? `s3://${backend.bucket}/${backend.key ?? defaultStateKey(settings.stackName)}`
       : resolve("cdktf.out", "stacks", settings.stackName, backend.path ?? defaultLocalStatePath(settings.stackName));
-    const sharing = states.get(state);
+    const compared = backend.type === "s3" ? state : state.toLowerCase();
+    const sharing = states.get(compared);
     if (sharing !== undefined) {
       throw new SettingsError(backend.type === "s3" ? "backend.key" : "backend.path",
         `a state of its own (${sharing} and ${file} both keep their state in ${state})`);
     }
-    states.set(state, file);
+    states.set(compared, file);
   });
 }

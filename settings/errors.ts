@@ -11,7 +11,7 @@ export class SettingsProblem extends Error {}
 /** The settings file cannot be read, is not JSON, or holds a key twice. */
 export class SettingsFileError extends SettingsProblem {
   constructor(file: string, problem: string) {
-    super(`Cannot use the settings file ${file}: ${cut(redactCredentials(problem), 300)}`);
+    super(`Cannot use the settings file ${visible(file)}: ${cut(visible(redactCredentials(problem)), 300)}`);
     this.name = "SettingsFileError";
   }
 }
@@ -26,7 +26,7 @@ export class SettingsError extends SettingsProblem {
     /** The offending value, shown in the message unless the setting is secret. */
     value?: unknown,
   ) {
-    const shown = value === undefined ? "" : ` (got ${cut(redactCredentials(JSON.stringify(value) ?? String(value)), SHOWN_VALUE_LENGTH)})`;
+    const shown = value === undefined ? "" : ` (got ${cut(visible(redactCredentials(JSON.stringify(value) ?? String(value))), SHOWN_VALUE_LENGTH)})`;
     super(`Invalid setting "${setting}"${shown}: expected ${expected}.`);
     this.name = "SettingsError";
   }
@@ -34,6 +34,19 @@ export class SettingsError extends SettingsProblem {
 
 /** Longest value shown in a message, in characters (a pasted file or key must not flood the terminal). */
 export const SHOWN_VALUE_LENGTH = 80;
+
+/**
+ * `text` with every character that is not visible on one line written as a `\uXXXX` escape: controls
+ * (C0, DEL, C1 such as U+0085), format characters (bidirectional overrides, U+200B, U+FEFF), the line
+ * and paragraph separators, and lone surrogates. A message then stays one line and reads as written.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu,
+    (character) => {
+      const code = character.codePointAt(0)!.toString(16);
+      return code.length > 4 ? `\\u{${code}}` : `\\u${code.padStart(4, "0")}`;
+    });
+}
 
 /** `text`, cut to `max` characters with a note of its length. */
 function cut(text: string, max: number): string {
@@ -70,6 +83,8 @@ export function settingsErrorFrom(error: z.ZodError, input: unknown, schema: z.c
   }
   let value: unknown = input;
   for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
+  // A default (not in the file) that collides with a given value: the check's own input.
+  if (value === undefined && issue.code === "custom") value = issue.input;
   return new SettingsError(name(issue.path), issue.message, value);
 }
 

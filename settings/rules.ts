@@ -39,21 +39,17 @@ export function matching(description: string, pattern: RegExp, expected: string)
   return text(description, expected, (schema) => schema.regex(pattern, { error: expected }));
 }
 
-/** A printable one-line string (no control characters) of 1 to `max` characters. */
-export function printable(description: string, max: number): z.ZodString {
-  // eslint-disable-next-line no-control-regex
-  return matching(description, new RegExp(`^[^\\u0000-\\u001f\\u007f]{1,${max}}$`),
-    `printable text of 1 to ${max} characters with no control characters`);
-}
+/** Longest path setting, in characters: a file name the script derives from one (`<swapFile>.partial`) stays under 255. */
+export const MAX_PATH_LENGTH = 200;
 
 /** An absolute, normalised POSIX path of safe characters; `.` and `..` segments are refused. */
 export function absolutePath(
   description: string,
-  expected = "an absolute path such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)",
+  expected = `an absolute path of at most ${MAX_PATH_LENGTH} characters such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)`,
   refine: (schema: z.ZodString) => z.ZodString = (schema) => schema,
 ): z.ZodString {
   return text(description, expected, (schema) => refine(schema
-    .regex(/^(\/[A-Za-z0-9._-]+)+$/, { error: expected })
+    .regex(new RegExp(`^(?=.{1,${MAX_PATH_LENGTH}}$)(/[A-Za-z0-9._-]+)+$`), { error: expected })
     .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected })));
 }
 

@@ -9,10 +9,9 @@
 import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
-import {
-  appDirInsideHome, databaseDirApartFromDataMount, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
-} from "../userdata/settings";
-import { backendSettings, backendSettingsSchema } from "./backend-settings";
+import { hostLayout, pathsApart } from "../userdata/host";
+import { PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS } from "../userdata/settings";
+import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
 import { settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
 import { awsRegion, flag, matching, settingRules, text } from "./rules";
@@ -68,8 +67,10 @@ export const stackSettingsSchema = z.strictObject({
   "a KMS key as alias/<name>, a key id (1234abcd-12ab-34cd-56ef-1234567890ab or mrk-…), or a key or alias ARN")
     .default(DEFAULT_SECRETS_KMS_KEY_ID),
   ...provisioningWithDefaults,
-}).check((ctx) => appDirInsideHome(ctx.value, ctx))
-  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
+}).check((ctx) => pathsApart(ctx.value, ctx))
+  // The instance's own layout, after pathsApart: the first issue is the one reported, and that one is more specific.
+  .check((ctx) => hostLayout(ctx.value, ctx))
+  .check((ctx) => stateKeyInBucketRegion(ctx.value, ctx));
 
 export interface StackSettings {
   /** `<stack_name>`: cdktf stack name, first half of the Name tags. */

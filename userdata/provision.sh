@@ -165,12 +165,16 @@ step_02_install_packages() {
   configure_firewall
 }
 
-# metadata_address: the IPv4 address of the metadata service (for the lock-down rule).
+# metadata_address: the nftables family and address of the metadata service (an IP literal, as the
+# settings demand): "ip 169.254.169.254", or "ip6 fd00:ec2::254" for http://[fd00:ec2::254].
 metadata_address() {
-  local host=${METADATA_ENDPOINT#*://}
-  host=${host%%[:/]*}
-  if [[ $host =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then printf '%s' "$host"; return 0; fi
-  getent ahostsv4 "$host" | awk 'NR == 1 { printf "%s", $1 }' | grep . || die "cannot resolve the metadata host $host"
+  local host=${METADATA_ENDPOINT#http://}
+  if [[ $host == \[* ]]; then
+    host=${host#[}
+    printf 'ip6 %s' "${host%%]*}"
+  else
+    printf 'ip %s' "${host%%:*}"
+  fi
 }
 
 # The script's own nftables table, applied at once and kept as a block of the file that the
@@ -181,14 +185,14 @@ metadata_address() {
 #   (unless the settings say the app binds 80 itself: then its unit has CAP_NET_BIND_SERVICE);
 #   from the host itself too, except to the metadata service where that address is local.
 configure_firewall() {
-  local rules metadata begin="# BEGIN $APP_NAME (provisioning script)" end="# END $APP_NAME (provisioning script)"
-  metadata=$(metadata_address)
+  local rules family metadata begin="# BEGIN $APP_NAME (provisioning script)" end="# END $APP_NAME (provisioning script)"
+  read -r family metadata <<<"$(metadata_address)"
   rules="table inet $APP_NAME
 delete table inet $APP_NAME
 table inet $APP_NAME {
   chain metadata_root_only {
     type filter hook output priority 0; policy accept;
-    ip daddr $metadata meta skuid != 0 counter reject comment \"metadata service: root only\"
+    $family daddr $metadata meta skuid != 0 counter reject comment \"metadata service: root only\"
   }"
   if [[ $REDIRECT_HTTP_PORT == true ]]; then
     rules+="
@@ -198,7 +202,8 @@ table inet $APP_NAME {
   }
   chain http_to_app_local {
     type nat hook output priority -100; policy accept;
-    ip daddr != $metadata fib daddr type local tcp dport $HTTP_PORT counter redirect to :$APP_PORT
+    $family daddr $metadata return
+    fib daddr type local tcp dport $HTTP_PORT counter redirect to :$APP_PORT
   }"
   fi
   rules+=$'\n}'
@@ -310,12 +315,14 @@ step_05_create_database() {
   root_sql "CREATE DATABASE IF NOT EXISTS \`$DATABASE_NAME\`;"
 }
 
+# In GRANT, _ in a database name is a wildcard (crm_app would also match crmXapp, mysq_ the mysql
+# schema): escaped, the grant covers the one database.
 step_06_create_app_user() {
   local hash old
   hash=$(password_hash "$APP_DB_PASSWORD")
   old=$(root_sql "SELECT authentication_string FROM mysql.user WHERE User = '$APP_DB_USER' AND Host = 'localhost';")
   root_sql "CREATE USER IF NOT EXISTS '$APP_DB_USER'@'localhost' IDENTIFIED BY PASSWORD '$hash';
-GRANT ALL PRIVILEGES ON \`$DATABASE_NAME\`.* TO '$APP_DB_USER'@'localhost';"
+GRANT ALL PRIVILEGES ON \`${DATABASE_NAME//_/\\_}\`.* TO '$APP_DB_USER'@'localhost';"
   # A rotated app_db_password: step 11 writes it to .env, so MariaDB must take it too.
   if [[ -n $old && $old != "$hash" ]]; then
     root_sql "ALTER USER '$APP_DB_USER'@'localhost' IDENTIFIED BY PASSWORD '$hash';"

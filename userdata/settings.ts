@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { settingsErrorFrom } from "../settings/errors";
-import { absolutePath, flag, matching, oneOf, printable, text, wholeNumber } from "../settings/rules";
+import { absolutePath, flag, matching, oneOf, text, wholeNumber } from "../settings/rules";
+import { gitKeepsIdent, isBracketedIPv6, isHostName, isIPv4Address, isNftTableName, isPort } from "./grammars";
+import { pathsApart } from "./host";
 
 /** MariaDB's own schemas: the app user gets ALL PRIVILEGES on its database (on `mysql`, it could read root's hash). */
 export const RESERVED_DATABASE_NAMES = ["mysql", "information_schema", "performance_schema", "sys"] as const;
@@ -18,71 +20,92 @@ export const RESERVED_UNIT_NAMES = [
   "nvm", "node", "yarn",
 ] as const;
 export const RESERVED_UNIT_PREFIXES = ["systemd-", "cloud-", "dbus-", "getty", "user-", "mariadb", "mysql"] as const;
-/** Where a swap file cannot live: pseudo, memory and boot file systems, configuration, homes, MariaDB's data. */
-export const SWAP_FILE_FORBIDDEN_DIRECTORIES = ["/proc", "/sys", "/dev", "/run", "/tmp", "/boot", "/etc", "/home", "/var/lib/mysql", "/var/lib/crm-data"] as const;
-/** Top-level system directories, which a swap file path must not name itself. */
-const SYSTEM_DIRECTORIES = ["/bin", "/sbin", "/lib", "/lib64", "/usr", "/var", "/opt", "/srv", "/mnt", "/media", "/root", "/snap"];
-
 const inList = (list: readonly string[]) => (value: string) => !list.includes(value.toLowerCase());
-
-function swapFileAllowed(path: string): boolean {
-  const inside = (dir: string) => path === dir || path.startsWith(`${dir}/`);
-  return !SWAP_FILE_FORBIDDEN_DIRECTORIES.some(inside) && !SYSTEM_DIRECTORIES.includes(path);
-}
 
 /**
  * Settings of the first-boot provisioning script (spec section 3) and its service unit (3.1),
- * one schema per setting. The script quotes every setting, but unit names, SQL identifiers and
- * paths are also written into SQL and the systemd unit, where only these shapes are safe.
- * Everything here is public: the three secrets never pass through these settings (see ScriptSecrets).
+ * one schema per setting. The script quotes every setting, but each also lands in other grammars
+ * (a unit name, an nftables table, SQL, a git identity, a URL, a path in a unit file and in the file
+ * system table), and is checked against every one of them (userdata/grammars.ts), reserved words
+ * included. Everything here is public: the three secrets never pass through these settings (see ScriptSecrets).
  */
-const APP_NAME_EXPECTED = "a systemd unit name of 1 to 64 letters, digits, _ . or -, starting with a letter or digit, " +
-  "that is not a unit of the distribution (such as mariadb, sshd, nftables, cloud-init, systemd-…)";
-const DATABASE_NAME_EXPECTED = "a MariaDB database name of 1 to 64 letters, digits or _, not one of MariaDB's own schemas " +
-  `(${RESERVED_DATABASE_NAMES.join(", ")})`;
+const APP_NAME_EXPECTED = "a name of 1 to 64 letters, digits, _ . or -, starting with a letter, that is a systemd unit " +
+  "name of no unit of the distribution (such as mariadb, sshd, nftables, cloud-init, systemd-…) and an nftables table name " +
+  "that is no nftables keyword (such as ip, tcp, counter, log, meta, redirect) nor a table of the distribution (filter, nat, …)";
+const DATABASE_NAME_EXPECTED = "a MariaDB database name of 1 to 64 letters, digits or _, each _ counting twice (GRANT writes it \\_), " +
+  `not one of MariaDB's own schemas (${RESERVED_DATABASE_NAMES.join(", ")})`;
 const DATABASE_USER_EXPECTED = "a MariaDB user name of 1 to 32 letters, digits or _, not an account MariaDB creates or " +
   `reserves (${RESERVED_DATABASE_USERS.join(", ")})`;
-const SWAP_FILE_EXPECTED = "an absolute path such as /swapfile (letters, digits, / . _ - only; no .. or //), " +
-  `not inside ${SWAP_FILE_FORBIDDEN_DIRECTORIES.join(", ")} and not a system directory itself`;
+const REPO_URL_EXPECTED = "an https address of the repository without credentials, such as https://github.com/org/app.git " +
+  "(a host name of labels of 1 to 63 letters, digits or -, an optional port from 1 to 65535, then a path of letters, " +
+  "digits and . _ ~ + -, with no . or .. segment)";
+const GIT_USER_EXPECTED = "1 to 100 printable characters that git keeps as written in a commit's author: no < or >, and " +
+  "not starting or ending with a space or one of . , : ; \" ' \\";
+const GIT_EMAIL_EXPECTED = "an e-mail address such as deploy@example.com (up to 64 letters, digits and . _ % + - before the @, " +
+  "no dot at either end or twice; a domain after it)";
+const METADATA_EXPECTED = "http:// and the address of a metadata service, IPv4 or IPv6 in brackets, with an optional port " +
+  "from 1 to 65535 and no trailing slash, such as http://169.254.169.254 (an address: not a host name)";
+
+/** The parts of an https address the script clones from, or undefined when it is not one. */
+function repositoryAddress(url: string): { host: string; port?: string; path: string } | undefined {
+  const match = /^https:\/\/([^/:]+)(?::([^/]*))?((?:\/[A-Za-z0-9._~+-]+)+)\/?$/.exec(url);
+  return match ? { host: match[1], port: match[2], path: match[3] } : undefined;
+}
+
+function isRepositoryAddress(url: string): boolean {
+  const address = repositoryAddress(url);
+  return address !== undefined && isHostName(address.host) && (address.port === undefined || isPort(address.port)) &&
+    !address.path.split("/").some((segment) => segment === "." || segment === "..");
+}
+
+function isMetadataAddress(url: string): boolean {
+  const match = /^http:\/\/(\[[^\]]*\]|[0-9.]+)(?::([^/]*))?$/.exec(url);
+  return match !== null && (isIPv4Address(match[1]) || isBracketedIPv6(match[1])) && (match[2] === undefined || isPort(match[2]));
+}
 
 /** The values of the `secrets` setting. */
 export const SECRET_SOURCES = ["user-data", "parameter-store"] as const;
 
 export const PROVISIONING_FIELDS = {
-  appName: text("`<app>`: name of the systemd unit, written as `<unitDirectory>/<app>.service`; not a unit of the " +
-    "distribution, which it would shadow (RESERVED_UNIT_NAMES and RESERVED_UNIT_PREFIXES in userdata/settings.ts).",
+  appName: text("`<app>`: name of the systemd units `<app>.service` and `<app>-public-uris.service` and of the nftables table " +
+    "`inet <app>`; not a unit of the distribution, which it would shadow (RESERVED_UNIT_NAMES and RESERVED_UNIT_PREFIXES in " +
+    "userdata/settings.ts), nor an nftables keyword or a distribution's table (NFT_KEYWORDS, NFT_RESERVED_TABLES in userdata/grammars.ts).",
   APP_NAME_EXPECTED,
-  (schema) => schema.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, { error: APP_NAME_EXPECTED })
+  (schema) => schema.regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, { error: APP_NAME_EXPECTED })
     .refine((name) => inList(RESERVED_UNIT_NAMES.map((unit) => unit.toLowerCase()))(name) &&
-      !RESERVED_UNIT_PREFIXES.some((prefix) => name.toLowerCase().startsWith(prefix)), { error: APP_NAME_EXPECTED })),
+      !RESERVED_UNIT_PREFIXES.some((prefix) => name.toLowerCase().startsWith(prefix)) && isNftTableName(name), { error: APP_NAME_EXPECTED })),
   appDir: absolutePath("`<app_dir>`: absolute path of the checkout, inside the login user's home."),
-  repoUrl: matching("`<repo_url>`: https address of the private repository, without credentials.",
-    /^https:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~+-]+)+\/?$/,
-    "an https address of the repository without credentials, such as https://github.com/org/app.git"),
+  // The shape as a pattern too (for editors, through the JSON Schema); the numbers and lengths by refinement.
+  repoUrl: text("`<repo_url>`: https address of the private repository, without credentials.", REPO_URL_EXPECTED,
+    (schema) => schema.regex(/^https:\/\/[A-Za-z0-9.-]+(:[0-9]+)?(\/[A-Za-z0-9._~+-]+)+\/?$/, { error: REPO_URL_EXPECTED })
+      .refine(isRepositoryAddress, { error: REPO_URL_EXPECTED })),
   databaseName: text("`<database_name>`: database created for the application; not one of MariaDB's own schemas " +
     `(${RESERVED_DATABASE_NAMES.join(", ")}).`, DATABASE_NAME_EXPECTED,
   (schema) => schema.regex(/^[A-Za-z0-9_]{1,64}$/, { error: DATABASE_NAME_EXPECTED })
+    .refine((name) => name.replace(/_/g, "\\_").length <= 64, { error: DATABASE_NAME_EXPECTED })
     .refine(inList(RESERVED_DATABASE_NAMES), { error: DATABASE_NAME_EXPECTED })),
   appDbUser: text("`<app_db_user>`: database account, created as `<app_db_user>`@localhost; not an account MariaDB " +
     `creates or reserves (${RESERVED_DATABASE_USERS.join(", ")}).`, DATABASE_USER_EXPECTED,
   (schema) => schema.regex(/^[A-Za-z0-9_]{1,32}$/, { error: DATABASE_USER_EXPECTED })
     .refine(inList(RESERVED_DATABASE_USERS), { error: DATABASE_USER_EXPECTED })),
-  gitUser: printable("`<git_user>`: global git user.name of the login user.", 100),
+  gitUser: text("`<git_user>`: global git user.name of the login user, as git writes it into commits.", GIT_USER_EXPECTED,
+    (schema) => schema.regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,100}$/u, { error: GIT_USER_EXPECTED })
+      .refine(gitKeepsIdent, { error: GIT_USER_EXPECTED })),
   gitEmail: matching("`<EMAIL>`: global git user.email of the login user.",
-    /^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$/,
-    "an e-mail address such as deploy@example.com"),
-  loginUser: matching("Default login user of the image, who owns the checkout and runs the service. Spec: `ec2-user`.",
-    /^[a-z_][a-z0-9_-]{0,31}$/,
-    "a Linux user name of 1 to 32 lower-case letters, digits, _ or -, starting with a letter or _"),
+    /^(?=[^@]{1,64}@)[A-Za-z0-9_%+-]+(\.[A-Za-z0-9_%+-]+)*@(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
+    GIT_EMAIL_EXPECTED),
+  loginUser: matching("Default login user of the image, who owns the checkout and runs the service; not root nor a system " +
+    "account (SYSTEM_ACCOUNTS in userdata/host.ts). Spec: `ec2-user`.",
+  /^[a-z_][a-z0-9_-]{0,30}$/,
+  "a Linux user name of 1 to 31 lower-case letters, digits, _ or -, starting with a letter or _ (systemd's strict rule for User=)"),
   loginHome: absolutePath("Home directory of the login user. Spec: `/home/ec2-user`."),
-  unitDirectory: absolutePath("Directory the unit file is written to. Spec: `/etc/systemd/system`."),
-  swapFile: absolutePath("Swap file path. Spec: `/swapfile`. Not inside " +
-    `${SWAP_FILE_FORBIDDEN_DIRECTORIES.join(", ")} (no swap file can live there, or it would sit among configuration, ` +
-    "homes or data) nor a system directory itself.", SWAP_FILE_EXPECTED, (schema) => schema.refine(swapFileAllowed, { error: SWAP_FILE_EXPECTED })),
-  logFile: absolutePath("File the script's output is appended to (besides cloud-init's own log)."),
-  metadataEndpoint: matching("Base address of the instance metadata service (IMDSv2). Spec: `http://169.254.169.254`.",
-    /^https?:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~-]+)*$/,
-    "an http(s) base address without credentials or trailing slash, such as http://169.254.169.254"),
+  unitDirectory: absolutePath("Directory the units are written to: one systemd loads units from. Spec: `/etc/systemd/system`."),
+  swapFile: absolutePath("Swap file path. Spec: `/swapfile`. Clear of the system's own paths and of the other path settings."),
+  logFile: absolutePath("File the script's output is appended to (besides cloud-init's own log), inside /var/log."),
+  metadataEndpoint: text("Base address of the instance metadata service (IMDSv2): `http://169.254.169.254` (the spec's), or " +
+    "its IPv6 form `http://[fd00:ec2::254]`, which the instance then enables.", METADATA_EXPECTED,
+  (schema) => schema.regex(/^http:\/\/(\[[0-9A-Fa-f:.]+\]|[0-9.]+)(:[0-9]+)?$/, { error: METADATA_EXPECTED })
+    .refine(isMetadataAddress, { error: METADATA_EXPECTED })),
   deviceDirectory: absolutePath("Where the data volume's device appears: `<deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…` (Nitro), else `<deviceDirectory>/sdf` or `xvdf`. Production: `/dev`."),
   dataMount: absolutePath("Mount point of the data volume; MariaDB's data lives in its `mysql` directory. Production: `/var/lib/crm-data`."),
   databaseDir: absolutePath("MariaDB's data directory, bind-mounted from `<dataMount>/mysql`. Production: `/var/lib/mysql`."),
@@ -101,31 +124,12 @@ export const PROVISIONING_FIELDS = {
 /** Where the script's secrets come from: the spec's user data, or Parameter Store at boot (docs/secrets.md). */
 export type SecretSource = (typeof SECRET_SOURCES)[number];
 
-/** Refuses an `appDir` outside `loginHome` (the checkout belongs to the login user). */
-export function appDirInsideHome(settings: { appDir: string; loginHome: string }, ctx: z.core.ParsePayload<unknown>): void {
-  if (!settings.appDir.startsWith(`${settings.loginHome}/`)) {
-    ctx.issues.push({
-      code: "custom", path: ["appDir"], input: settings.appDir,
-      message: `a directory inside the login user's home ${settings.loginHome}`,
-    });
-  }
-}
-
-/** Refuses a `databaseDir` inside, equal to or around `dataMount` (one is bind-mounted from the other's subdirectory). */
-export function databaseDirApartFromDataMount(settings: { dataMount: string; databaseDir: string }, ctx: z.core.ParsePayload<unknown>): void {
-  const { dataMount, databaseDir } = settings;
-  if (databaseDir === dataMount || databaseDir.startsWith(`${dataMount}/`) || dataMount.startsWith(`${databaseDir}/`)) {
-    ctx.issues.push({
-      code: "custom", path: ["databaseDir"], input: databaseDir,
-      message: `a directory neither inside nor around dataMount ${dataMount}`,
-    });
-  }
-}
-
-/** The provisioning settings as one object, every setting required. */
-export const provisioningSettingsSchema = z.object(PROVISIONING_FIELDS)
-  .check((ctx) => appDirInsideHome(ctx.value, ctx))
-  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
+/**
+ * The provisioning settings as one object, every setting required: each value valid in its grammars,
+ * and the paths apart from each other and from the login user's own files (pathsApart). Where they
+ * may be on the instance is checked for a stack's settings (hostLayout, settings/stack-settings.ts).
+ */
+export const provisioningSettingsSchema = z.object(PROVISIONING_FIELDS).check((ctx) => pathsApart(ctx.value, ctx));
 
 /** Settings of the first-boot provisioning script and its service unit (see PROVISIONING_FIELDS). */
 export type ProvisioningSettings = Readonly<z.infer<typeof provisioningSettingsSchema>>;

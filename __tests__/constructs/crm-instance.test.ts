@@ -31,6 +31,11 @@ describe("CrmInstance", () => {
     });
   });
 
+  it("enables the metadata service's IPv6 address only when asked (a script that reads it at [fd00:ec2::254])", () => {
+    const ipv6 = only(synthesize((scope) => new CrmInstance(scope, "host", { ...props, metadataIpv6: true })).json.resource, "aws_instance");
+    expect(ipv6.metadata_options).toEqual({ http_endpoint: "enabled", http_tokens: "required", http_protocol_ipv6: "enabled", http_put_response_hop_limit: 1 });
+  });
+
   it("requires IMDSv2 tokens, encrypts a 16 GiB root volume and is EBS-optimized without detailed monitoring", () => {
     const { json } = synthesize((scope) => new CrmInstance(scope, "host", props));
     const instance = only(json.resource, "aws_instance");

@@ -40,4 +40,18 @@ describe("CrmSecurityGroup", () => {
     expect(group.description).toBe("custom");
     expect(group.tags).toEqual({ Team: "crm" });
   });
+
+  it("stops the plan before the CIDR lists need more inbound rules than the quota: one per CIDR block and port", () => {
+    const { json } = synthesize((scope) => new CrmSecurityGroup(scope, "sg", {
+      vpcId: "vpc-0123456789abcdef0", sshIngressCidrs: ["203.0.113.7/32"], appIngressCidrs: ["198.51.100.0/24", "192.0.2.0/24"],
+      inboundRuleQuota: 4, inboundRuleNames: { cidrs: "the lists", quota: "the quota of this test" },
+    }));
+    const [check] = only(json.resource, "aws_security_group").lifecycle.precondition;
+    expect(check.condition).toBe('${(((length(["203.0.113.7/32"]) + length(["198.51.100.0/24", "192.0.2.0/24"])) + ' +
+      'length(["198.51.100.0/24", "192.0.2.0/24"])) <= 4)}');
+    expect(check.error_message).toMatch(/^Invalid value for the lists: expected at most 4 inbound rules, AWS's quota "Inbound or outbound rules per security group" \(the quota of this test: 60 by default, 1,000 at most in any account; raise it in Service Quotas first\); the lists make \$\{.*\}, one per CIDR block and port \(22: \$\{length\(\["203.0.113.7\/32"\]\)\}, 3000: .*, 80: .*\)\.$/);
+    const defaults = only(synthesize((scope) => new CrmSecurityGroup(scope, "sg", { vpcId: "vpc-0123456789abcdef0" })).json.resource,
+      "aws_security_group").lifecycle.precondition[0];
+    expect(defaults.condition).toMatch(/<= 60\)\}$/);
+  });
 });

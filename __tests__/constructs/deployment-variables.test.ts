@@ -39,22 +39,39 @@ describe("DeploymentVariables", () => {
     expect(variables.detailed_monitoring).toMatchObject({ type: "bool", nullable: false, default: false });
   });
 
-  it("accepts only the key types EC2 imports, RSA and ED25519, each with the blob of its type", () => {
-    const condition: string = variables.ssh_public_key.validation![0].condition;
-    expect(condition).toContain("(ssh-rsa AAAAB3NzaC1yc2E|ssh-ed25519 AAAAC3NzaC1lZDI1NTE5)");
-    expect(condition).not.toContain("ecdsa");
+  it("checks the SSH key by preconditions of terraform_data.ssh_public_key, of a sensitive variable: nothing prints it", () => {
+    expect(variables.ssh_public_key).toMatchObject({ sensitive: true });
+    expect(variables.ssh_public_key.validation).toBeUndefined();
+    const checks = json.resource?.terraform_data?.ssh_public_key?.lifecycle as { precondition: { condition: string; error_message: string }[] };
+    expect(checks.precondition.map((check) => check.error_message)).toEqual([
+      "the public key, the one line", "an OpenSSH public key line", "the key's base64 as ssh-keygen", "a key whose data names",
+      "a key of the length its type implies",
+    ].map((start) => expect.stringMatching(new RegExp(`^Invalid value for variable "ssh_public_key": expected ${start}[^\\n]*\\.$`))));
+    expect(checks.precondition[1].condition).toContain("^(ssh-ed25519|ssh-rsa) ");
+    expect(checks.precondition[1].condition).not.toContain("ecdsa");
     expect(variables.ssh_public_key.description).toContain("not ECDSA");
   });
 
-  it("checks that every ingress entry is an IPv4 CIDR block written with its network address", () => {
+  it("checks that every ingress entry is an IPv4 CIDR block written with its network address, each once", () => {
     for (const name of ["ssh_ingress_cidrs", "app_ingress_cidrs"]) {
       expect(variables[name].validation).toEqual([{
         condition: expect.stringContaining(`try(cidrhost(cidr, 0) == split("/", cidr)[0], false)`),
         error_message: `Invalid value for variable "${name}": expected a non-empty list of IPv4 CIDR blocks written with their ` +
           'network address, such as ["203.0.113.0/24"] (10.0.0.0/8, not 10.0.0.1/8).',
+      }, {
+        condition: expect.stringContaining(`length(distinct([for cidr in var.${name} : try(format("%s/%d", cidrhost(cidr, 0)`),
+        error_message: `Invalid value for variable "${name}": expected each CIDR block once (10.0.0.0/8 and 10.0.0.0/08 are one block): ` +
+          "AWS refuses a rule given twice.",
       }]);
       expect(variables[name].description).toContain("not 10.0.0.1/8");
     }
+  });
+
+  it("takes the account's quota of inbound rules per security group, AWS's default unless raised, 1,000 at most", () => {
+    expect(variables.inbound_rule_quota).toMatchObject({ type: "number", nullable: false, default: 60 });
+    expect(variables.inbound_rule_quota.validation).toEqual([expect.objectContaining({
+      condition: "${var.inbound_rule_quota == floor(var.inbound_rule_quota) && var.inbound_rule_quota >= 1 && var.inbound_rule_quota <= 1000}",
+    })]);
   });
 
   it("limits the availability zone to the stack's region when it is given, and refuses a bad region", () => {

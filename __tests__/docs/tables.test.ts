@@ -1,6 +1,6 @@
 import { TerraformOutput, TerraformVariable } from "cdktf";
 import { z } from "zod";
-import { outputsTable, plain, settingsTable, variablesTable } from "../../scripts/docs/tables";
+import { hostPathsTable, outputsTable, pathSettingsTable, plain, settingsTable, variablesTable } from "../../scripts/docs/tables";
 import { matching } from "../../settings/rules";
 import { backendSettingsSchema } from "../../settings/backend-settings";
 import { stackSettingsSchema } from "../../settings/stack-settings";
@@ -46,11 +46,21 @@ describe("README tables", () => {
     // One row per key, and one per key of the nested backend object.
     expect(rows).toHaveLength(2 + Object.keys(stackSettingsSchema.shape).length + Object.keys(backendSettingsSchema.shape).length);
     expect(rows).toContain("| `backend.type` | `local`: a state file on the machine that runs Terraform (one person trying the stack); `s3`: an S3 bucket, encrypted, with S3-native locking (teams and CI). | `local` | \"local\" or \"s3\" |");
-    expect(rows).toContain("| `loginHome` | Home directory of the login user. Spec: `/home/ec2-user`. | `/home/ec2-user` | an absolute path such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
-    expect(rows).toContain("| `gitUser` | `<git_user>`: global git user.name of the login user. | required | printable text of 1 to 100 characters with no control characters |");
+    expect(rows).toContain("| `loginHome` | Home directory of the login user. Spec: `/home/ec2-user`. | `/home/ec2-user` | an absolute path of at most 200 characters such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
+    expect(rows).toContain("| `gitUser` | `<git_user>`: global git user.name of the login user, as git writes it into commits. | required | 1 to 100 printable characters that git keeps as written in a commit's author: no &lt; or &gt;, and not starting or ending with a space or one of . , : ; \" ' \\ |");
     // Domain rules (refinements) are stated in the rule column too.
     expect(rows.find((row) => row.startsWith("| `databaseName` |"))).toContain("not one of MariaDB's own schemas (mysql, information\\_schema");
-    expect(rows.find((row) => row.startsWith("| `swapFile` |"))).toContain("not inside /proc, /sys, /dev, /run, /tmp");
+    expect(rows.find((row) => row.startsWith("| `appName` |"))).toContain("no nftables keyword (such as ip, tcp, counter, log, meta, redirect)");
+  });
+
+  it("lists where each path setting may be on the instance, and the host's own paths they stay clear of", () => {
+    expect(pathSettingsTable().split("\n")).toContain(
+      "| `unitDirectory` | the directory of the app's units | `/etc/systemd/system` or `/usr/local/lib/systemd/system` | directories systemd loads units from and keeps across reboots |");
+    expect(pathSettingsTable().split("\n")).toContain("| `appDir` | the checkout of the app | inside `/home` | inside loginHome; it lies in the login user's home |");
+    const host = hostPathsTable().split("\n");
+    expect(host).toContain("| `/etc` | the system's configuration | be it, hold it or lie inside it |");
+    expect(host).toContain("| `/var/lib` | a directory of the system | be it or hold it |");
+    expect(host).toContain("| `<loginHome>/.ssh` | the login user's SSH keys: authorized\\_keys | be it, hold it or lie inside it |");
   });
 
   it("lists nested settings with dotted keys, and states the rule of a setting without a phrase from its schema", () => {

@@ -1,3 +1,6 @@
+import { spawnSync } from "child_process";
+import { resolve } from "path";
+import { localStateFile } from "../../settings/backend-settings";
 import { parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
 
@@ -44,7 +47,34 @@ describe("backend setting", () => {
     ["a local path that is no state file", { path: "state.json" }, /Invalid setting "backend.path".*expected a relative path ending in .tfstate/],
     ["an unknown option", { type: "s3", bucket: "crm-state", dynamodbTable: "locks" }, /Invalid setting "backend.dynamodbTable": expected one of the known settings \(type, path, bucket, key, region, kmsKeyId, workspaceKeyPrefix\)/],
     ["a string", "s3", /Invalid setting "backend": expected a JSON object/],
+    // cdktf deletes the stack folders of cdktf.out that a synthesis did not produce.
+    ["a local state in the stack's folder", { path: "terraform.tfstate" },
+      /^Invalid setting "backend.path" \(got "terraform.tfstate"\): expected a state file outside cdktf.out, which cdktf cleans .*start it with \.\.\/\.\.\/\.\.\//],
+    ["a local state in cdktf.out", { path: "../../dev.tfstate" }, /Invalid setting "backend.path" \(got "..\/..\/dev.tfstate"\): expected a state file outside cdktf.out/],
+    ["a local state in another stack's folder", { path: "../Other/terraform.tfstate" }, /expected a state file outside cdktf.out/],
+    ["a local state back into cdktf.out", { path: "../../../cdktf.out/dev.tfstate" }, /expected a state file outside cdktf.out/],
+    // S3 encrypts with a key of the bucket's own region and partition.
+    ["a KMS key of another region than the bucket's", { type: "s3", bucket: "crm-state", region: "us-west-2", kmsKeyId: KMS },
+      /^Invalid setting "backend.kmsKeyId" \(got "arn:aws:kms:eu-west-1:.*"\): expected a KMS key in the bucket's region, us-west-2 \(an ARN starting arn:aws:kms:us-west-2:\): S3 encrypts only with a key of its own region\.$/],
+    ["a KMS key of another region than the stack's (the bucket's by default)", { type: "s3", bucket: "crm-state", kmsKeyId: KMS },
+      /Invalid setting "backend.kmsKeyId".*expected a KMS key in the bucket's region, us-east-1/],
+    ["a KMS key of another partition", { type: "s3", bucket: "crm-state", region: "cn-north-1", kmsKeyId: "arn:aws:kms:cn-north-1:123456789012:alias/state" },
+      /expected a KMS key in the bucket's region, cn-north-1 \(an ARN starting arn:aws-cn:kms:cn-north-1:\)/],
   ])("refuses %s, naming the setting", (_case, backend, message) => {
     expect(() => withBackend(backend)).toThrow(message);
+  });
+
+  it("accepts local states outside cdktf.out, and git ignores every one inside the project", () => {
+    const root = resolve(__dirname, "../..");
+    for (const path of ["../../../terraform.dev.tfstate", "../../../state/dev.tfstate", "../../../../elsewhere/dev.tfstate"]) {
+      expect(withBackend({ path }).backend).toEqual({ type: "local", path });
+      const file = localStateFile(path);
+      if (file.startsWith("../")) continue;
+      // The state, Terraform's backup beside it and its lock file: none can be committed.
+      for (const written of [file, `${file}.backup`, file.replace(/[^/]*$/, (name) => `.${name}.lock.info`)]) {
+        const ignored = spawnSync("git", ["check-ignore", "--no-index", "-q", written], { cwd: root });
+        expect({ written, ignored: ignored.status }).toEqual({ written, ignored: 0 });
+      }
+    }
   });
 });

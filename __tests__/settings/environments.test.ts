@@ -66,7 +66,16 @@ describe("environments (one stack per settings file)", () => {
   it("refuses two files with one stack name, naming both", () => {
     const a = write("a.json", { stackName: "Same" });
     const b = write("b.json", { stackName: "Same" });
-    expect(() => loadEnvironments([a, b])).toThrow(`Invalid setting "stackName": expected a name that no other settings file uses (${a} and ${b} both name Same).`);
+    expect(() => loadEnvironments([a, b])).toThrow(`Invalid setting "stackName": expected a name that no other settings file uses, ignoring case (${a} and ${b} both name Same).`);
+  });
+
+  it("refuses two stack names that differ only in case (one folder on macOS and Windows), and two such local states", () => {
+    const a = write("a.json", { stackName: "CrmStaging" });
+    const b = write("b.json", { stackName: "crmstaging" });
+    expect(() => loadEnvironments([a, b])).toThrow(`Invalid setting "stackName": expected a name that no other settings file uses, ignoring case (${a} and ${b} both name CrmStaging and crmstaging).`);
+    const c = write("c.json", { stackName: "C", backend: { path: "../../../State.tfstate" } });
+    const d = write("d.json", { stackName: "D", backend: { path: "../../../state.tfstate" } });
+    expect(() => loadEnvironments([c, d])).toThrow(/Invalid setting "backend.path": expected a state of its own \(.*c\.json and .*d\.json both keep their state in .*state\.tfstate\)/);
   });
 
   it("refuses two environments that would share one state", () => {

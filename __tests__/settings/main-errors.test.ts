@@ -22,7 +22,7 @@ function synth(settingsFile: string): { status: number | null; stderr: string; s
 describe("main.ts with bad settings", () => {
   const dir = mkdtempSync(join(tmpdir(), "crm-main-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const file = (name: string, content: string) => {
+  const file = (name: string, content: string | Buffer) => {
     const path = join(dir, name);
     writeFileSync(path, content);
     return path;
@@ -33,9 +33,17 @@ describe("main.ts with bad settings", () => {
     ["a directory without settings files", () => mkdtempSync(join(dir, "empty-")),
       /^Invalid setting "CRM_SETTINGS": expected a directory holding settings files \(\*\.json\); .*empty-\w+ has none\.$/],
     ["a file that is not JSON", () => file("broken.json", '{ "region": "us-east-1", }'),
-      /^Cannot use the settings file .*broken\.json: not valid JSON: .*\(line 1, column 26\)$/],
+      /^Cannot use the settings file .*broken\.json: line 1, column 26: not valid JSON: expected a property name in double quotes \(and no comma after the last property\)$/],
     ["a key given twice", () => file("twice.json", JSON.stringify(exampleSettings).replace(/}$/, ', "region": "eu-west-3"}')),
-      /^Cannot use the settings file .*twice\.json: the key "region" appears twice in one object/],
+      /^Cannot use the settings file .*twice\.json: line 1, column \d+: the key "region" appears twice in one object; expected each key once/],
+    ["bytes that are not UTF-8", () => file("latin1.json", Buffer.from(JSON.stringify({ ...exampleSettings, gitUser: "Jos\xe9" }), "latin1")),
+      /^Cannot use the settings file .*latin1\.json: byte offset \d+ \(line 1, column \d+\): the byte 0xe9 starts no valid UTF-8 character; expected UTF-8 text/],
+    ["UTF-16", () => file("utf16.json", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(exampleSettings), "utf16le")])),
+      /^Cannot use the settings file .*utf16\.json: byte offset 0: a UTF-16 or UTF-32 byte-order mark; expected UTF-8 text/],
+    ["nesting a recursive parser would overflow on", () => file("deep.json", `{"stackName": ${"[".repeat(300_000)}${"]".repeat(300_000)}}`),
+      /^Cannot use the settings file .*deep\.json: line 1, column \d+: objects and arrays nested deeper than 16/],
+    ["a file over 1 MiB", () => file("huge.json", JSON.stringify({ ...exampleSettings, gitUser: "x".repeat(2 << 20) })),
+      /^Cannot use the settings file .*huge\.json: byte offset 1048576: the file goes on; expected a settings file of at most 1048576 bytes$/],
     ["a bad setting", () => file("bad.json", JSON.stringify({ ...exampleSettings, region: "eu-wset-1" })),
       /^\/.*bad\.json: Invalid setting "region" \(got "eu-wset-1"\): expected an AWS region name/],
     ["a refused address with credentials", () => file("url.json", JSON.stringify({ ...exampleSettings, repoUrl: "https://u:pa/SECRET@h/r" })),

@@ -280,7 +280,7 @@ export class ProvisioningHarness {
       repoUrl: `https://127.0.0.1:${this.gitPort}/crm-app.git`,
       databaseName: "crm_test",
       appDbUser: "crm_app",
-      gitUser: "CRM Deploy 'Bot'",
+      gitUser: "CRM 'Deploy' Bot",
       gitEmail: "deploy@example.com",
       loginUser: userInfo().username,
       loginHome: join(this.dir, "home"),

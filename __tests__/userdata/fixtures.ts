@@ -38,8 +38,10 @@ export function haveTool(name: string): boolean {
   return found;
 }
 
-/** The text of one shell function `name() { … }` of a rendered script. */
+/** The text of one shell function `name() { … }` of a rendered script (on its own lines, or on one line). */
 export function shellFunction(script: string, name: string): string {
+  const oneLine = script.split("\n").find((line) => line.startsWith(`${name}() {`) && line.endsWith("}"));
+  if (oneLine !== undefined) return `${oneLine}\n`;
   const start = script.indexOf(`\n${name}() {\n`);
   if (start < 0) throw new Error(`no function ${name}`);
   const end = script.indexOf("\n}\n", start);

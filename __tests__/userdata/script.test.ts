@@ -204,7 +204,7 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
       "set -Eeuo pipefail",
       `APP_DIR=${shellQuote(dir)} APP_DB_USER=crm_app DATABASE_NAME=crm PUBLIC_DNS=ec2-1-2-3-4.example.com`,
       `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE} APP_PORT=3000`,
-      "TEMP_FILES=() MAIN_SUBSHELL=0", oneLiner("log"), shellFunction(script, "die"),
+      "TEMP_FILES=() MAIN_SUBSHELL=0", shellFunction(script, "log"), shellFunction(script, "die"),
       shellFunction(script, "dotenv_value"), shellFunction(script, "step_11_write_env_file"),
       shellFunction(script, "set_env_values"),
       "step_11_write_env_file",
@@ -276,19 +276,13 @@ const secretsOf = (root: string, app: string, token: string) => ({
 });
 
 /** The one-line helper `name() { … }` of a rendered script. */
-function oneLiner(name: string): string {
-  const line = script.split("\n").find((l) => l.startsWith(`${name}() {`));
-  if (!line) throw new Error(`no helper ${name}`);
-  return line;
-}
-
 describe("failure handling", () => {
   const runFragment = (body: string[]) => spawnSync("bash", ["-c", ["set -Eeuo pipefail", "MAIN_SUBSHELL=0 CURRENT_STEP=test",
-    oneLiner("log"), shellFunction(script, "die"), ...body].join("\n")],
+    shellFunction(script, "log"), shellFunction(script, "die"), ...body].join("\n")],
     { encoding: "utf8" });
 
   test("step 4 tolerates a failing database, and another database step does not", () => {
-    const failingDatabase = ["root_sql() { return 1; }", "DB_ROOT_PASSWORD=x DATABASE_NAME=crm", oneLiner("hex"),
+    const failingDatabase = ["root_sql() { return 1; }", "DB_ROOT_PASSWORD=x DATABASE_NAME=crm", shellFunction(script, "hex"),
       shellFunction(script, "password_hash")];
     const tolerated = runFragment([...failingDatabase, shellFunction(script, "step_04_set_root_password"),
       "step_04_set_root_password", "echo after"]);
@@ -342,7 +336,7 @@ describe("redact", () => {
       "no newline at the end",
     ].join("\n");
     const program = ["set -Eeuo pipefail", ...rendered.split("\n").filter((l) => /^readonly \w+_B64=/.test(l)),
-      oneLiner("hex"), shellFunction(rendered, "urlencode"), shellFunction(rendered, "redact"), "redact"].join("\n");
+      shellFunction(script, "hex"), shellFunction(rendered, "urlencode"), shellFunction(rendered, "redact"), "redact"].join("\n");
     const result = spawnSync("bash", ["-c", program], { input, encoding: "utf8" });
     expect(result.stdout).toBe([
       "fatal: unable to access 'https://x-access-token:[REDACTED]@github.com/o/r.git/'",
@@ -358,7 +352,7 @@ describe("redact", () => {
     const secrets = secretsOf("Pr3fix-Secret", "Pr3fix-Secret-and-Tail", "token-Wm3");
     const rendered = renderProvisioningScript(PRODUCTION_SETTINGS, secrets);
     const program = ["set -Eeuo pipefail", ...rendered.split("\n").filter((l) => /^readonly \w+_B64=/.test(l)),
-      oneLiner("hex"), shellFunction(rendered, "urlencode"), shellFunction(rendered, "redact"), "redact"].join("\n");
+      shellFunction(script, "hex"), shellFunction(rendered, "urlencode"), shellFunction(rendered, "redact"), "redact"].join("\n");
     const input = ["app: Pr3fix-Secret-and-Tail", `hex: ${Buffer.from("Pr3fix-Secret-and-Tail").toString("hex")}`,
       `base64: ${secrets.appDbPasswordBase64}`, "root: Pr3fix-Secret."].join("\n");
     expect(spawnSync("bash", ["-c", program], { input, encoding: "utf8" }).stdout)

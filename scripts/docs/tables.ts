@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { settingRules } from "../../settings/rules";
+import { HOST_PATHS, LOGIN_HOME_PATHS, PATH_SETTINGS, PathRole } from "../../userdata/host";
 import { referencesOf, StackJson } from "./terraform-json";
 
 /** A Markdown table; cells are kept on one line, and `|` escaped (also inside code spans, as GFM requires). */
@@ -106,4 +107,24 @@ function describeJsonSchema(field: z.ZodType): string {
   if (json.minimum !== undefined || json.maximum !== undefined) parts.push(`from ${json.minimum ?? "-∞"} to ${json.maximum ?? "∞"}`);
   if (json.pattern) parts.push(`matching ${code(json.pattern)}`);
   return parts.join(" ");
+}
+
+/** The path settings: what each is, where it may be on the instance, and the setting it lies inside. */
+export function pathSettingsTable(): string {
+  const rows = (Object.entries(PATH_SETTINGS) as [string, PathRole][]).map(([name, role]) => [
+    code(name),
+    plain(role.what),
+    role.exactly ? role.exactly.map(code).join(" or ") : role.inside ? `inside ${role.inside.map(code).join(" or ")}` : "anywhere clear of the paths below",
+    plain([role.within ? `inside ${role.within}` : "", role.because ?? ""].filter(Boolean).join("; ")),
+  ]);
+  return table(["setting", "what it is", "on the instance", "why"], rows);
+}
+
+/** The host's own paths that path settings stay clear of, and the login user's files. */
+export function hostPathsTable(): string {
+  const rows = [
+    ...HOST_PATHS.map((host) => [code(host.path), plain(host.what), host.tree ? "be it, hold it or lie inside it" : "be it or hold it"]),
+    ...LOGIN_HOME_PATHS.map((entry) => [code(`<loginHome>/${entry.name}`), plain(entry.what), "be it, hold it or lie inside it"]),
+  ];
+  return table(["path", "what it is", "no path setting may"], rows);
 }
