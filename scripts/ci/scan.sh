@@ -17,7 +17,8 @@
 # dropped (Terraform treats null as unset: same meaning) and every value that is exactly "${var.NAME}"
 # is replaced by that variable's default, i.e. the stack as deployed with its defaults. Line numbers in
 # the report refer to that copy; resource addresses are the stack's own. terraform.required_version is
-# left out of the copy: checkov's terraform_json parser stops on it ("this method receives only dicts").
+# left out of the copy: checkov's terraform_json parser stops on it ("this method receives only dicts"),
+# and so are the `moved` blocks, a top-level list it cannot read either.
 #
 # Exit codes:
 #   0  every failed check is a listed exception, and every listed exception still fires
@@ -108,6 +109,8 @@ out = {k: (v if k in ("variable", "//") else norm(v)) for k, v in doc.items()}
 # a string: required_version (no security meaning) stays out of the copy.
 if isinstance(out.get("terraform"), dict):
     out["terraform"].pop("required_version", None)
+# Nor does it read a top-level list: the `moved` blocks (renames, no security meaning) stay out too.
+out.pop("moved", None)
 json.dump(out, open(dst, "w", encoding="utf-8"), indent=2)
 PY
   fi
