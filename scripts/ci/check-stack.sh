@@ -51,13 +51,19 @@ fi
 
 missing=()
 [[ -n "${AWS_REGION:-}" ]] || missing+=("variable AWS_REGION")
-for pair in VPC_ID:TF_VAR_vpc_id SUBNET_ID:TF_VAR_subnet_id AVAILABILITY_ZONE:TF_VAR_availability_zone \
-            KEY_PAIR_NAME:TF_VAR_key_pair_name SSH_PUBLIC_KEY:TF_VAR_ssh_public_key; do
-  env_name=${pair#*:}
+# The Terraform variables the job gets from repository variables (GitHub variable:Terraform variable).
+repository_variables=(VPC_ID:vpc_id SUBNET_ID:subnet_id AVAILABILITY_ZONE:availability_zone KEY_PAIR_NAME:key_pair_name
+                      SSH_PUBLIC_KEY:ssh_public_key)
+for pair in "${repository_variables[@]}"; do
+  env_name=TF_VAR_${pair#*:}
   [[ -n "${!env_name:-}" ]] || missing+=("variable ${pair%%:*}")
 done
-# The stack's secret variables, from its own JSON: none where the secrets live elsewhere.
-mapfile -t secret_variables < <(jq -r '.variable // {} | to_entries[] | select(.value.sensitive == true) | .key' "$stack_json")
+# The stack's secret variables, from its own JSON: none where the secrets live elsewhere. A
+# sensitive variable that a repository variable gives (ssh_public_key: sensitive only so that a
+# pasted private key never shows in a plan's error) is not a secret to hold back.
+given_by_variables=$(printf '%s\n' "${repository_variables[@]#*:}" | jq -R . | jq -s .)
+mapfile -t secret_variables < <(jq -r --argjson vars "$given_by_variables" \
+  '.variable // {} | to_entries[] | select(.value.sensitive == true and (.key | IN($vars[]) | not)) | .key' "$stack_json")
 given=()
 for name in "${secret_variables[@]}"; do
   env_name="TF_VAR_$name"
