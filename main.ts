@@ -8,13 +8,17 @@ import { CrmSecurityGroup } from "./constructs/crm-security-group";
 import { DataVolume } from "./constructs/data-volume";
 import { DataVolumeBackups } from "./constructs/data-volume-backups";
 import { DeploymentVariables } from "./constructs/deployment-variables";
+import { ElasticIp } from "./constructs/elastic-ip";
+import { HostAlarms } from "./constructs/host-alarms";
 import { HostOutputs } from "./constructs/host-outputs";
 import { InstanceRole } from "./constructs/instance-role";
 import { ProvisioningUserData } from "./constructs/provisioning-user-data";
 import { SecretVariables } from "./constructs/secret-variables";
+import { SiteDomain } from "./constructs/site-domain";
 import { SshKeyPair } from "./constructs/ssh-key-pair";
 import { SsmImageParameter } from "./constructs/ssm-image-parameter";
 import { StateBackend } from "./constructs/state-backend";
+import { SubnetPlacement } from "./constructs/subnet-placement";
 import { loadEnvironments } from "./settings/environments";
 import { SettingsProblem } from "./settings/errors";
 import { StackSettings } from "./settings/stack-settings";
@@ -36,11 +40,16 @@ export class CrmHostStack extends TerraformStack {
     const secrets = new SecretVariables(this, "secrets");
     new BootstrapVersionCheck(this, "bootstrap");
     const image = new SsmImageParameter(this, "image");
+    const placement = new SubnetPlacement(this, "placement", {
+      subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
+    });
+    const { domain } = settings.provisioning;
 
     const securityGroup = new CrmSecurityGroup(this, "security_group", {
-      vpcId: inputs.vpcId.stringValue,
+      vpcId: placement.vpcId,
       sshIngressCidrs: inputs.sshIngressCidrs.listValue,
       appIngressCidrs: inputs.appIngressCidrs.listValue,
+      https: domain !== undefined,
     });
     const keyPair = new SshKeyPair(this, "key_pair", {
       keyName: inputs.keyPairName.stringValue,
@@ -50,20 +59,23 @@ export class CrmHostStack extends TerraformStack {
     // Created before the instance, whose user data names it; attached after.
     const backupTag = { Backup: `${nameTag}/data` };
     const dataVolume = new DataVolume(this, "data_volume", {
-      availabilityZone: inputs.availabilityZone.stringValue,
+      availabilityZone: placement.availabilityZone,
       nameTag: `${nameTag}/data`,
       tags: backupTag,
       preventDestroy: !settings.deleteDataVolumeOnDestroy,
     });
+    // Allocated before the instance, whose user data names it; associated after.
+    const address = new ElasticIp(this, "address", { nameTag });
     const userData = new ProvisioningUserData(this, "user_data", {
       settings: settings.provisioning,
       secrets: secrets.scriptSecrets,
       dataVolumeId: dataVolume.volumeId,
+      elasticIp: address.publicIp,
     });
     const host = new CrmInstance(this, "instance", {
       imageId: image.imageId,
       subnetId: inputs.subnetId.stringValue,
-      availabilityZone: inputs.availabilityZone.stringValue,
+      availabilityZone: placement.availabilityZone,
       securityGroupIds: [securityGroup.id],
       keyName: keyPair.keyName,
       instanceProfileName: identity.instanceProfile.name,
@@ -73,6 +85,9 @@ export class CrmHostStack extends TerraformStack {
       dependsOn: [identity.role],
     });
     dataVolume.attachTo(host.instanceId);
+    address.associateWith(host.instanceId);
+    if (domain) new SiteDomain(this, "domain", { hostedZone: domain.hostedZone, name: domain.name, address: address.publicIp });
+    new HostAlarms(this, "alarms", { instanceId: host.instanceId, region: settings.region, nameTag, email: settings.alarmEmail });
     new DataVolumeBackups(this, "backups", {
       targetTags: backupTag,
       stackName: settings.stackName,
@@ -83,8 +98,9 @@ export class CrmHostStack extends TerraformStack {
       instanceName: settings.instanceName,
       nameTag,
       instanceId: host.instance.id,
-      publicIp: host.publicIp,
-      publicDns: host.instance.publicDns,
+      publicIp: address.publicIp,
+      publicDns: address.publicDns,
+      domainName: domain?.name,
       loginUser: settings.provisioning.loginUser,
       provisioningLog: settings.provisioning.logFile,
       dataVolumeId: dataVolume.volumeId,

@@ -26,8 +26,12 @@ describe("Terraform addresses of the example stack", () => {
 
   it("are readable and pinned: renaming one fails here (add a moved block, then update the list)", () => {
     expect(addresses).toEqual([
+      "aws_cloudwatch_metric_alarm.crm_host_instance_check",
+      "aws_cloudwatch_metric_alarm.crm_host_system_check",
       "aws_dlm_lifecycle_policy.crm_data_snapshots",
       "aws_ebs_volume.crm_data",
+      "aws_eip.crm_host",
+      "aws_eip_association.crm_host",
       "aws_iam_instance_profile.crm_host",
       "aws_iam_role.crm_data_snapshots",
       "aws_iam_role.crm_host",
@@ -37,9 +41,13 @@ describe("Terraform addresses of the example stack", () => {
       "aws_security_group.crm_host",
       "aws_volume_attachment.crm_data",
       "data.aws_partition.crm_data_snapshots",
-      "data.aws_ssm_parameter.cdk_bootstrap_version",
+      "data.aws_partition.crm_host_alarms",
       "data.aws_ssm_parameter.image",
+      "data.aws_ssm_parameters_by_path.cdk_bootstrap_version",
+      "data.aws_subnet.crm_host",
+      "data.aws_vpc.crm_host",
       "terraform_data.cdk_bootstrap_version",
+      "terraform_data.crm_host_placement",
       "terraform_data.secrets",
     ]);
     expect(locals).toEqual(["local.cdk_bootstrap_version", "local.provisioning_script"]);

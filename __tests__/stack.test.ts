@@ -33,22 +33,22 @@ describe("CrmHostStack", () => {
   const { text, json } = synthStack();
   const resources = json.resource ?? {};
 
-  it("holds exactly the spec's resources, the bootstrap and secret checks, and the data volume with its backups", () => {
+  it("holds the spec's resources, the plan checks, the data volume with its backups, the Elastic IP and the alarms", () => {
     expect(Object.keys(resources).sort()).toEqual([
-      "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_iam_instance_profile", "aws_iam_role",
-      "aws_iam_role_policy_attachment", "aws_instance", "aws_key_pair", "aws_security_group", "aws_volume_attachment",
-      "terraform_data",
+      "aws_cloudwatch_metric_alarm", "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_eip", "aws_eip_association",
+      "aws_iam_instance_profile", "aws_iam_role", "aws_iam_role_policy_attachment", "aws_instance", "aws_key_pair",
+      "aws_security_group", "aws_volume_attachment", "terraform_data",
     ]);
-    const twice = ["terraform_data", "aws_iam_role"];
+    const counts: Record<string, number> = { terraform_data: 3, aws_iam_role: 2, aws_cloudwatch_metric_alarm: 2 };
     for (const type of Object.keys(resources)) {
-      expect([type, Object.keys(resources[type]).length]).toEqual([type, twice.includes(type) ? 2 : 1]);
+      expect([type, Object.keys(resources[type]).length]).toEqual([type, counts[type] ?? 1]);
     }
     expect(text).toHaveProviderWithProperties(AwsProvider, { region: "us-east-1" });
   });
 
-  it("puts the security group into the given VPC with the narrowable ingress sources", () => {
+  it("puts the security group into the subnet's VPC with the narrowable ingress sources", () => {
     const group = only(resources, "aws_security_group");
-    expect(group.vpc_id).toBe("${var.vpc_id}");
+    expect(group.vpc_id).toBe("${data.aws_subnet.crm_host.vpc_id}");
     expect(group.description).toMatch(/SSH/);
     expect(group.description).toMatch(/HTTP/);
     expect(group.ingress.map((rule: any) => [rule.from_port, rule.to_port, rule.protocol, rule.cidr_blocks, rule.description])).toEqual([
@@ -86,7 +86,7 @@ describe("CrmHostStack", () => {
     const roleName = roleOf("ec2.amazonaws.com");
     const [scriptLocal] = Object.keys(json.locals ?? {}).filter((name) => name === "provisioning_script");
     expect(only(resources, "aws_instance")).toMatchObject({
-      availability_zone: "${var.availability_zone}",
+      availability_zone: "${data.aws_subnet.crm_host.availability_zone}",
       iam_instance_profile: reference(json, "aws_iam_instance_profile", "name"),
       ami: `\${data.aws_ssm_parameter.${imageDataSource(json)}.insecure_value}`,
       instance_type: "t3.micro",
@@ -102,6 +102,7 @@ describe("CrmHostStack", () => {
       disable_api_termination: true,
       credit_specification: { cpu_credits: "standard" },
       monitoring: "${var.detailed_monitoring}",
+      maintenance_options: { auto_recovery: "default" },
       lifecycle: { ignore_changes: ["ami", "user_data", "user_data_base64"] },
     });
     expect(json.variable?.detailed_monitoring).toMatchObject({ type: "bool", default: false });
@@ -109,7 +110,7 @@ describe("CrmHostStack", () => {
 
   it("puts the database on a kept, encrypted gp3 volume in the instance's zone, attached as /dev/sdf", () => {
     expect(only(resources, "aws_ebs_volume")).toMatchObject({
-      availability_zone: "${var.availability_zone}",
+      availability_zone: "${data.aws_subnet.crm_host.availability_zone}",
       type: "gp3",
       encrypted: true,
       size: "${var.data_volume_size_gib}",
@@ -149,8 +150,11 @@ describe("CrmHostStack", () => {
     expect(position("aws_ebs_volume.")).toBeLessThan(position("local."));
     expect(position("local.")).toBeLessThan(position("aws_instance."));
     expect(position("aws_instance.")).toBeLessThan(position("aws_volume_attachment."));
-    // The volume depends on no instance, no attachment and no user data.
-    expect(edges(Object.keys(nodes).find((node) => node.startsWith("aws_ebs_volume."))!)).toEqual([]);
+    // The Elastic IP too: allocated before the instance (its user data names it), associated after.
+    expect(position("aws_eip.")).toBeLessThan(position("local."));
+    expect(position("aws_instance.")).toBeLessThan(position("aws_eip_association."));
+    // The volume depends on no instance, no attachment and no user data: only on the subnet (its zone).
+    expect(edges(Object.keys(nodes).find((node) => node.startsWith("aws_ebs_volume."))!)).toEqual(["data.aws_subnet.crm_host"]);
   });
 
   it("has every resource address that the README and docs/ name (the upgrade, restore and destroy procedures)", () => {
@@ -229,10 +233,10 @@ describe("CrmHostStack", () => {
     }
   });
 
-  it("outputs the public IP as <instance_name>PublicIP, and what an operator needs next", () => {
-    const dns = reference(json, "aws_instance", "public_dns");
+  it("outputs the public IP as <instance_name>PublicIP, and what an operator needs next: all on the Elastic IP", () => {
+    const dns = reference(json, "aws_eip", "public_dns");
     expect(Object.fromEntries(Object.entries<any>(json.output ?? {}).map(([name, output]) => [name, output.value]))).toEqual({
-      CrmServerPublicIP: reference(json, "aws_instance", "public_ip"),
+      CrmServerPublicIP: reference(json, "aws_eip", "public_ip"),
       CrmServerPublicDns: dns,
       CrmServerInstanceId: reference(json, "aws_instance", "id"),
       CrmServerFrontendUrl: `http://${dns}`,
@@ -265,8 +269,10 @@ describe("CrmHostStack", () => {
       "${base64encode(var.app_db_password)}",
       "${base64encode(var.source_host_token)}",
       `\${${reference(json, "aws_ebs_volume", "id").slice(2, -1)}}`,
+      `\${${reference(json, "aws_eip", "public_ip").slice(2, -1)}}`,
     ]);
     expect(script).toContain(`\nreadonly DATA_VOLUME_ID='${reference(json, "aws_ebs_volume", "id")}'\n`);
+    expect(script).toContain(`\nreadonly ELASTIC_IP='${reference(json, "aws_eip", "public_ip")}'\n`);
     for (const name of ["db_root_password", "app_db_password", "source_host_token"]) {
       expect(json.variable?.[name]).toMatchObject({ sensitive: true });
       expect(json.variable?.[name].default).toBeUndefined();

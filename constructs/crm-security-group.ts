@@ -6,6 +6,8 @@ import { nameElements } from "./addresses";
 export const SSH_PORT = { port: 22, description: "SSH" } as const;
 export const BACK_END_PORT = { port: 3000, description: "application back end" } as const;
 export const HTTP_PORT = { port: 80, description: "HTTP" } as const;
+/** Opened only for a stack with a domain, to the same sources as 80 and 3000. */
+export const HTTPS_PORT = { port: 443, description: "HTTPS" } as const;
 
 /** Props of {@link CrmSecurityGroup}. */
 export interface CrmSecurityGroupProps {
@@ -21,6 +23,11 @@ export interface CrmSecurityGroupProps {
    * @default ["0.0.0.0/0"]
    */
   readonly appIngressCidrs?: string[];
+  /**
+   * Whether to open port 443 (HTTPS) to `appIngressCidrs` too: for a stack with a domain.
+   * @default false
+   */
+  readonly https?: boolean;
   /**
    * GroupDescription: one line naming SSH and HTTP access.
    * @default "Allow SSH (22) and HTTP (80, 3000) access to the CRM host"
@@ -41,6 +48,7 @@ export interface CrmSecurityGroupProps {
 /**
  * The firewall of spec 2.2: tcp 22 (SSH), 3000 (application back end) and 80 (HTTP) in, all
  * traffic out, every rule described. Ingress sources default to every address, as in the spec.
+ * With `https`, tcp 443 too, after the spec's rules.
  */
 export class CrmSecurityGroup extends Construct {
   public readonly securityGroup: SecurityGroup;
@@ -59,7 +67,7 @@ export class CrmSecurityGroup extends Construct {
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,
       description: props.description ?? "Allow SSH (22) and HTTP (80, 3000) access to the CRM host",
-      ingress: [tcp(SSH_PORT, ssh), tcp(BACK_END_PORT, app), tcp(HTTP_PORT, app)],
+      ingress: [tcp(SSH_PORT, ssh), tcp(BACK_END_PORT, app), tcp(HTTP_PORT, app), ...(props.https ? [tcp(HTTPS_PORT, app)] : [])],
       egress: [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }],
       tags: props.tags,
     });

@@ -6,8 +6,9 @@ import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { nameElements } from "./addresses";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
 
-/** Stands for the data volume's id while the script is rendered: the longest id there is. */
+/** Stand for the data volume's id and the Elastic IP while the script is rendered: the longest there are. */
 const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
+const ELASTIC_IP_PLACEHOLDER = "255.255.255.255";
 
 /** EC2 refuses user data above 16 KiB (before base64; of gzip-compressed user data, the compressed bytes). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
@@ -28,6 +29,12 @@ export interface ProvisioningUserDataProps {
    * @default - none: the database stays on the root disk
    */
   readonly dataVolumeId?: string;
+  /**
+   * The host's Elastic IP (a Terraform expression such as `ElasticIp.publicIp`): the first boot waits
+   * until the metadata service reports it before it reads the public hostname for FRONTENDURI.
+   * @default - none: the hostname is read at once
+   */
+  readonly elasticIp?: string;
   /**
    * Longest secret the variables accept, used to check at synthesis that the script stays
    * within EC2's user-data limit whatever the secrets are.
@@ -66,12 +73,13 @@ export class ProvisioningUserData extends Construct {
     // Conservative: the secrets counted as incompressible, the rest with a quarter of margin for
     // the difference between Terraform's (Go's) deflate and Node.js's zlib.
     const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker,
-      props.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER)).length;
+      props.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, props.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER)).length;
     this.maxCompressedBytes = Math.ceil(compressedRest * 1.25) + 3 * secretLength;
     if (this.maxCompressedBytes > USER_DATA_LIMIT_BYTES) {
       throw new Error(`The compressed provisioning script can reach ${this.maxCompressedBytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}.`);
     }
-    const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props.dataVolumeId));
+    const local = new TerraformLocal(this, "script",
+      terraformTemplate(props.settings, props.secrets, props.dataVolumeId, props.elasticIp));
     nameElements(props.name ?? "provisioning_script", local);
     this.script = local.asString;
     this.base64 = Fn.base64gzip(local.asString);
@@ -82,17 +90,18 @@ export class ProvisioningUserData extends Construct {
  * Renders the script with placeholders in place of the secrets, escapes the template syntax
  * of the whole literal text, then puts the secrets' expressions where the placeholders were.
  */
-export function terraformTemplate(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId?: string): string {
+export function terraformTemplate(settings: ProvisioningSettings, secrets: ScriptSecrets, dataVolumeId?: string, elasticIp?: string): string {
   const keys = Object.keys(secrets) as (keyof ScriptSecrets)[];
   // Placeholders use only letters, digits, _ and -, which no escaping touches.
   const placeholder = (key: string) => `CRMSECRETPLACEHOLDER_${key}_END`;
   const placeholders = Object.fromEntries(keys.map((key) => [key, placeholder(key)])) as unknown as ScriptSecrets;
   let text = escapeTemplateSyntax(renderProvisioningScript(settings, placeholders,
-    dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER));
-  if (dataVolumeId !== undefined) {
-    const parts = text.split(VOLUME_PLACEHOLDER);
-    if (parts.length !== 2) throw new Error(`The provisioning script must hold the data volume id once; found it ${parts.length - 1} times.`);
-    text = parts.join(dataVolumeId);
+    dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER));
+  for (const [what, value, stand] of [["data volume id", dataVolumeId, VOLUME_PLACEHOLDER], ["Elastic IP", elasticIp, ELASTIC_IP_PLACEHOLDER]]) {
+    if (value === undefined) continue;
+    const parts = text.split(stand!);
+    if (parts.length !== 2) throw new Error(`The provisioning script must hold the ${what} once; found it ${parts.length - 1} times.`);
+    text = parts.join(value);
   }
   for (const key of keys) {
     const parts = text.split(placeholder(key));

@@ -10,9 +10,10 @@ import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
 import {
-  appDirInsideHome, databaseDirApartFromDataMount, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
+  appDirInsideHome, databaseDirApartFromDataMount, domainBesideOwnPort80, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS,
 } from "../userdata/settings";
 import { backendSettings, backendSettingsSchema } from "./backend-settings";
+import { alarmEmailSchema } from "./domain-settings";
 import { settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
 import { awsRegion, flag, matching, settingRules, text } from "./rules";
@@ -54,9 +55,11 @@ export const stackSettingsSchema = z.strictObject({
   deleteDataVolumeOnDestroy: flag("Whether `terraform destroy` may delete the database's data volume (after a final snapshot). "
     + "Off: destroy stops at the volume (see docs/operations.md).").default(false),
   backend: backendSettingsSchema.optional(),
+  alarmEmail: alarmEmailSchema.optional(),
   ...provisioningWithDefaults,
 }).check((ctx) => appDirInsideHome(ctx.value, ctx))
-  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
+  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx))
+  .check((ctx) => domainBesideOwnPort80(ctx.value, ctx));
 
 export interface StackSettings {
   /** `<stack_name>`: cdktf stack name, first half of the Name tags. */
@@ -72,6 +75,8 @@ export interface StackSettings {
   readonly deleteDataVolumeOnDestroy: boolean;
   /** Where Terraform keeps the stack's state: local by default (constructs/state-backend.ts). */
   readonly backend: BackendSettings;
+  /** Who is told by e-mail when a status-check alarm fires (constructs/host-alarms.ts): nobody by default. */
+  readonly alarmEmail?: string;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
@@ -90,8 +95,8 @@ export function parseStackSettings(raw: unknown): StackSettings {
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, ...provisioning } = result.data;
-  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), provisioning };
+  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, alarmEmail, ...provisioning } = result.data;
+  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), alarmEmail, provisioning };
 }
 
 /** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */

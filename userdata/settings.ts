@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { settingsErrorFrom } from "../settings/errors";
+import { domainSettingsSchema } from "../settings/domain-settings";
 import { absolutePath, flag, matching, printable, text, wholeNumber } from "../settings/rules";
 
 /** MariaDB's own schemas: the app user gets ALL PRIVILEGES on its database (on `mysql`, it could read root's hash). */
@@ -89,7 +90,9 @@ export const PROVISIONING_FIELDS = {
     + "block of rules (port-80 redirect, metadata lock-down). Amazon Linux 2023: `/etc/sysconfig/nftables.conf`; Debian: `/etc/nftables.conf`."),
   scriptDirectory: absolutePath("Directory of root's helper script that refreshes the public addresses in .env at each boot. `/usr/local/sbin`."),
   redirectHttpPort: flag("Redirect tcp/80 to the app's port 3000 with nftables (the app runs as the login user, who cannot "
-    + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`."),
+    + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`. "
+    + "With a `domain`, the HTTPS server takes port 80 (to redirect it) and nothing is redirected."),
+  domain: domainSettingsSchema.optional(),
 } as const;
 
 /** Refuses an `appDir` outside `loginHome` (the checkout belongs to the login user). */
@@ -113,10 +116,21 @@ export function databaseDirApartFromDataMount(settings: { dataMount: string; dat
   }
 }
 
+/** Refuses a `domain` beside `redirectHttpPort: false`: the app and the HTTPS server would both bind port 80. */
+export function domainBesideOwnPort80(settings: { redirectHttpPort: boolean; domain?: unknown }, ctx: z.core.ParsePayload<unknown>): void {
+  if (settings.domain !== undefined && !settings.redirectHttpPort) {
+    ctx.issues.push({
+      code: "custom", path: ["redirectHttpPort"], input: false,
+      message: "true with a domain (the HTTPS server binds port 80 to redirect it; the app cannot bind it too)",
+    });
+  }
+}
+
 /** The provisioning settings as one object, every setting required. */
 export const provisioningSettingsSchema = z.object(PROVISIONING_FIELDS)
   .check((ctx) => appDirInsideHome(ctx.value, ctx))
-  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx));
+  .check((ctx) => databaseDirApartFromDataMount(ctx.value, ctx))
+  .check((ctx) => domainBesideOwnPort80(ctx.value, ctx));
 
 /** Settings of the first-boot provisioning script and its service unit (see PROVISIONING_FIELDS). */
 export type ProvisioningSettings = Readonly<z.infer<typeof provisioningSettingsSchema>>;
