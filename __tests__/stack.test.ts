@@ -298,3 +298,44 @@ describe("CrmHostStack", () => {
     }
   });
 });
+
+describe("CrmHostStack with a domain and an alarm e-mail address", () => {
+  const domain = { hostedZone: "example.com", name: "crm.example.com" };
+  const { json } = synthStack({ domain, alarmEmail: "ops@example.com" });
+  const plain = synthStack().json;
+  const script = (stack: StackJson) => stack.locals?.provisioning_script as string;
+
+  it("adds the zone lookup, the A record to the Elastic IP and the alarm topic, under readable names", () => {
+    const added = (stack: StackJson, base: StackJson) => [
+      ...Object.entries(stack.resource ?? {}).flatMap(([type, blocks]) => Object.keys(blocks).map((name) => `${type}.${name}`)),
+      ...Object.entries(stack.data ?? {}).flatMap(([type, blocks]) => Object.keys(blocks).map((name) => `data.${type}.${name}`)),
+    ].filter((address) => {
+      const [first, second, third] = address.split(".");
+      return first === "data" ? !base.data?.[second]?.[third] : !base.resource?.[first]?.[second];
+    }).sort();
+    expect(added(json, plain)).toEqual([
+      "aws_route53_record.crm_site", "aws_sns_topic.crm_host_alarms", "aws_sns_topic_subscription.crm_host_alarms", "data.aws_route53_zone.crm_site",
+    ]);
+    expect(only(json.resource, "aws_route53_record")).toMatchObject({ name: "crm.example.com", type: "A", records: ["${aws_eip.crm_host.public_ip}"] });
+    expect(only(json.resource, "aws_sns_topic_subscription")).toMatchObject({ protocol: "email", endpoint: "ops@example.com" });
+  });
+
+  it("opens 443 only with the domain", () => {
+    const ports = (stack: StackJson) => only(stack.resource, "aws_security_group").ingress.map((rule: { from_port: number }) => rule.from_port);
+    expect(ports(json)).toEqual([22, 3000, 80, 443]);
+    expect(ports(plain)).toEqual([22, 3000, 80]);
+  });
+
+  it("gives the front end's URL as https on the name, the back end's on 3000", () => {
+    expect(json.output?.CrmServerFrontendUrl.value).toBe("https://crm.example.com");
+    expect(json.output?.CrmServerBackendUrl.value).toBe("http://crm.example.com:3000");
+  });
+
+  it("carries the HTTPS module and its settings in the user data only with a domain, and no port-80 redirect then", () => {
+    expect(script(json)).toContain("\ninstall_https() {");
+    expect(script(json)).toContain("\nreadonly DOMAIN_NAME='crm.example.com' ACME_DIRECTORY='https://acme-v02.api.letsencrypt.org/directory'\n");
+    expect(script(json)).toContain("\nreadonly REDIRECT_HTTP_PORT=false\n");
+    for (const absent of ["install_https() {", "DOMAIN_NAME", "CADDY", "acme"]) expect(script(plain)).not.toContain(absent);
+    expect(script(plain)).toContain("\nreadonly REDIRECT_HTTP_PORT=true\n");
+  });
+});

@@ -14,6 +14,11 @@ export interface SubnetFacts {
   readonly vpcDnsHostnames: string;
 }
 
+/** A message's interpolation of an optional variable: Terraform renders every message, also of a check that holds, and refuses null there. */
+function given(reference: string): string {
+  return `\${coalesce(${reference}, "(unset)")}`;
+}
+
 /** Props of {@link SubnetPlacement}. */
 export interface SubnetPlacementProps {
   /** HCL reference of the subnet id, such as `var.subnet_id`. */
@@ -64,12 +69,12 @@ export class SubnetPlacement extends Construct {
       preconditions: [
         {
           condition: `\${${props.givenVpcId} == null || ${props.givenVpcId} == ${facts.vpcId}}`,
-          errorMessage: `vpc_id \${${props.givenVpcId}} is not the VPC of subnet_id ${subnet}, which is in ` +
+          errorMessage: `vpc_id ${given(props.givenVpcId)} is not the VPC of subnet_id ${subnet}, which is in ` +
             `${this.vpcId}: leave vpc_id unset (it is taken from the subnet) or set it to ${this.vpcId}.`,
         },
         {
           condition: `\${${props.givenAvailabilityZone} == null || ${props.givenAvailabilityZone} == ${facts.availabilityZone}}`,
-          errorMessage: `availability_zone \${${props.givenAvailabilityZone}} is not the zone of subnet_id ${subnet}, which is in ` +
+          errorMessage: `availability_zone ${given(props.givenAvailabilityZone)} is not the zone of subnet_id ${subnet}, which is in ` +
             `${this.availabilityZone}: leave availability_zone unset (it is taken from the subnet) or set it to ${this.availabilityZone}.`,
         },
         {
