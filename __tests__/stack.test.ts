@@ -314,7 +314,8 @@ describe("CrmHostStack with a domain and an alarm e-mail address", () => {
       return first === "data" ? !base.data?.[second]?.[third] : !base.resource?.[first]?.[second];
     }).sort();
     expect(added(json, plain)).toEqual([
-      "aws_route53_record.crm_site", "aws_sns_topic.crm_host_alarms", "aws_sns_topic_subscription.crm_host_alarms", "data.aws_route53_zone.crm_site",
+      "aws_kms_key.crm_host_alarms", "aws_route53_record.crm_site", "aws_sns_topic.crm_host_alarms", "aws_sns_topic_subscription.crm_host_alarms",
+      "data.aws_caller_identity.crm_host_alarms", "data.aws_route53_zone.crm_site",
     ]);
     expect(only(json.resource, "aws_route53_record")).toMatchObject({ name: "crm.example.com", type: "A", records: ["${aws_eip.crm_host.public_ip}"] });
     expect(only(json.resource, "aws_sns_topic_subscription")).toMatchObject({ protocol: "email", endpoint: "ops@example.com" });

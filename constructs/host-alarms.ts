@@ -1,5 +1,7 @@
 import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric-alarm";
+import { DataAwsCallerIdentity } from "@cdktf/provider-aws/lib/data-aws-caller-identity";
 import { DataAwsPartition } from "@cdktf/provider-aws/lib/data-aws-partition";
+import { KmsKey } from "@cdktf/provider-aws/lib/kms-key";
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { Construct } from "constructs";
@@ -65,7 +67,10 @@ export class HostAlarms extends Construct {
     nameElements(`${name}_alarms`, partition);
     const notify: string[] = [];
     if (props.email !== undefined) {
-      this.topic = new SnsTopic(this, "topic", { name: `${props.nameTag.replace(/[^A-Za-z0-9_-]/g, "-")}-alarms` });
+      this.topic = new SnsTopic(this, "topic", {
+        name: `${props.nameTag.replace(/[^A-Za-z0-9_-]/g, "-")}-alarms`,
+        kmsMasterKeyId: this.topicKey(`${name}_alarms`, partition.partition).arn,
+      });
       nameElements(`${name}_alarms`, this.topic);
       const subscription = new SnsTopicSubscription(this, "email", { topicArn: this.topic.arn, protocol: "email", endpoint: props.email });
       nameElements(`${name}_alarms`, subscription);
@@ -92,5 +97,42 @@ export class HostAlarms extends Construct {
       alarms[check.metric] = alarm;
     }
     this.alarms = alarms as Record<StatusCheckAlarm["metric"], CloudwatchMetricAlarm>;
+  }
+
+  /**
+   * The key that encrypts the topic: a key of the account's own, as CloudWatch cannot publish to a
+   * topic under the AWS managed key (whose policy cannot grant it). The account administers it; only
+   * CloudWatch, for this account's alarms, may use it to publish. $1 a month, rotated yearly.
+   */
+  private topicKey(name: string, partition: string): KmsKey {
+    const account = new DataAwsCallerIdentity(this, "account");
+    nameElements(name, account);
+    const key = new KmsKey(this, "key", {
+      description: "Encrypts the alarm notifications of the CRM host (SNS)",
+      enableKeyRotation: true,
+      deletionWindowInDays: 7,
+      policy: JSON.stringify({
+        Version: "2012-10-17",
+        Statement: [
+          {
+            Sid: "AccountAdministers",
+            Effect: "Allow",
+            Principal: { AWS: `arn:${partition}:iam::${account.accountId}:root` },
+            Action: "kms:*",
+            Resource: "*",
+          },
+          {
+            Sid: "CloudWatchPublishesAlarms",
+            Effect: "Allow",
+            Principal: { Service: "cloudwatch.amazonaws.com" },
+            Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
+            Resource: "*",
+            Condition: { StringEquals: { "aws:SourceAccount": account.accountId } },
+          },
+        ],
+      }),
+    });
+    nameElements(name, key);
+    return key;
   }
 }

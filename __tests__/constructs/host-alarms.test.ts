@@ -29,16 +29,26 @@ describe("HostAlarms", () => {
   it("creates no topic without an e-mail address: the alarms still act", () => {
     const json = build();
     expect(json.resource?.aws_sns_topic).toBeUndefined();
+    expect(json.resource?.aws_kms_key).toBeUndefined();
     expect(json.resource?.aws_sns_topic_subscription).toBeUndefined();
     expect(json.resource?.aws_cloudwatch_metric_alarm.crm_host_system_check.ok_actions).toBeUndefined();
   });
 
   it("tells the e-mail address through an SNS topic when an alarm fires and when it clears", () => {
     const json = build("ops@example.com");
-    expect(json.resource?.aws_sns_topic).toEqual({ crm_host_alarms: { name: "Stack-Web-alarms" } });
+    expect(json.resource?.aws_sns_topic).toEqual({ crm_host_alarms: { name: "Stack-Web-alarms", kms_master_key_id: "${aws_kms_key.crm_host_alarms.arn}" } });
     expect(json.resource?.aws_sns_topic_subscription).toEqual({
       crm_host_alarms: { topic_arn: "${aws_sns_topic.crm_host_alarms.arn}", protocol: "email", endpoint: "ops@example.com" },
     });
+    // Encrypted with a key of the account's own: CloudWatch cannot publish under the AWS managed key.
+    const key = json.resource?.aws_kms_key.crm_host_alarms;
+    expect(key).toMatchObject({ enable_key_rotation: true, deletion_window_in_days: 7 });
+    const statements = JSON.parse(key.policy).Statement;
+    expect(statements).toEqual([
+      expect.objectContaining({ Principal: { AWS: "arn:${data.aws_partition.crm_host_alarms.partition}:iam::${data.aws_caller_identity.crm_host_alarms.account_id}:root" }, Action: "kms:*" }),
+      { Sid: "CloudWatchPublishesAlarms", Effect: "Allow", Principal: { Service: "cloudwatch.amazonaws.com" }, Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
+        Resource: "*", Condition: { StringEquals: { "aws:SourceAccount": "${data.aws_caller_identity.crm_host_alarms.account_id}" } } },
+    ]);
     for (const alarm of Object.values(json.resource?.aws_cloudwatch_metric_alarm ?? {})) {
       expect(alarm.alarm_actions).toContain("${aws_sns_topic.crm_host_alarms.arn}");
       expect(alarm.ok_actions).toEqual(["${aws_sns_topic.crm_host_alarms.arn}"]);
