@@ -43,7 +43,7 @@ describe("HostAlarms", () => {
     // Encrypted with a key of the account's own: CloudWatch cannot publish under the AWS managed key.
     const key = json.resource?.aws_kms_key.crm_host_alarms;
     expect(key).toMatchObject({ enable_key_rotation: true, deletion_window_in_days: 7 });
-    const statements = JSON.parse(key.policy).Statement;
+    const statements = JSON.parse(key?.policy as string).Statement;
     expect(statements).toEqual([
       expect.objectContaining({ Principal: { AWS: "arn:${data.aws_partition.crm_host_alarms.partition}:iam::${data.aws_caller_identity.crm_host_alarms.account_id}:root" }, Action: "kms:*" }),
       { Sid: "CloudWatchPublishesAlarms", Effect: "Allow", Principal: { Service: "cloudwatch.amazonaws.com" }, Action: ["kms:Decrypt", "kms:GenerateDataKey*"],

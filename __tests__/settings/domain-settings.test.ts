@@ -1,17 +1,9 @@
-import { SettingsError } from "../../settings/errors";
 import { parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
+import { settingsErrorOf } from "../support/synth";
 import { CADDY_DOWNLOAD_URL, CADDY_SHA512, CADDY_VERSION, LETS_ENCRYPT_DIRECTORY } from "../../userdata/constants";
 
-function errorOf(raw: unknown): string {
-  try {
-    parseStackSettings(raw);
-  } catch (error) {
-    expect(error).toBeInstanceOf(SettingsError);
-    return (error as Error).message;
-  }
-  throw new Error("the settings were accepted");
-}
+const errorOf = settingsErrorOf;
 
 const domain = { hostedZone: "example.com", name: "crm.example.com" };
 

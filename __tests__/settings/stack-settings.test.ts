@@ -5,17 +5,9 @@ import { SettingsError, SettingsFileError } from "../../settings/errors";
 import { duplicateKey } from "../../settings/json-file";
 import { DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
+import { settingsErrorOf } from "../support/synth";
 
-/** The message of the SettingsError that parsing `raw` throws. */
-function errorOf(raw: unknown): string {
-  try {
-    parseStackSettings(raw);
-  } catch (error) {
-    expect(error).toBeInstanceOf(SettingsError);
-    return (error as Error).message;
-  }
-  throw new Error("the settings were accepted");
-}
+const errorOf = settingsErrorOf;
 
 describe("stack settings", () => {
   it("loads the example set shipped with the repository, with the spec's production paths", () => {
