@@ -135,9 +135,10 @@ export async function hostC(ctx: HostCContext): Promise<void> {
   const vm = await Vm.boot({ image: ctx.image, accel: ctx.accel, rootDisk: root, seedIso: seed, workDir: dir, name: "host-c",
     guestPorts: [80, 443, 3000], standInPort: standIns.port, removeOnAbort: ctx.work, drives: [data] });
   let pebble: Pebble | undefined;
+  let ca = "";
   try {
     // Pebble validates through the forwards of the guest's 80 and 443, known only now.
-    const ca = await startPebble();
+    ca = await startPebble();
     const log = settings.logFile;
     // Until "associated", the metadata service reports the image's own address (203.0.113.25).
     await vm.waitForSsh(FIRST_BOOT_LIMIT_MS);
@@ -151,17 +152,15 @@ export async function hostC(ctx: HostCContext): Promise<void> {
       ? `then read ${ELASTIC_DNS}` : "did not read the Elastic IP's name", /public hostname: ec2-198-51-100-77\./.test(provisioning));
     const steps = (provisioning.match(/ DONE step_\d\d_/g) ?? []).length;
     const httpsDone = / DONE install_https$/m.test(provisioning);
-    figure("host C: provisioning", `${steps} of 15 steps, install_https ${httpsDone ? "done" : "NOT done"}`, steps === 15 && httpsDone);
+    const errors = provisioning.split("\n").filter((line) => / (ERROR|FAILED)/.test(line)).slice(-2).join(" / ");
+    figure("host C: provisioning", `${steps} of 15 steps, install_https ${httpsDone ? "done" : `NOT done: ${errors}`}`, steps === 15 && httpsDone);
     const downloaded = standIns.requests.filter((r) => `https://${r.host}${r.path}` === CADDY_MIRROR && r.status === 200).length;
     const installed = /Caddy installed: v?2\./.test(provisioning);
     figure("host C: Caddy from the mirror, checked by SHA-512", `${downloaded} download(s), ${installed ? "installed" : "NOT installed"}`,
       downloaded >= 1 && installed);
 
     const started = Date.now();
-    const first = await vm.waitFor("a certificate Pebble issued", async () => {
-      const served = await servedCertificate(vm, ca);
-      return served?.authorized ? served : undefined;
-    }, CERTIFICATE_LIMIT_MS, 5000);
+    const first = await certificate("a certificate Pebble issued");
     figure("host C: HTTPS certificate from Pebble, verified against its root only",
       `serial ${first.serial}, issuer "${first.issuer}", ${first.names}, after ${((Date.now() - started) / 1000).toFixed(0)} s`,
       first.authorized && first.names.includes(`DNS:${SITE}`));
@@ -181,10 +180,7 @@ export async function hostC(ctx: HostCContext): Promise<void> {
     const ordered = orders(standIns);
     await vm.reboot(REBOOT_LIMIT_MS);
     await vm.waitForHttp(3000, REBOOT_LIMIT_MS);
-    const again = await vm.waitFor("HTTPS after the reboot", async () => {
-      const served = await servedCertificate(vm, ca);
-      return served?.authorized ? served : undefined;
-    }, CERTIFICATE_LIMIT_MS, 5000);
+    const again = await certificate("HTTPS after the reboot");
     figure("host C: after reboot, the same certificate", `serial ${again.serial}, orders ${ordered} -> ${orders(standIns)}`,
       again.serial === first.serial && orders(standIns) === ordered && ordered >= 1);
 
@@ -195,6 +191,19 @@ export async function hostC(ctx: HostCContext): Promise<void> {
   } finally {
     await vm.kill();
     await pebble?.stop();
+  }
+
+  /** Waits for a certificate the guest serves that Pebble's root verifies; says what Caddy and Pebble logged if none comes. */
+  async function certificate(what: string): Promise<Served> {
+    try {
+      return await vm.waitFor(what, async () => {
+        const served = await servedCertificate(vm, ca);
+        return served?.authorized ? served : undefined;
+      }, CERTIFICATE_LIMIT_MS, 5000);
+    } catch (error) {
+      const caddy = (await vm.ssh("journalctl --no-pager -o cat -n 15 -u caddy.service")).stdout;
+      throw new Error(`${(error as Error).message}\nCaddy:\n${caddy}\nPebble:\n${pebble?.log().slice(-3000)}`);
+    }
   }
 
   /** Starts Pebble, routes the ACME directory's host to it, and returns its root (the only CA the checks trust). */
