@@ -103,7 +103,7 @@ export class CrmInstance extends Construct {
       creditSpecification: { cpuCredits: "standard" },
       monitoring: props.detailedMonitoring ?? false,
       // Stated, not left to AWS's default: EC2 moves the instance off failed hardware by itself
-      // (simplified automatic recovery; the recover alarm of HostAlarms acts sooner, where it exists).
+      // (simplified automatic recovery), besides the recover alarm of HostAlarms, which notifies.
       maintenanceOptions: { autoRecovery: "default" },
       metadataOptions: {
         httpEndpoint: "enabled",
