@@ -86,7 +86,7 @@ export class CrmHostStack extends TerraformStack {
     });
     dataVolume.attachTo(host.instanceId);
     address.associateWith(host.instanceId);
-    if (domain) new SiteDomain(this, "domain", { hostedZone: domain.hostedZone, name: domain.name, address: address.publicIp });
+    if (domain) new SiteDomain(this, "domain", { hostedZone: domain.hostedZone, recordName: domain.name, address: address.publicIp });
     new HostAlarms(this, "alarms", { instanceId: host.instanceId, region: settings.region, nameTag, email: settings.alarmEmail });
     new DataVolumeBackups(this, "backups", {
       targetTags: backupTag,

@@ -11,14 +11,14 @@ export interface SiteDomainProps {
   /** Name of the Route 53 public hosted zone (`example.com`). */
   readonly hostedZone: string;
   /** The site's name, in that zone (`crm.example.com`). */
-  readonly name: string;
+  readonly recordName: string;
   /** The address the name points at: the host's Elastic IP. */
   readonly address: string;
   /**
    * Terraform name of the zone and the record (`data.aws_route53_zone.<name>`, `aws_route53_record.<name>`).
    * @default "crm_site"
    */
-  readonly terraformName?: string;
+  readonly name?: string;
 }
 
 /**
@@ -32,12 +32,12 @@ export class SiteDomain extends Construct {
 
   constructor(scope: Construct, id: string, props: SiteDomainProps) {
     super(scope, id);
-    const name = props.terraformName ?? "crm_site";
+    const name = props.name ?? "crm_site";
     this.zone = new DataAwsRoute53Zone(this, "zone", { name: props.hostedZone, privateZone: false });
     nameElements(name, this.zone);
     this.record = new Route53Record(this, "record", {
       zoneId: this.zone.zoneId,
-      name: props.name,
+      name: props.recordName,
       type: "A",
       ttl: SITE_RECORD_TTL_SECONDS,
       records: [props.address],

@@ -3,7 +3,7 @@ import { synthesize } from "../support/synth";
 
 describe("SiteDomain", () => {
   const { json } = synthesize((scope) => new SiteDomain(scope, "domain", {
-    hostedZone: "example.com", name: "crm.example.com", address: "${aws_eip.crm_host.public_ip}",
+    hostedZone: "example.com", recordName: "crm.example.com", address: "${aws_eip.crm_host.public_ip}",
   }));
 
   it("finds the public hosted zone by name", () => {
