@@ -37,7 +37,7 @@ export interface BootstrapVersionCheckProps {
    */
   readonly storedParameters?: (scope: Construct) => StoredParameters;
   /**
-   * Terraform name of the check, the data source and the local value (`terraform_data.<name>`, `data.aws_ssm_parameter.<name>`, `local.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
+   * Terraform name of the check, the data source and the local value (`terraform_data.<name>`, `data.aws_ssm_parameters_by_path.<name>`, `local.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
    * @default "cdk_bootstrap_version"
    */
   readonly name?: string;
