@@ -51,6 +51,8 @@ const DATA_VOLUME_ID = "vol-0c1d2e3f405162738";
 /** Where the settings' mirror option points the Caddy download (the stand-in server serves it). */
 const CADDY_MIRROR = "https://github.com/crm-boot-test/caddy-mirror/releases/download/debian/caddy_linux_amd64.tar.gz";
 const ACME_HOST = new URL(LETS_ENCRYPT_DIRECTORY).host;
+/** Let's Encrypt's staging CA, which Caddy turns to for its retries after a failed order. */
+const ACME_STAGING_HOST = "acme-staging-v02.api.letsencrypt.org";
 const FIRST_BOOT_LIMIT_MS = 15 * 60_000;
 const REBOOT_LIMIT_MS = 8 * 60_000;
 const CERTIFICATE_LIMIT_MS = 5 * 60_000;
@@ -105,7 +107,7 @@ function servedCertificate(vm: Vm, ca: string): Promise<Served | undefined> {
 
 /** Orders the guest placed with the CA (through the stand-in). */
 function orders(standIns: StandInServer): number {
-  return standIns.requests.filter((r) => r.host === ACME_HOST && r.method === "POST" && r.path.includes("order-plz")).length;
+  return standIns.requests.filter((r) => [ACME_HOST, ACME_STAGING_HOST].includes(r.host) && r.method === "POST" && r.path.includes("order-plz")).length;
 }
 
 export async function hostC(ctx: HostCContext): Promise<void> {
@@ -208,9 +210,15 @@ export async function hostC(ctx: HostCContext): Promise<void> {
 
   /** Starts Pebble, routes the ACME directory's host to it, and returns its root (the only CA the checks trust). */
   async function startPebble(): Promise<string> {
-    pebble = await Pebble.start({ dir, httpPort: vm.hostPort(80), tlsPort: vm.hostPort(443), names: [ACME_HOST] });
+    pebble = await Pebble.start({ dir, httpPort: vm.hostPort(80), tlsPort: vm.hostPort(443), names: [ACME_HOST, ACME_STAGING_HOST] });
     const server = pebble;
-    standIns.route(`https://${ACME_HOST}/`, (req, res) => server.proxy(req, res));
+    for (const host of [ACME_HOST, ACME_STAGING_HOST]) {
+      standIns.route(`https://${host}/`, (req, res) => {
+        // Let's Encrypt's directory is /directory, Pebble's /dir; every other address comes from the directory.
+        if (req.url === "/directory") req.url = "/dir";
+        server.proxy(req, res);
+      });
+    }
     return server.rootCertificate();
   }
 }
