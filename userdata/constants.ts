@@ -73,8 +73,6 @@ export function nodeBinDir(loginHome: string): string {
 /** How long the first boot waits for the metadata service to report the Elastic IP (associated once the instance runs). */
 export const ELASTIC_IP_WAIT_SECONDS = 300;
 
-/** Port of HTTPS, served by Caddy on a stack with a domain (userdata/https.sh). */
-export const HTTPS_PORT = 443;
 /** The ACME directory Caddy gets certificates from by default: Let's Encrypt's. */
 export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
 /**
