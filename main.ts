@@ -8,6 +8,8 @@ import { CrmSecurityGroup } from "./constructs/crm-security-group";
 import { DataVolume } from "./constructs/data-volume";
 import { DataVolumeBackups } from "./constructs/data-volume-backups";
 import { DeploymentVariables } from "./constructs/deployment-variables";
+import { ElasticIp } from "./constructs/elastic-ip";
+import { HostAlarms } from "./constructs/host-alarms";
 import { HostOutputs } from "./constructs/host-outputs";
 import { ImageArchitectureCheck } from "./constructs/image-architecture-check";
 import { InstanceRole } from "./constructs/instance-role";
@@ -15,9 +17,11 @@ import { ProvisioningUserData, UserDataTooLarge } from "./constructs/provisionin
 import { SecretParameters } from "./constructs/secret-parameters";
 import { SecretVariables } from "./constructs/secret-variables";
 import { SecretsReadPolicy } from "./constructs/secrets-read-policy";
+import { SiteDomain } from "./constructs/site-domain";
 import { SshKeyPair } from "./constructs/ssh-key-pair";
 import { SsmImageParameter } from "./constructs/ssm-image-parameter";
 import { StateBackend } from "./constructs/state-backend";
+import { SubnetPlacement } from "./constructs/subnet-placement";
 import { loadEnvironments } from "./settings/environments";
 import { SettingsProblem } from "./settings/errors";
 import { StackSettings } from "./settings/stack-settings";
@@ -46,13 +50,18 @@ export class CrmHostStack extends TerraformStack {
     new ImageArchitectureCheck(this, "image_architecture", {
       imageId: image.imageId, instanceType: INSTANCE_TYPE, imageParameter: image.parameterName,
     });
+    const placement = new SubnetPlacement(this, "placement", {
+      subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
+    });
+    const { domain } = settings.provisioning;
 
     const securityGroup = new CrmSecurityGroup(this, "security_group", {
-      vpcId: inputs.vpcId.stringValue,
+      vpcId: placement.vpcId,
       sshIngressCidrs: inputs.sshIngressCidrs.listValue,
       appIngressCidrs: inputs.appIngressCidrs.listValue,
       inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
       inboundRuleNames: { cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"', quota: "variable inbound_rule_quota" },
+      https: domain !== undefined,
     });
     const keyPair = new SshKeyPair(this, "key_pair", {
       keyName: inputs.keyPairName.stringValue,
@@ -66,20 +75,23 @@ export class CrmHostStack extends TerraformStack {
     // Created before the instance, whose user data names it; attached after.
     const backupTag = { Backup: `${nameTag}/data` };
     const dataVolume = new DataVolume(this, "data_volume", {
-      availabilityZone: inputs.availabilityZone.stringValue,
+      availabilityZone: placement.availabilityZone,
       nameTag: `${nameTag}/data`,
       tags: backupTag,
       preventDestroy: !settings.deleteDataVolumeOnDestroy,
     });
+    // Allocated before the instance, whose user data names it; associated after.
+    const address = new ElasticIp(this, "address", { nameTag });
     const userData = new ProvisioningUserData(this, "user_data", {
       settings: settings.provisioning,
       secrets: secrets instanceof SecretParameters ? secrets.names : secrets.scriptSecrets,
       dataVolumeId: dataVolume.volumeId,
+      elasticIp: address.publicIp,
     });
     const host = new CrmInstance(this, "instance", {
       imageId: image.imageId,
       subnetId: inputs.subnetId.stringValue,
-      availabilityZone: inputs.availabilityZone.stringValue,
+      availabilityZone: placement.availabilityZone,
       securityGroupIds: [securityGroup.id],
       keyName: keyPair.keyName,
       instanceProfileName: identity.instanceProfile.name,
@@ -90,6 +102,9 @@ export class CrmHostStack extends TerraformStack {
       dependsOn: secretsPolicy ? [identity.role, secretsPolicy.policy] : [identity.role],
     });
     dataVolume.attachTo(host.instanceId);
+    address.associateWith(host.instanceId);
+    if (domain) new SiteDomain(this, "domain", { hostedZone: domain.hostedZone, recordName: domain.name, address: address.publicIp });
+    new HostAlarms(this, "alarms", { instanceId: host.instanceId, region: settings.region, nameTag, email: settings.alarmEmail });
     new DataVolumeBackups(this, "backups", {
       targetTags: backupTag,
       stackName: settings.stackName,
@@ -100,8 +115,9 @@ export class CrmHostStack extends TerraformStack {
       instanceName: settings.instanceName,
       nameTag,
       instanceId: host.instance.id,
-      publicIp: host.publicIp,
-      publicDns: host.instance.publicDns,
+      publicIp: address.publicIp,
+      publicDns: address.publicDns,
+      domainName: domain?.name,
       loginUser: settings.provisioning.loginUser,
       provisioningLog: settings.provisioning.logFile,
       dataVolumeId: dataVolume.volumeId,

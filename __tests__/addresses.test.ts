@@ -30,8 +30,12 @@ describe("Terraform addresses of the example stack", () => {
 
   it("are readable and pinned: renaming one fails here (add a moved block, then update the list)", () => {
     expect(addresses).toEqual([
+      "aws_cloudwatch_metric_alarm.crm_host_instance_check",
+      "aws_cloudwatch_metric_alarm.crm_host_system_check",
       "aws_dlm_lifecycle_policy.crm_data_snapshots",
       "aws_ebs_volume.crm_data",
+      "aws_eip.crm_host",
+      "aws_eip_association.crm_host",
       "aws_iam_instance_profile.crm_host",
       "aws_iam_role.crm_data_snapshots",
       "aws_iam_role.crm_host",
@@ -43,9 +47,13 @@ describe("Terraform addresses of the example stack", () => {
       "data.aws_ami.crm_host",
       "data.aws_ec2_instance_type.crm_host",
       "data.aws_partition.crm_data_snapshots",
-      "data.aws_ssm_parameter.cdk_bootstrap_version",
+      "data.aws_partition.crm_host_alarms",
       "data.aws_ssm_parameter.image",
+      "data.aws_ssm_parameters_by_path.cdk_bootstrap_version",
+      "data.aws_subnet.crm_host",
+      "data.aws_vpc.crm_host",
       "terraform_data.cdk_bootstrap_version",
+      "terraform_data.crm_host_placement",
       "terraform_data.secrets",
       "terraform_data.ssh_public_key",
     ]);
@@ -64,15 +72,21 @@ describe("Terraform addresses of the example stack", () => {
     expect(unreachable).toEqual([]);
   });
 
-  it("in parameter-store mode (examples/prod.json), has the secrets' own instead of the secret variables", () => {
+  it("for examples/prod.json (parameter-store mode, a domain, an alarm e-mail), has the secrets', the domain's and the topic's own", () => {
     const prod = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", "prod.json")))));
     const added = blocksOf(prod).map((block) => block.address).filter((address) => !addresses.includes(address)).sort();
     expect(added).toEqual([
       "aws_iam_role_policy.crm_secrets",
+      "aws_kms_key.crm_host_alarms",
+      "aws_route53_record.crm_site",
+      "aws_sns_topic.crm_host_alarms",
+      "aws_sns_topic_subscription.crm_host_alarms",
+      "data.aws_caller_identity.crm_host_alarms",
       "data.aws_caller_identity.crm_secrets",
       "data.aws_iam_policy_document.crm_secrets",
       "data.aws_kms_key.crm_secrets",
       "data.aws_resourcegroupstaggingapi_resources.crm_secrets",
+      "data.aws_route53_zone.crm_site",
     ]);
     expect(blocksOf(prod).map((block) => block.address)).toEqual(expect.arrayContaining(addresses));
     expect(Object.keys(prod.locals ?? {}).sort()).toEqual(["cdk_bootstrap_version", "crm_secrets_listed", "crm_secrets_missing", "crm_secrets_parameters",

@@ -34,22 +34,22 @@ describe("CrmHostStack", () => {
   const { text, json } = synthStack();
   const resources = json.resource ?? {};
 
-  it("holds exactly the spec's resources, the bootstrap and secret checks, and the data volume with its backups", () => {
+  it("holds the spec's resources, the plan checks, the data volume with its backups, the Elastic IP and the alarms", () => {
     expect(Object.keys(resources).sort()).toEqual([
-      "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_iam_instance_profile", "aws_iam_role",
-      "aws_iam_role_policy_attachment", "aws_instance", "aws_key_pair", "aws_security_group", "aws_volume_attachment",
-      "terraform_data",
+      "aws_cloudwatch_metric_alarm", "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_eip", "aws_eip_association",
+      "aws_iam_instance_profile", "aws_iam_role", "aws_iam_role_policy_attachment", "aws_instance", "aws_key_pair",
+      "aws_security_group", "aws_volume_attachment", "terraform_data",
     ]);
-    const count: Record<string, number> = { terraform_data: 3, aws_iam_role: 2 };
+    const counts: Record<string, number> = { terraform_data: 4, aws_iam_role: 2, aws_cloudwatch_metric_alarm: 2 };
     for (const type of Object.keys(resources)) {
-      expect([type, Object.keys(resources[type]).length]).toEqual([type, count[type] ?? 1]);
+      expect([type, Object.keys(resources[type]).length]).toEqual([type, counts[type] ?? 1]);
     }
     expect(text).toHaveProviderWithProperties(AwsProvider, { region: "us-east-1" });
   });
 
-  it("puts the security group into the given VPC with the narrowable ingress sources", () => {
+  it("puts the security group into the subnet's VPC with the narrowable ingress sources", () => {
     const group = only(resources, "aws_security_group");
-    expect(group.vpc_id).toBe("${var.vpc_id}");
+    expect(group.vpc_id).toBe("${data.aws_subnet.crm_host.vpc_id}");
     expect(group.description).toMatch(/SSH/);
     expect(group.description).toMatch(/HTTP/);
     expect(group.ingress.map((rule: any) => [rule.from_port, rule.to_port, rule.protocol, rule.cidr_blocks, rule.description])).toEqual([
@@ -87,7 +87,7 @@ describe("CrmHostStack", () => {
     const roleName = roleOf("ec2.amazonaws.com");
     const [scriptLocal] = Object.keys(json.locals ?? {}).filter((name) => name === "provisioning_script");
     expect(only(resources, "aws_instance")).toMatchObject({
-      availability_zone: "${var.availability_zone}",
+      availability_zone: "${data.aws_subnet.crm_host.availability_zone}",
       iam_instance_profile: reference(json, "aws_iam_instance_profile", "name"),
       ami: `\${data.aws_ssm_parameter.${imageDataSource(json)}.insecure_value}`,
       instance_type: "t3.micro",
@@ -103,6 +103,7 @@ describe("CrmHostStack", () => {
       disable_api_termination: true,
       credit_specification: { cpu_credits: "standard" },
       monitoring: "${var.detailed_monitoring}",
+      maintenance_options: { auto_recovery: "default" },
       lifecycle: { ignore_changes: ["ami", "user_data", "user_data_base64"] },
     });
     expect(json.variable?.detailed_monitoring).toMatchObject({ type: "bool", default: false });
@@ -110,7 +111,7 @@ describe("CrmHostStack", () => {
 
   it("puts the database on a kept, encrypted gp3 volume in the instance's zone, attached as /dev/sdf", () => {
     expect(only(resources, "aws_ebs_volume")).toMatchObject({
-      availability_zone: "${var.availability_zone}",
+      availability_zone: "${data.aws_subnet.crm_host.availability_zone}",
       type: "gp3",
       encrypted: true,
       size: "${var.data_volume_size_gib}",
@@ -150,8 +151,11 @@ describe("CrmHostStack", () => {
     expect(position("aws_ebs_volume.")).toBeLessThan(position("local."));
     expect(position("local.")).toBeLessThan(position("aws_instance."));
     expect(position("aws_instance.")).toBeLessThan(position("aws_volume_attachment."));
-    // The volume depends on no instance, no attachment and no user data.
-    expect(edges(Object.keys(nodes).find((node) => node.startsWith("aws_ebs_volume."))!)).toEqual([]);
+    // The Elastic IP too: allocated before the instance (its user data names it), associated after.
+    expect(position("aws_eip.")).toBeLessThan(position("local."));
+    expect(position("aws_instance.")).toBeLessThan(position("aws_eip_association."));
+    // The volume depends on no instance, no attachment and no user data: only on the subnet (its zone).
+    expect(edges(Object.keys(nodes).find((node) => node.startsWith("aws_ebs_volume."))!)).toEqual(["data.aws_subnet.crm_host"]);
   });
 
   it("has every resource address that the README and docs/ name (the upgrade, restore and destroy procedures)", () => {
@@ -231,10 +235,10 @@ describe("CrmHostStack", () => {
     }
   });
 
-  it("outputs the public IP as <instance_name>PublicIP, and what an operator needs next", () => {
-    const dns = reference(json, "aws_instance", "public_dns");
+  it("outputs the public IP as <instance_name>PublicIP, and what an operator needs next: all on the Elastic IP", () => {
+    const dns = reference(json, "aws_eip", "public_dns");
     expect(Object.fromEntries(Object.entries<any>(json.output ?? {}).map(([name, output]) => [name, output.value]))).toEqual({
-      CrmServerPublicIP: reference(json, "aws_instance", "public_ip"),
+      CrmServerPublicIP: reference(json, "aws_eip", "public_ip"),
       CrmServerPublicDns: dns,
       CrmServerInstanceId: reference(json, "aws_instance", "id"),
       CrmServerFrontendUrl: `http://${dns}`,
@@ -281,8 +285,10 @@ describe("CrmHostStack", () => {
       "${base64encode(var.app_db_password)}",
       "${base64encode(var.source_host_token)}",
       `\${${reference(json, "aws_ebs_volume", "id").slice(2, -1)}}`,
+      `\${${reference(json, "aws_eip", "public_ip").slice(2, -1)}}`,
     ]);
     expect(script).toContain(`\nreadonly DATA_VOLUME_ID='${reference(json, "aws_ebs_volume", "id")}'\n`);
+    expect(script).toContain(`\nreadonly ELASTIC_IP='${reference(json, "aws_eip", "public_ip")}'\n`);
     for (const name of ["db_root_password", "app_db_password", "source_host_token"]) {
       expect(json.variable?.[name]).toMatchObject({ sensitive: true });
       expect(json.variable?.[name].default).toBeUndefined();
@@ -322,9 +328,9 @@ describe("CrmHostStack in parameter-store mode (examples/prod.json)", () => {
     expect(settings.provisioning.secrets).toBe("parameter-store");
   });
 
-  it("has no secret variable and nothing sensitive: the other variables only", () => {
+  it("has no secret variable: the other variables only, of which only the SSH public key is sensitive (a pasted private key never shows)", () => {
     const variables = json.variable ?? {};
-    expect(Object.values(variables).filter((variable) => variable.sensitive)).toEqual([]);
+    expect(Object.keys(variables).filter((name) => variables[name].sensitive)).toEqual(["ssh_public_key"]);
     expect(Object.keys(variables).sort()).toEqual(Object.keys(userDataMode.variable ?? {})
       .filter((name) => !["db_root_password", "app_db_password", "source_host_token"].includes(name)).sort());
     expect(JSON.stringify(json)).not.toMatch(/var\.(db_root_password|app_db_password|source_host_token)|_B64='[^']/);
@@ -344,9 +350,9 @@ describe("CrmHostStack in parameter-store mode (examples/prod.json)", () => {
     expect(only(json.data, "aws_kms_key").key_id).toBe("alias/aws/ssm");
   });
 
-  it("builds user data that names the parameters and holds no secret expression: only the volume id is left to Terraform", () => {
+  it("builds user data that names the parameters and holds no secret expression: only the volume id and the Elastic IP are left to Terraform", () => {
     const script = json.locals?.provisioning_script as string;
-    expect(script.match(/(?<![$%])[$%]\{[^}]*\}/g)).toEqual(["${aws_ebs_volume.crm_data.id}"]);
+    expect(script.match(/(?<![$%])[$%]\{[^}]*\}/g)).toEqual(["${aws_ebs_volume.crm_data.id}", "${aws_eip.crm_host.public_ip}"]);
     expect(script).toContain("\nreadonly APP_DB_PASSWORD_PARAMETER='/CrmHost-prod/crm/app-db-password'\n");
     expect(script).toContain("\nreadonly SECRETS_REGION='us-east-1'\n");
   });
@@ -360,5 +366,47 @@ describe("CrmHostStack in parameter-store mode (examples/prod.json)", () => {
   it("uses a customer key when the settings name one", () => {
     const custom = new CrmHostStack(Testing.app(), { ...settings, secretsKmsKeyId: "alias/crm-secrets" });
     expect(only(JSON.parse(Testing.synth(custom)).data, "aws_kms_key").key_id).toBe("alias/crm-secrets");
+  });
+});
+
+describe("CrmHostStack with a domain and an alarm e-mail address", () => {
+  const domain = { hostedZone: "example.com", name: "crm.example.com" };
+  const { json } = synthStack({ domain, alarmEmail: "ops@example.com" });
+  const plain = synthStack().json;
+  const script = (stack: StackJson) => stack.locals?.provisioning_script as string;
+
+  it("adds the zone lookup, the A record to the Elastic IP and the alarm topic, under readable names", () => {
+    const added = (stack: StackJson, base: StackJson) => [
+      ...Object.entries(stack.resource ?? {}).flatMap(([type, blocks]) => Object.keys(blocks).map((name) => `${type}.${name}`)),
+      ...Object.entries(stack.data ?? {}).flatMap(([type, blocks]) => Object.keys(blocks).map((name) => `data.${type}.${name}`)),
+    ].filter((address) => {
+      const [first, second, third] = address.split(".");
+      return first === "data" ? !base.data?.[second]?.[third] : !base.resource?.[first]?.[second];
+    }).sort();
+    expect(added(json, plain)).toEqual([
+      "aws_kms_key.crm_host_alarms", "aws_route53_record.crm_site", "aws_sns_topic.crm_host_alarms", "aws_sns_topic_subscription.crm_host_alarms",
+      "data.aws_caller_identity.crm_host_alarms", "data.aws_route53_zone.crm_site",
+    ]);
+    expect(only(json.resource, "aws_route53_record")).toMatchObject({ name: "crm.example.com", type: "A", records: ["${aws_eip.crm_host.public_ip}"] });
+    expect(only(json.resource, "aws_sns_topic_subscription")).toMatchObject({ protocol: "email", endpoint: "ops@example.com" });
+  });
+
+  it("opens 443 only with the domain", () => {
+    const ports = (stack: StackJson) => only(stack.resource, "aws_security_group").ingress.map((rule: { from_port: number }) => rule.from_port);
+    expect(ports(json)).toEqual([22, 3000, 80, 443]);
+    expect(ports(plain)).toEqual([22, 3000, 80]);
+  });
+
+  it("gives the front end's URL as https on the name, the back end's on 3000", () => {
+    expect(json.output?.CrmServerFrontendUrl.value).toBe("https://crm.example.com");
+    expect(json.output?.CrmServerBackendUrl.value).toBe("http://crm.example.com:3000");
+  });
+
+  it("carries the HTTPS module and its settings in the user data only with a domain, and no port-80 redirect then", () => {
+    expect(script(json)).toContain("\ninstall_https() {");
+    expect(script(json)).toContain("\nreadonly DOMAIN_NAME='crm.example.com' ACME_DIRECTORY='https://acme-v02.api.letsencrypt.org/directory'\n");
+    expect(script(json)).toContain("\nreadonly REDIRECT_HTTP_PORT=false\n");
+    for (const absent of ["install_https() {", "DOMAIN_NAME", "CADDY", "acme"]) expect(script(plain)).not.toContain(absent);
+    expect(script(plain)).toContain("\nreadonly REDIRECT_HTTP_PORT=true\n");
   });
 });

@@ -84,8 +84,8 @@ export interface CrmInstanceProps {
  * and the user data ({@link IGNORED_INSTANCE_CHANGES}); termination protection is on (the
  * AWS provider lifts it itself before it terminates, so `destroy` and `-replace` still work);
  * CPU credits are `standard`, so a crash loop cannot bill surplus credits; the instance asks for
- * a public IP address, which the script needs for its public hostname, whatever the subnet's
- * auto-assign setting.
+ * a public IP address, which the first boot needs for its downloads until the Elastic IP is associated
+ * (EC2 then releases it), whatever the subnet's auto-assign setting; automatic recovery is on.
  */
 export class CrmInstance extends Construct {
   public readonly instance: Instance;
@@ -108,6 +108,9 @@ export class CrmInstance extends Construct {
       disableApiTermination: true,
       creditSpecification: { cpuCredits: "standard" },
       monitoring: props.detailedMonitoring ?? false,
+      // Stated, not left to AWS's default: EC2 moves the instance off failed hardware by itself
+      // (simplified automatic recovery), besides the recover alarm of HostAlarms, which notifies.
+      maintenanceOptions: { autoRecovery: "default" },
       metadataOptions: {
         httpEndpoint: "enabled",
         httpTokens: "required",

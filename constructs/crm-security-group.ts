@@ -7,6 +7,8 @@ import { nameElements } from "./addresses";
 export const SSH_PORT = { port: 22, description: "SSH" } as const;
 export const BACK_END_PORT = { port: 3000, description: "application back end" } as const;
 export const HTTP_PORT = { port: 80, description: "HTTP" } as const;
+/** Opened only for a stack with a domain, to the same sources as 80 and 3000. */
+export const HTTPS_PORT = { port: 443, description: "HTTPS" } as const;
 
 /** AWS's default quota "Inbound or outbound rules per security group", and the most any account can have (with one group per interface). */
 export const DEFAULT_INBOUND_RULE_QUOTA = 60;
@@ -39,6 +41,11 @@ export interface CrmSecurityGroupProps {
    */
   readonly inboundRuleNames?: { readonly cidrs: string; readonly quota: string };
   /**
+   * Whether to open port 443 (HTTPS) to `appIngressCidrs` too: for a stack with a domain.
+   * @default false
+   */
+  readonly https?: boolean;
+  /**
    * GroupDescription: one line naming SSH and HTTP access.
    * @default "Allow SSH (22) and HTTP (80, 3000) access to the CRM host"
    */
@@ -58,6 +65,7 @@ export interface CrmSecurityGroupProps {
 /**
  * The firewall of spec 2.2: tcp 22 (SSH), 3000 (application back end) and 80 (HTTP) in, all
  * traffic out, every rule described. Ingress sources default to every address, as in the spec.
+ * With `https`, tcp 443 too, after the spec's rules.
  */
 export class CrmSecurityGroup extends Construct {
   public readonly securityGroup: SecurityGroup;
@@ -73,7 +81,7 @@ export class CrmSecurityGroup extends Construct {
       cidrBlocks,
       description: rule.description,
     });
-    const ingress = [tcp(SSH_PORT, ssh), tcp(BACK_END_PORT, app), tcp(HTTP_PORT, app)];
+    const ingress = [tcp(SSH_PORT, ssh), tcp(BACK_END_PORT, app), tcp(HTTP_PORT, app), ...(props.https ? [tcp(HTTPS_PORT, app)] : [])];
     // AWS's count: one rule per CIDR block of each rule.
     const counts = ingress.map((rule) => Fn.lengthOf(rule.cidrBlocks));
     const rules = counts.reduce((sum, count) => Op.add(sum, count));

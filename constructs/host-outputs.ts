@@ -1,5 +1,6 @@
 import { TerraformOutput } from "cdktf";
 import { Construct } from "constructs";
+import { applicationUris } from "../userdata/script";
 
 /** The application's ports (spec: the front end on 80, the back end on 3000). */
 export const FRONT_END_PORT = 80;
@@ -11,7 +12,7 @@ export interface HostOutputsProps {
   readonly instanceName: string;
   /** `<stack_name>/<instance_name>`, for the descriptions. */
   readonly nameTag: string;
-  /** The instance's id, public IP address and public DNS name (Terraform expressions). */
+  /** The instance's id, public IP address and public DNS name (Terraform expressions): the Elastic IP's. */
   readonly instanceId: string;
   readonly publicIp: string;
   readonly publicDns: string;
@@ -24,6 +25,12 @@ export interface HostOutputsProps {
    * @default - no `<instance_name>DataVolumeId` output
    */
   readonly dataVolumeId?: string;
+  /**
+   * The site's name, for a stack with a domain: the front end's URL is then `https://<name>`, the
+   * back end's `http://<name>:3000`, as FRONTENDURI and BACKENDURI.
+   * @default - the URLs are on the public DNS name
+   */
+  readonly domainName?: string;
 }
 
 /**
@@ -39,12 +46,13 @@ export class HostOutputs extends Construct {
   constructor(scope: Construct, id: string, props: HostOutputsProps) {
     super(scope, id);
     const login = `${props.loginUser}@${props.publicDns}`;
+    const uris = applicationUris(props.publicDns, props.domainName);
     const values: [string, string, string][] = [
       ["PublicIP", props.publicIp, `Public IP address of ${props.nameTag}`],
       ["PublicDns", props.publicDns, `Public DNS name of ${props.nameTag}`],
       ["InstanceId", props.instanceId, `EC2 instance id of ${props.nameTag}`],
-      ["FrontendUrl", `http://${props.publicDns}`, `The application's front end (port ${FRONT_END_PORT}, FRONTENDURI)`],
-      ["BackendUrl", `http://${props.publicDns}:${BACK_END_PORT}`, `The application's back end (port ${BACK_END_PORT}, BACKENDURI)`],
+      ["FrontendUrl", uris.frontend, `The application's front end (${props.domainName ? "HTTPS" : `port ${FRONT_END_PORT}`}, FRONTENDURI)`],
+      ["BackendUrl", uris.backend, `The application's back end (port ${BACK_END_PORT}, BACKENDURI)`],
       ["SshCommand", `ssh ${login}`, "Log in to the host (add -i with the private key of key_pair_name)"],
       ["ProvisioningLogCommand", `ssh ${login} sudo tail -n +1 -f ${props.provisioningLog}`,
         "Follow the first-boot provisioning log (it ends with the last step's line)"],

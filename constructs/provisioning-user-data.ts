@@ -6,8 +6,9 @@ import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { nameElements } from "./addresses";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
 
-/** Stands for the data volume's id while the script is rendered: the longest id there is. */
+/** Stand for the data volume's id and the Elastic IP while the script is rendered: the longest there are. */
 const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
+const ELASTIC_IP_PLACEHOLDER = "255.255.255.255";
 
 /** EC2 refuses user data above 16 KiB (before base64; of gzip-compressed user data, the compressed bytes). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
@@ -42,6 +43,12 @@ export interface ProvisioningUserDataProps {
    * @default - none: the database stays on the root disk
    */
   readonly dataVolumeId?: string;
+  /**
+   * The host's Elastic IP (a Terraform expression such as `ElasticIp.publicIp`): the first boot waits
+   * until the metadata service reports it before it reads the public hostname for FRONTENDURI.
+   * @default - none: the hostname is read at once
+   */
+  readonly elasticIp?: string;
   /**
    * Longest secret the variables accept, used to check at synthesis that the script stays
    * within EC2's user-data limit whatever the secrets are.
@@ -80,29 +87,37 @@ export class ProvisioningUserData extends Construct {
     const marker = inUserData ? { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" } : props.secrets;
     // Conservative: the secrets counted as incompressible, the rest with a quarter of margin for
     // the difference between Terraform's (Go's) deflate and Node.js's zlib.
-    const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker, dataVolumePlaceholder(props.dataVolumeId))).length;
+    const compressedRest = gzipSync(renderProvisioningScript(props.settings, marker, ...placeholders(props))).length;
     this.maxCompressedBytes = Math.ceil(compressedRest * 1.25) + 3 * secretLength;
     if (this.maxCompressedBytes > USER_DATA_LIMIT_BYTES) {
       throw new UserDataTooLarge(this.maxCompressedBytes);
     }
-    const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props.dataVolumeId));
+    const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props));
     nameElements(props.name ?? "provisioning_script", local);
     this.script = local.asString;
     this.base64 = Fn.base64gzip(local.asString);
   }
 }
 
+/** The Terraform expressions the script holds besides the secrets. */
+export interface ScriptExpressions {
+  /** The data volume's id (`vol-…` once evaluated). @default - none */
+  readonly dataVolumeId?: string;
+  /** The host's Elastic IP. @default - none */
+  readonly elasticIp?: string;
+}
+
 /**
- * Renders the script with placeholders in place of the secrets, escapes the template syntax
- * of the whole literal text, then puts the secrets' expressions where the placeholders were.
+ * Renders the script with placeholders in place of the secrets and the other expressions, escapes
+ * the template syntax of the whole literal text, then puts the expressions where the placeholders were.
  */
-export function terraformTemplate(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId?: string): string {
-  if ("region" in secrets) return withDataVolume(escapeTemplateSyntax(renderProvisioningScript(settings, secrets, dataVolumePlaceholder(dataVolumeId))), dataVolumeId);
+export function terraformTemplate(settings: ProvisioningSettings, secrets: SecretsInput, expressions: ScriptExpressions = {}): string {
+  if ("region" in secrets) return withExpressions(escapeTemplateSyntax(renderProvisioningScript(settings, secrets, ...placeholders(expressions))), expressions);
   const keys = Object.keys(secrets) as (keyof ScriptSecrets)[];
   // Placeholders use only letters, digits, _ and -, which no escaping touches.
   const placeholder = (key: string) => `CRMSECRETPLACEHOLDER_${key}_END`;
-  const placeholders = Object.fromEntries(keys.map((key) => [key, placeholder(key)])) as unknown as ScriptSecrets;
-  let text = withDataVolume(escapeTemplateSyntax(renderProvisioningScript(settings, placeholders, dataVolumePlaceholder(dataVolumeId))), dataVolumeId);
+  const secretPlaceholders = Object.fromEntries(keys.map((key) => [key, placeholder(key)])) as unknown as ScriptSecrets;
+  let text = withExpressions(escapeTemplateSyntax(renderProvisioningScript(settings, secretPlaceholders, ...placeholders(expressions))), expressions);
   for (const key of keys) {
     const parts = text.split(placeholder(key));
     if (parts.length !== 2) {
@@ -113,17 +128,21 @@ export function terraformTemplate(settings: ProvisioningSettings, secrets: Secre
   return text;
 }
 
-/** What stands for the data volume's id while the script is rendered ("" when there is none). */
-function dataVolumePlaceholder(dataVolumeId?: string): string {
-  return dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER;
+/** What stands for the data volume's id and the Elastic IP while the script is rendered ("" where there is none). */
+function placeholders(expressions: ScriptExpressions): [string, string] {
+  return [expressions.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, expressions.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER];
 }
 
-/** The escaped script with the volume id's expression where its placeholder was. */
-function withDataVolume(text: string, dataVolumeId?: string): string {
-  if (dataVolumeId === undefined) return text;
-  const parts = text.split(VOLUME_PLACEHOLDER);
-  if (parts.length !== 2) throw new Error(`The provisioning script must hold the data volume id once; found it ${parts.length - 1} times.`);
-  return parts.join(dataVolumeId);
+/** The escaped script with the expressions where their placeholders were, each exactly once. */
+function withExpressions(text: string, expressions: ScriptExpressions): string {
+  for (const [what, value, stand] of [["data volume id", expressions.dataVolumeId, VOLUME_PLACEHOLDER],
+    ["Elastic IP", expressions.elasticIp, ELASTIC_IP_PLACEHOLDER]] as const) {
+    if (value === undefined) continue;
+    const parts = text.split(stand);
+    if (parts.length !== 2) throw new Error(`The provisioning script must hold the ${what} once; found it ${parts.length - 1} times.`);
+    text = parts.join(value);
+  }
+  return text;
 }
 
 /** Escapes Terraform template syntax so that `${…}` and `%{…}` stay literal text. */

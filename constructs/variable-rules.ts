@@ -60,6 +60,11 @@ export function matchesPattern(
   return { condition: `\${${patternCondition(ref(variable), pattern)}}`, errorMessage: invalid(variable, expected) };
 }
 
+/** The rule, or the variable left unset (null): for optional variables. */
+export function unsetOr(variable: TerraformVariable, rule: TerraformVariableValidationConfig): TerraformVariableValidationConfig {
+  return { condition: `\${${ref(variable)} == null || ${rule.condition.replace(/^\$\{([\s\S]*)\}$/, "$1")}}`, errorMessage: rule.errorMessage };
+}
+
 /** HCL condition: the string `expression` is an IPv4 CIDR block written with its network address. */
 export function ipv4NetworkCondition(expression: string): string {
   // cidrhost() fails on anything that is not a CIDR block and yields the network address: a block

@@ -10,8 +10,9 @@ import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
 import { hostLayout, pathsApart } from "../userdata/host";
-import { PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS } from "../userdata/settings";
+import { domainBesideOwnPort80, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS } from "../userdata/settings";
 import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
+import { alarmEmailSchema } from "./domain-settings";
 import { settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
 import { awsRegion, flag, matching, settingRules, text } from "./rules";
@@ -66,11 +67,13 @@ export const stackSettingsSchema = z.strictObject({
     + "this key only, and only through Parameter Store (docs/secrets.md).", KMS_KEY_ID_PATTERN,
   "a KMS key as alias/<name>, a key id (1234abcd-12ab-34cd-56ef-1234567890ab or mrk-…), or a key or alias ARN")
     .default(DEFAULT_SECRETS_KMS_KEY_ID),
+  alarmEmail: alarmEmailSchema.optional(),
   ...provisioningWithDefaults,
 }).check((ctx) => pathsApart(ctx.value, ctx))
   // The instance's own layout, after pathsApart: the first issue is the one reported, and that one is more specific.
   .check((ctx) => hostLayout(ctx.value, ctx))
-  .check((ctx) => stateKeyInBucketRegion(ctx.value, ctx));
+  .check((ctx) => stateKeyInBucketRegion(ctx.value, ctx))
+  .check((ctx) => domainBesideOwnPort80(ctx.value, ctx));
 
 export interface StackSettings {
   /** `<stack_name>`: cdktf stack name, first half of the Name tags. */
@@ -88,6 +91,8 @@ export interface StackSettings {
   readonly backend: BackendSettings;
   /** KMS key of the secrets' parameters in `parameter-store` mode (provisioning.secrets). */
   readonly secretsKmsKeyId: string;
+  /** Who is told by e-mail when a status-check alarm fires (constructs/host-alarms.ts): nobody by default. */
+  readonly alarmEmail?: string;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
@@ -106,8 +111,8 @@ export function parseStackSettings(raw: unknown): StackSettings {
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, secretsKmsKeyId, ...provisioning } = result.data;
-  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), secretsKmsKeyId, provisioning };
+  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, secretsKmsKeyId, alarmEmail, ...provisioning } = result.data;
+  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), secretsKmsKeyId, alarmEmail, provisioning };
 }
 
 /** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */

@@ -180,19 +180,22 @@ metadata_address() {
 # The script's own nftables table, applied at once and kept as a block of the file that the
 # distribution's nftables service loads at boot (a rerun replaces the block, keeps the rest):
 # - only root may reach the metadata service, which serves this user data with its secrets to any
-#   local process that asks (the app, or a package's install script run by yarn);
+#   local process that asks (the app, or a package's install script run by yarn), and the user
+#   ec2-instance-connect where the image has it: EC2 Instance Connect's AuthorizedKeysCommand runs as
+#   that user and reads the keys pushed for a login from there (by uid: nft needs a user that exists);
 # - tcp/80 goes to the app's port, since the app runs as the login user, who cannot bind 80
 #   (unless the settings say the app binds 80 itself: then its unit has CAP_NET_BIND_SERVICE);
 #   from the host itself too, except to the metadata service where that address is local.
 configure_firewall() {
-  local rules family metadata begin="# BEGIN $APP_NAME (provisioning script)" end="# END $APP_NAME (provisioning script)"
+  local rules family metadata uids=0 uid begin="# BEGIN $APP_NAME (provisioning script)" end="# END $APP_NAME (provisioning script)"
   read -r family metadata <<<"$(metadata_address)"
+  if uid=$(id -u ec2-instance-connect 2>/dev/null); then uids="{ 0, $uid }"; fi
   rules="table inet $APP_NAME
 delete table inet $APP_NAME
 table inet $APP_NAME {
   chain metadata_root_only {
     type filter hook output priority 0; policy accept;
-    $family daddr $metadata meta skuid != 0 counter reject comment \"metadata service: root only\"
+    $family daddr $metadata meta skuid != $uids counter reject comment \"metadata service: root and ec2-instance-connect only\"
   }"
   if [[ $REDIRECT_HTTP_PORT == true ]]; then
     rules+="
@@ -375,18 +378,27 @@ step_10_read_public_hostname() {
   read_public_hostname
 }
 
-# Sets PUBLIC_DNS from the metadata service (IMDSv2). Also run at each boot by the refresh script.
+# Sets PUBLIC_DNS from the metadata service (IMDSv2), once it reports the Elastic IP (associated only
+# after the instance runs, while the first boot may be under way). Also run at each boot by the refresh script.
 read_public_hostname() {
-  local token
+  local token ip deadline=$((SECONDS + ELASTIC_IP_WAIT_SECONDS))
   token=$(retry "metadata token" curl -fsS --max-time 10 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token")
+  while [[ -n $ELASTIC_IP ]]; do
+    ip=$(retry "public IPv4" curl -fsS --max-time 10 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-ipv4")
+    [[ $ip != "$ELASTIC_IP" ]] || break
+    ((SECONDS < deadline)) || die "the public address is $ip, not the Elastic IP $ELASTIC_IP, after $ELASTIC_IP_WAIT_SECONDS s"
+    log "the public address is $ip, not yet the Elastic IP $ELASTIC_IP; waiting"
+    sleep 5
+  done
   PUBLIC_DNS=$(retry "public hostname" curl -fsS --max-time 10 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname")
   [[ $PUBLIC_DNS =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] || die "the metadata service gave no usable public hostname"
   log "public hostname: $PUBLIC_DNS"
 }
 
+# FRONTENDURI and BACKENDURI are the header's templates with the public hostname in place of @PUBLIC_DNS@.
 step_11_write_env_file() {
   set_env_values DB_USER "$APP_DB_USER" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" \
-    FRONTENDURI "http://$PUBLIC_DNS" BACKENDURI "http://$PUBLIC_DNS:$APP_PORT"
+    FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }
 
 # set_env_values KEY VALUE...: in $APP_DIR/.env, each KEY's line is replaced where it is, or appended
@@ -493,11 +505,12 @@ install_refresh_script() {
     printf 'set -Eeuo pipefail\nshopt -s inherit_errexit\nPUBLIC_DNS="" TEMP_FILES=() CURRENT_STEP=%s MAIN_SUBSHELL=0\n' "$REFRESH_UNIT_NAME"
     # shellcheck disable=SC2016 # expanded when the refresh script runs
     printf 'trap '"'"'rm -f -- "${TEMP_FILES[@]}"'"'"' EXIT\n'
-    declare -p APP_DIR LOGIN_USER ENV_FILE_MODE APP_PORT METADATA_ENDPOINT METADATA_TOKEN_TTL_SECONDS ATTEMPTS PAUSE
+    declare -p APP_DIR LOGIN_USER ENV_FILE_MODE METADATA_ENDPOINT METADATA_TOKEN_TTL_SECONDS ATTEMPTS PAUSE \
+      ELASTIC_IP ELASTIC_IP_WAIT_SECONDS FRONTEND_URI BACKEND_URI
     declare -f log die retry dotenv_value read_public_hostname set_env_values
     printf 'read_public_hostname\n'
     # shellcheck disable=SC2016 # expanded when the refresh script runs
-    printf 'set_env_values FRONTENDURI "http://$PUBLIC_DNS" BACKENDURI "http://$PUBLIC_DNS:$APP_PORT"\n'
+    printf 'set_env_values FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"\n'
   } | install_file "$REFRESH_SCRIPT" 755
 }
 
@@ -525,6 +538,8 @@ main() {
   run_step step_15_install_service
   # parameter-store.sh's command that applies rotated secrets.
   if declare -F install_rotate_command >/dev/null; then run_step install_rotate_command; fi
+  # HTTPS on the domain, where the settings give one (userdata/https.sh is in the user data only then).
+  if declare -F install_https >/dev/null; then run_step install_https; fi
   log "provisioning $APP_NAME: done"
 }
 

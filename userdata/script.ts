@@ -1,7 +1,8 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  APP_PORT, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ENV_FILE_MODE, HTTP_PORT, METADATA_TOKEN_TTL_SECONDS,
+  APP_PORT, CADDY_PATHS, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HTTP_PORT,
+  METADATA_TOKEN_TTL_SECONDS,
   NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME,
@@ -59,7 +60,23 @@ export const PROVISIONING_CODE = shellCode("provision");
  * user data of the others does not carry it (EC2's 16 KiB limit; see ProvisioningUserData).
  */
 export function scriptModules(settings: ProvisioningSettings): string[] {
-  return settings.secrets === "parameter-store" ? ["parameter-store"] : [];
+  return [
+    ...(settings.secrets === "parameter-store" ? ["parameter-store"] : []),
+    ...(settings.domain ? ["https"] : []),
+  ];
+}
+
+/** Stands for the public hostname in the URI templates of the header; the script puts the name it reads at boot there. */
+export const PUBLIC_DNS_MARK = "@PUBLIC_DNS@";
+
+/**
+ * The app's addresses, FRONTENDURI and BACKENDURI (spec 2.5), on `host`: the front end over HTTP on
+ * port 80, the back end on 3000. With a domain, the front end is HTTPS on its name (Caddy,
+ * userdata/https.sh) and the back end stays on 3000 on that name, as the spec has it.
+ */
+export function applicationUris(host: string, domainName?: string): { readonly frontend: string; readonly backend: string } {
+  const name = domainName ?? host;
+  return { frontend: domainName ? `https://${name}` : `http://${name}`, backend: `http://${name}:${APP_PORT}` };
 }
 
 /** Shell code without its full-line comments (the #! line among them), but for shellcheck's directives. */
@@ -107,23 +124,31 @@ function shellArray(words: readonly string[]): string {
  * secret is inserted verbatim, exactly once, inside single quotes: it must be base64 text or a
  * Terraform expression that evaluates to base64.
  */
-export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = ""): string {
+export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = ""): string {
   const modules = scriptModules(settings).map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
-  return `${renderScriptHeader(settings, secrets, dataVolumeId)}\n${modules}${PROVISIONING_CODE}`;
+  return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp)}\n${modules}${PROVISIONING_CODE}`;
 }
 
 /**
  * The header of the script alone: `#!/bin/bash`, then assignments of the secrets (or, in `parameter-store`
  * mode, of the parameters' names), settings and constants.
  * `dataVolumeId` is the EBS volume that holds the database (`vol-…`, or a Terraform expression that
- * evaluates to one); empty leaves the database on the root disk.
+ * evaluates to one); empty leaves the database on the root disk. `elasticIp` is the host's Elastic IP
+ * (an IPv4 address or a Terraform expression), which the first boot waits to see in the metadata
+ * before it reads the public hostname; empty reads it at once.
  */
-export function renderScriptHeader(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = ""): string {
+export function renderScriptHeader(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = ""): string {
   // eslint-disable-next-line no-control-regex
-  if (!/^(vol-([0-9a-f]{8}|[0-9a-f]{17})|\$\{[^'\u0000-\u001f\u007f]*\})?$/.test(dataVolumeId)) {
+  const expression = /^\$\{[^'\u0000-\u001f\u007f]*\}$/;
+  if (dataVolumeId !== "" && !/^vol-([0-9a-f]{8}|[0-9a-f]{17})$/.test(dataVolumeId) && !expression.test(dataVolumeId)) {
     throw new Error(`The data volume id must be vol- and 8 or 17 hexadecimal digits, or a Terraform expression; got ${JSON.stringify(dataVolumeId)}.`);
   }
+  if (elasticIp !== "" && !/^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(elasticIp) && !expression.test(elasticIp)) {
+    throw new Error(`The Elastic IP must be an IPv4 address or a Terraform expression; got ${JSON.stringify(elasticIp)}.`);
+  }
   const q = shellQuote;
+  const { domain } = settings;
+  const uris = applicationUris(PUBLIC_DNS_MARK, domain?.name);
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
 # userdata/script.ts, the code below it is userdata/provision.sh.
@@ -152,13 +177,18 @@ readonly DATABASE_DIR=${q(settings.databaseDir)}
 readonly FSTAB=${q(settings.fstabFile)}
 readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}
 readonly NFTABLES_CONFIG=${q(settings.nftablesConfig)}
-readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort ? "true" : "false"}
-
+readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort && !domain ? "true" : "false"}
+readonly ELASTIC_IP='${elasticIp}'
+readonly FRONTEND_URI=${q(uris.frontend)} BACKEND_URI=${q(uris.backend)}
+${domain ? `readonly DOMAIN_NAME=${q(domain.name)} ACME_DIRECTORY=${q(domain.acmeDirectory)}
+readonly CADDY_URL=${q(domain.caddyUrl)} CADDY_SHA512=${q(domain.caddySha512)}
+readonly CADDY_BINARY=${q(CADDY_PATHS.binary)} CADDY_HOME=${q(CADDY_PATHS.home)} CADDY_CONFIG=${q(CADDY_PATHS.config)}
+` : ""}
 # Constants (userdata/constants.ts).
 readonly PACKAGES=${shellArray(PACKAGES)}
 readonly DATABASE_SERVICE=${q(DATABASE_SERVICE)} DATABASE_USER=${q(DATABASE_USER)}
 readonly DATA_FILE_SYSTEM=${q(DATA_FILE_SYSTEM)} DATABASE_DROP_IN=${q(DATABASE_DROP_IN)}
-readonly METADATA_TOKEN_TTL_SECONDS=${METADATA_TOKEN_TTL_SECONDS}
+readonly METADATA_TOKEN_TTL_SECONDS=${METADATA_TOKEN_TTL_SECONDS} ELASTIC_IP_WAIT_SECONDS=${ELASTIC_IP_WAIT_SECONDS}
 readonly ENV_FILE_MODE=${ENV_FILE_MODE}
 readonly NVM_INSTALL_URL=${q(NVM_INSTALL_URL)}
 readonly NODE_MAJOR=${q(NODE_MAJOR)} NODE_VERSION=${q(NODE_VERSION)}

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { settingsErrorFrom } from "../settings/errors";
+import { domainSettingsSchema } from "../settings/domain-settings";
 import { absolutePath, flag, matching, oneOf, text, wholeNumber } from "../settings/rules";
 import { gitKeepsIdent, isBracketedIPv6, isHostName, isIPv4Address, isNftTableName, isPort } from "./grammars";
 import { pathsApart } from "./host";
@@ -118,18 +119,32 @@ export const PROVISIONING_FIELDS = {
     + "(the spec). `parameter-store`: SecureString parameters `/<stackName>/crm/…` read at boot with the instance role; "
     + "the stack then holds no secret (docs/secrets.md).", SECRET_SOURCES),
   redirectHttpPort: flag("Redirect tcp/80 to the app's port 3000 with nftables (the app runs as the login user, who cannot "
-    + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`."),
+    + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`. "
+    + "With a `domain`, the HTTPS server takes port 80 (to redirect it) and nothing is redirected."),
+  domain: domainSettingsSchema.optional(),
 } as const;
 
 /** Where the script's secrets come from: the spec's user data, or Parameter Store at boot (docs/secrets.md). */
 export type SecretSource = (typeof SECRET_SOURCES)[number];
+
+/** Refuses a `domain` beside `redirectHttpPort: false`: the app and the HTTPS server would both bind port 80. */
+export function domainBesideOwnPort80(settings: { redirectHttpPort: boolean; domain?: unknown }, ctx: z.core.ParsePayload<unknown>): void {
+  if (settings.domain !== undefined && !settings.redirectHttpPort) {
+    ctx.issues.push({
+      code: "custom", path: ["redirectHttpPort"], input: false,
+      message: "true with a domain (the HTTPS server binds port 80 to redirect it; the app cannot bind it too)",
+    });
+  }
+}
 
 /**
  * The provisioning settings as one object, every setting required: each value valid in its grammars,
  * and the paths apart from each other and from the login user's own files (pathsApart). Where they
  * may be on the instance is checked for a stack's settings (hostLayout, settings/stack-settings.ts).
  */
-export const provisioningSettingsSchema = z.object(PROVISIONING_FIELDS).check((ctx) => pathsApart(ctx.value, ctx));
+export const provisioningSettingsSchema = z.object(PROVISIONING_FIELDS)
+  .check((ctx) => pathsApart(ctx.value, ctx))
+  .check((ctx) => domainBesideOwnPort80(ctx.value, ctx));
 
 /** Settings of the first-boot provisioning script and its service unit (see PROVISIONING_FIELDS). */
 export type ProvisioningSettings = Readonly<z.infer<typeof provisioningSettingsSchema>>;

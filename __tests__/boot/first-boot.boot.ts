@@ -5,20 +5,18 @@
  * stand-ins.ts and scripts/boot/image/). Each check is printed as a figure at the end, then
  * `boot: N passed, N failed`.
  */
-import { TerraformOutput } from "cdktf";
 import { createHash, randomBytes } from "crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
-import { SecretVariables } from "../../constructs/secret-variables";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { DATA_FILE_SYSTEM, NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
-import { synthesize } from "../support/synth";
-import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
+import { describeWithEngine } from "../support/terraform-engine";
 import { findMotoServer } from "../support/moto-server";
+import { hostC } from "./host-c";
 import { ParameterStoreHost } from "./parameter-store-host";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
+import { engineUserData } from "./user-data";
 import { Accelerator, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
 
 jest.setTimeout(40 * 60_000);
@@ -127,21 +125,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     accelerator = accel.accel;
 
     // The user data as the stack ships it: Terraform evaluates the construct's expression.
-    const { json } = synthesize((scope) => {
-      const secrets = new SecretVariables(scope, "secrets");
-      const ud = new ProvisioningUserData(scope, "user_data", { settings: SETTINGS, secrets: secrets.scriptSecrets,
-        dataVolumeId: DATA_VOLUME_ID });
-      new TerraformOutput(scope, "user_data_base64", { value: ud.base64, sensitive: true });
-    });
-    const workspace = new EngineWorkspace(engine, json);
-    try {
-      await workspace.init();
-      const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"], tfVars(SECRETS));
-      if (applied.code !== 0) throw new Error(`terraform apply failed:\n${applied.stdout}\n${applied.stderr}`);
-      userData = Buffer.from((await workspace.run(["output", "-raw", "user_data_base64"])).stdout, "base64");
-    } finally {
-      workspace.remove();
-    }
+    userData = await engineUserData(engine, SETTINGS, SECRETS, DATA_VOLUME_ID);
 
     const reposDir = join(work, "repos");
     const repoPath = new URL(SETTINGS.repoUrl).pathname.replace(/^\//, "").replace(/\.git$/, "");
@@ -257,10 +241,11 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
       meta.trim() === `600 ${SETTINGS.loginUser}` && missing.length === 0);
   });
 
-  it("keeps the metadata service to root", async () => {
+  it("keeps the metadata service to root and EC2 Instance Connect's user", async () => {
     const probe = (user: string) => vm!.ssh(`runuser -u ${user} -- curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 21600' http://169.254.169.254/latest/api/token`);
-    const [root, app] = await Promise.all([probe("root"), probe(SETTINGS.loginUser)]);
+    const [root, connect, app] = await Promise.all([probe("root"), probe("ec2-instance-connect"), probe(SETTINGS.loginUser)]);
     figure("metadata from root", `HTTP ${root.stdout.trim()}`, root.stdout.trim() === "200");
+    figure("metadata from ec2-instance-connect", `HTTP ${connect.stdout.trim()}`, connect.stdout.trim() === "200");
     figure(`metadata from ${SETTINGS.loginUser}`, app.code === 0 ? `HTTP ${app.stdout.trim()}` : `refused (curl exit ${app.code})`,
       app.code !== 0 && app.stdout.trim() !== "200");
   });
@@ -392,4 +377,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     await parameterStore.rotates(hostB!, standIns!, figure, appSql);
     await parameterStore.leaksNothing(hostB!, figure);
   });
+
+  it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
+    hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"), secrets: SECRETS, figure }));
 }, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"])]);

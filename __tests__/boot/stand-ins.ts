@@ -12,6 +12,7 @@
  *                             a registry holding the real yarn 1.x and dotenv tarballs
  *   ssm., kms., sts.<region>.amazonaws.com
  *                             passed on to moto's server (awsPort), as the parameter-store mode needs
+ *   anything a test routes    `server.route("https://host/path", handler)`: the test's own stand-ins
  *
  * The packages come from the npm registry once (`npm pack`) and are cached outside the repository.
  */
@@ -196,6 +197,7 @@ export class StandInServer {
   port = 0;
   /** The token the git server accepts (a test may change it: a rotated token). */
   token: string;
+  private readonly routes: [string, (req: http.IncomingMessage, res: http.ServerResponse) => void][] = [];
   private readonly server: https.Server;
   private readonly nodeDistribution: Buffer;
 
@@ -222,11 +224,22 @@ export class StandInServer {
     });
   }
 
+  /** Serves every request whose `https://host/path` starts with `prefix` by `handler` (before the built-in stand-ins). */
+  route(prefix: string, handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): void {
+    this.routes.push([prefix, handler]);
+  }
+
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const host = (req.headers.host ?? "").replace(/:\d+$/, "");
     const path = new URL(req.url ?? "/", "https://localhost").pathname;
     const record = (status: number, authorized?: boolean) =>
       this.requests.push({ host, method: req.method ?? "", path, status, authorized });
+    const routed = this.routes.find(([prefix]) => `https://${host}${path}`.startsWith(prefix));
+    if (routed) {
+      res.on("finish", () => record(res.statusCode));
+      routed[1](req, res);
+      return;
+    }
     const send = (status: number, body: string | Buffer, type = "text/plain") => {
       record(status);
       res.writeHead(status, { "Content-Type": type, "Content-Length": Buffer.byteLength(body) }).end(body);

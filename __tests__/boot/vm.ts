@@ -29,7 +29,7 @@ export const STAND_IN_HOSTS: readonly string[] = readFileSync(resolve(__dirname,
 
 /** Commands the boot test needs on the host. */
 const TOOLS = ["qemu-system-x86_64", "qemu-img", "mmdebstrap", "mkfs.xfs", "mkfs.ext4", "genisoimage", "ssh", "ssh-keygen",
-  "socat", "openssl", "timeout", "python3"];
+  "socat", "openssl", "timeout", "python3", "tar", "caddy", "pebble", "pebble-challtestsrv"];
 
 /** Longest life of one qemu process, whatever happens to the test process. */
 const QEMU_LIFETIME_SECONDS = 1800;

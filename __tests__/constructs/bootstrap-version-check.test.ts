@@ -1,11 +1,11 @@
-import { DataAwsSsmParameter } from "@cdktf/provider-aws/lib/data-aws-ssm-parameter";
+import { DataAwsSsmParametersByPath } from "@cdktf/provider-aws/lib/data-aws-ssm-parameters-by-path";
 import {
   BOOTSTRAP_VERSION_MESSAGE, BootstrapVersionCheck, CDK_BOOTSTRAP_VERSION_PARAMETER,
 } from "../../constructs/bootstrap-version-check";
 import { only, synthesize } from "../support/synth";
 
 describe("BootstrapVersionCheck", () => {
-  it("reads the version from CDK's bootstrap parameter unless bootstrap_version is given", () => {
+  it("reads the parameters of the bootstrap parameter's directory unless bootstrap_version is given, an absent one as \"\"", () => {
     const { text, json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap"));
     expect(CDK_BOOTSTRAP_VERSION_PARAMETER).toBe("/cdk-bootstrap/hnb659fds/version");
     expect(json.variable?.bootstrap_version_parameter).toMatchObject({
@@ -14,12 +14,29 @@ describe("BootstrapVersionCheck", () => {
       description: expect.stringContaining("automatically retrieved from SSM Parameter Store"),
     });
     expect(json.variable?.bootstrap_version).toMatchObject({ type: "string", default: "" });
-    expect(text).toHaveDataSourceWithProperties(DataAwsSsmParameter, {
-      name: "${var.bootstrap_version_parameter}",
-      count: "${(length(var.bootstrap_version) >= 1) ? 0 : 1}",
+    // By path: an absent parameter gives empty lists, where aws_ssm_parameter fails the plan.
+    expect(text).toHaveDataSourceWithProperties(DataAwsSsmParametersByPath, {
+      path: '${replace(var.bootstrap_version_parameter, "/[/][^/]+$/", "")}',
+      count: "${length(var.bootstrap_version) >= 1 ? 0 : 1}",
     });
-    const [local] = Object.values(json.locals ?? {});
-    expect(local).toMatch(/^\$\{\(length\(var\.bootstrap_version\) >= 1\) \? var\.bootstrap_version : one\(data\.aws_ssm_parameter\.\w+\.\*\.value\)\}$/);
+    expect(json.data?.aws_ssm_parameters_by_path?.cdk_bootstrap_version).toBeDefined();
+    expect(json.locals).toEqual({
+      cdk_bootstrap_version: "${length(var.bootstrap_version) >= 1 ? var.bootstrap_version : lookup(zipmap(" +
+        "one(data.aws_ssm_parameters_by_path.cdk_bootstrap_version[*].names), one(data.aws_ssm_parameters_by_path.cdk_bootstrap_version[*].values)), " +
+        'var.bootstrap_version_parameter, "")}',
+    });
+    // The directory is what is read: the path must have one.
+    expect(json.variable?.bootstrap_version_parameter.validation?.[0].condition).toBe('${can(regex("^(/[A-Za-z0-9_.-]+){2,}$", var.bootstrap_version_parameter))}');
+  });
+
+  it("judges stand-in parameters, when given, with the same expressions", () => {
+    const { json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap", {
+      storedParameters: () => ({ names: "var.names", values: "var.values" }),
+    }));
+    expect(json.data).toBeUndefined();
+    expect(Object.values(json.locals ?? {})).toEqual([
+      '${length(var.bootstrap_version) >= 1 ? var.bootstrap_version : lookup(zipmap(var.names, var.values), var.bootstrap_version_parameter, "")}',
+    ]);
   });
 
   it("fails the plan for versions 1 to 5 with the CDK rule's message", () => {

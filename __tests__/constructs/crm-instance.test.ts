@@ -59,6 +59,11 @@ describe("CrmInstance", () => {
     expect(instance.associate_public_ip_address).toBe(true);
   });
 
+  it("states automatic recovery instead of leaving it to AWS's default", () => {
+    const { json } = synthesize((scope) => new CrmInstance(scope, "host", props));
+    expect(only(json.resource, "aws_instance").maintenance_options).toEqual({ auto_recovery: "default" });
+  });
+
   it("takes detailed monitoring from a Terraform expression such as a variable", () => {
     const { json } = synthesize((scope) => {
       const monitoring = new TerraformVariable(scope, "detailed_monitoring", { type: "bool", default: false });

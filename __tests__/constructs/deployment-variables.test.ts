@@ -6,9 +6,16 @@ describe("DeploymentVariables", () => {
   const variables = json.variable ?? {};
 
   it("declares the per-account values under their own names, without defaults", () => {
-    for (const name of ["vpc_id", "subnet_id", "availability_zone", "key_pair_name", "ssh_public_key"]) {
+    for (const name of ["subnet_id", "key_pair_name", "ssh_public_key"]) {
       expect(variables[name]).toMatchObject({ type: "string", nullable: false, description: expect.any(String) });
       expect(variables[name].default).toBeUndefined();
+    }
+  });
+
+  it("makes vpc_id and availability_zone optional (null: the subnet's, see SubnetPlacement), checked only when given", () => {
+    for (const name of ["vpc_id", "availability_zone"]) {
+      expect(variables[name]).toMatchObject({ type: "string", nullable: true, default: null, description: expect.stringContaining("Optional: the subnet's") });
+      expect(variables[name].validation?.[0].condition).toMatch(new RegExp(`^\\$\\{var\\.${name} == null \\|\\| can\\(regex\\(`));
     }
   });
 
@@ -29,8 +36,9 @@ describe("DeploymentVariables", () => {
       "an availability zone name"],
     ["key_pair_name", "^[!-~]([ -~]{0,253}[!-~])?$", "a key pair name"],
   ])("validates %s against %s with a message naming it", (name, pattern, expected) => {
+    const unset = ["vpc_id", "availability_zone"].includes(name) ? `var.${name} == null || ` : "";
     expect(variables[name].validation).toEqual([{
-      condition: `\${can(regex("${pattern.replace(/\\/g, "\\\\")}", var.${name}))}`,
+      condition: `\${${unset}can(regex("${pattern.replace(/\\/g, "\\\\")}", var.${name}))}`,
       error_message: expect.stringMatching(new RegExp(`^Invalid value for variable "${name}": expected ${expected}`)),
     }]);
   });

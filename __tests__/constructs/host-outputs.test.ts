@@ -32,6 +32,16 @@ describe("HostOutputs", () => {
     expect(json.output?.WebPublicIP.description).toBe("Public IP address of Stack/Web");
   });
 
+  it("puts the URLs on the domain's name with a domain: HTTPS for the front end, the back end on 3000", () => {
+    const withDomain = synthesize((scope) => new HostOutputs(scope, "outputs", {
+      instanceName: "Web", nameTag: "Stack/Web", instanceId: "i", publicIp: "ip", publicDns: "${aws_eip.crm_host.public_dns}",
+      loginUser: "ec2-user", provisioningLog: "/log", domainName: "crm.example.com",
+    })).json;
+    expect(withDomain.output?.WebFrontendUrl).toMatchObject({ value: "https://crm.example.com", description: expect.stringContaining("HTTPS") });
+    expect(withDomain.output?.WebBackendUrl.value).toBe("http://crm.example.com:3000");
+    expect(withDomain.output?.WebSshCommand.value).toBe("ssh ec2-user@${aws_eip.crm_host.public_dns}");
+  });
+
   it("adds <instance_name>DataVolumeId when given the data volume's id", () => {
     const withVolume = synthesize((scope) => new HostOutputs(scope, "outputs", {
       instanceName: "Web", nameTag: "Stack/Web", instanceId: "i", publicIp: "ip", publicDns: "dns", loginUser: "ec2-user",

@@ -37,7 +37,7 @@ describe("architecture diagram", () => {
     expect(diagram).toMatch(new RegExp(`  ${group} -->\\|"egress: all protocols \\(all outbound traffic\\)"\\| cidr_0_0_0_0_0`));
   });
 
-  it("wires the instance to its profile, role, key pair, group and image parameter, and the output to the instance", () => {
+  it("wires the instance to its profile, role, key pair, group and image parameter, and the output to its Elastic IP", () => {
     const instance = nodeOf(diagram, "aws_instance");
     const profile = nodeOf(diagram, "aws_iam_instance_profile");
     // The instance's role (the stack also has the snapshot service's role and its policy attachment).
@@ -49,7 +49,8 @@ describe("architecture diagram", () => {
     expect(diagram).toMatch(new RegExp(`  data_aws_ssm_parameter_image -->\\|"ami"\\| ${instance}\\n`));
     expect(diagram).toContain("assumed by ec2.amazonaws.com");
     expect(diagram).toContain("name: var.image_parameter = /aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64");
-    expect(diagram).toMatch(new RegExp(`  ${instance} -->\\|"public_ip"\\| output_\\w+PublicIP($|\\n)`));
+    expect(diagram).toMatch(new RegExp(`  aws_eip_crm_host -->\\|"public_ip"\\| output_\\w+PublicIP($|\\n)`));
+    expect(diagram).toContain(`  ${instance} -->|"instance_id"| aws_eip_association_crm_host`);
   });
 
   it("shows a data volume, its attachment and its snapshot policy as soon as a stack has them", () => {

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { hostPathsTable, outputsTable, pathSettingsTable, plain, settingsTable, variablesTable } from "../../scripts/docs/tables";
 import { matching } from "../../settings/rules";
 import { backendSettingsSchema } from "../../settings/backend-settings";
+import { domainSettingsSchema } from "../../settings/domain-settings";
+import { CADDY_SHA512 } from "../../userdata/constants";
 import { stackSettingsSchema } from "../../settings/stack-settings";
 import { PlanCheck } from "../../constructs/plan-check";
 import { synthesize } from "../support/synth";
@@ -43,8 +45,11 @@ describe("README tables", () => {
 
   it("lists every setting of the schema with its description, default and rule", () => {
     const rows = settingsTable(stackSettingsSchema).split("\n");
-    // One row per key, and one per key of the nested backend object.
-    expect(rows).toHaveLength(2 + Object.keys(stackSettingsSchema.shape).length + Object.keys(backendSettingsSchema.shape).length);
+    // One row per key, and one per key of the nested backend and domain objects.
+    expect(rows).toHaveLength(2 + Object.keys(stackSettingsSchema.shape).length + Object.keys(backendSettingsSchema.shape).length
+      + Object.keys(domainSettingsSchema.shape).length);
+    expect(rows).toContain("| `domain.caddySha512` | SHA-512 of that tarball, checked before anything of it runs (default: the pinned release's). | " +
+      `\`${CADDY_SHA512}\` | 128 lower-case hexadecimal digits (a SHA-512) |`);
     expect(rows).toContain("| `backend.type` | `local`: a state file on the machine that runs Terraform (one person trying the stack); `s3`: an S3 bucket, encrypted, with S3-native locking (teams and CI). | `local` | \"local\" or \"s3\" |");
     expect(rows).toContain("| `loginHome` | Home directory of the login user. Spec: `/home/ec2-user`. | `/home/ec2-user` | an absolute path of at most 200 characters such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
     expect(rows).toContain("| `gitUser` | `<git_user>`: global git user.name of the login user, as git writes it into commits. | required | 1 to 100 printable characters that git keeps as written in a commit's author: no &lt; or &gt;, and not starting or ending with a space or one of . , : ; \" ' \\ |");

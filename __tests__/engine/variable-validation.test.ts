@@ -118,7 +118,7 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
     const stack = new CrmHostStack(Testing.app(), exampleStackSettings());
     const { variable, resource } = JSON.parse(Testing.synth(stack));
     const secretChecks = Object.fromEntries(Object.entries(resource.terraform_data as Record<string, any>)
-      .filter(([, data]) => !data.input?.bootstrap_version_checked));
+      .filter(([, data]) => !data.input?.bootstrap_version_checked && !data.input?.subnet_placement_checked));
     expect(Object.keys(secretChecks).sort()).toEqual(["secrets", "ssh_public_key"]);
     workspace = new EngineWorkspace(engine, { variable, resource: { terraform_data: secretChecks } });
     await workspace.init();
@@ -137,6 +137,12 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
       data_volume_size_gib: "65536", data_volume_snapshot_id: "snap-0123456789abcdef0", snapshot_retention_count: "1000",
       detailed_monitoring: "true",
     });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+  }, 60_000);
+
+  it("plans without vpc_id and availability_zone: both are optional (the subnet's)", async () => {
+    const { vpc_id: _vpc, availability_zone: _zone, ...others } = VALID;
+    const result = await workspace.plan(others);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);
 

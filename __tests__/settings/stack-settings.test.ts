@@ -4,17 +4,9 @@ import { join } from "path";
 import { SettingsError, SettingsFileError } from "../../settings/errors";
 import { DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
+import { settingsErrorOf } from "../support/synth";
 
-/** The message of the SettingsError that parsing `raw` throws. */
-function errorOf(raw: unknown): string {
-  try {
-    parseStackSettings(raw);
-  } catch (error) {
-    expect(error).toBeInstanceOf(SettingsError);
-    return (error as Error).message;
-  }
-  throw new Error("the settings were accepted");
-}
+const errorOf = settingsErrorOf;
 
 describe("stack settings", () => {
   it("loads the example set shipped with the repository, with the spec's production paths", () => {
@@ -209,7 +201,7 @@ describe("stack settings", () => {
   it("accepts \"$schema\" (for editors) and leaves it out of the settings", () => {
     expect(exampleSettings.$schema).toBe("./stack-settings.schema.json");
     const settings = parseStackSettings(exampleSettings);
-    expect(Object.keys(settings).sort()).toEqual(["backend", "deleteDataVolumeOnDestroy", "instanceName", "provisioning", "region", "secretsKmsKeyId", "stackName"]);
+    expect(Object.keys(settings).sort()).toEqual(["alarmEmail", "backend", "deleteDataVolumeOnDestroy", "instanceName", "provisioning", "region", "secretsKmsKeyId", "stackName"]);
     expect(settings.provisioning).not.toHaveProperty("$schema");
     expect(() => parseStackSettings({ ...exampleSettings, $schema: 1 })).toThrow(/Invalid setting "\$schema" \(got 1\): expected a string/);
   });

@@ -27,8 +27,9 @@ import { NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, TOKEN_USERN
 import { ProvisioningSettings } from "../../userdata/settings";
 import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
 
-/** Hostname the stand-in metadata service reports. */
+/** Hostname and public IPv4 address the stand-in metadata service reports (until a test changes them). */
 export const TEST_PUBLIC_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
+export const TEST_PUBLIC_IP = "203.0.113.25";
 /** TTL the stand-in metadata service insists on. */
 const REQUIRED_TTL = "21600";
 
@@ -232,6 +233,9 @@ export class ProvisioningHarness {
   readonly gitRequests: (RecordedRequest & { readonly user: string; readonly authorized: boolean })[] = [];
   /** Milliseconds the git server waits before answering each request (to watch a clone in progress). */
   gitDelayMs = 0;
+  /** What the metadata stand-in reports as public-hostname and public-ipv4 (an Elastic IP's association changes both). */
+  publicHostname = TEST_PUBLIC_HOSTNAME;
+  publicIpv4 = TEST_PUBLIC_IP;
 
   private readonly appName: string;
   private readonly databaseOnDataVolume: boolean;
@@ -436,6 +440,8 @@ export class ProvisioningHarness {
     this.metadataRequests.length = 0;
     this.gitRequests.length = 0;
     this.gitDelayMs = 0;
+    this.publicHostname = TEST_PUBLIC_HOSTNAME;
+    this.publicIpv4 = TEST_PUBLIC_IP;
   }
 
   /** Every stand-in call recorded so far. */
@@ -647,7 +653,7 @@ export class ProvisioningHarness {
     this.gitPort = await listen(server);
   }
 
-  /** IMDSv2: a token only for the TTL header, the hostname only for that token. */
+  /** IMDSv2: a token only for the TTL header, the hostname and address only for that token. */
   private async startMetadataServer(): Promise<void> {
     const server = http.createServer((req, res) => {
       const answer = (status: number, body: string) => {
@@ -661,7 +667,8 @@ export class ProvisioningHarness {
         return answer(200, this.metadataToken);
       }
       if (req.method === "GET" && req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
-      if (req.url === "/latest/meta-data/public-hostname" && req.method === "GET") return answer(200, TEST_PUBLIC_HOSTNAME);
+      const meta = { "/latest/meta-data/public-hostname": this.publicHostname, "/latest/meta-data/public-ipv4": this.publicIpv4 }[req.url ?? ""];
+      if (meta !== undefined && req.method === "GET") return answer(200, meta);
       // The instance role's credentials, as EC2 serves them (moto takes any).
       const credentials = "/latest/meta-data/iam/security-credentials/";
       if (req.url === credentials && req.method === "GET") return answer(200, TEST_ROLE_NAME);

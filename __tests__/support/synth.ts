@@ -3,6 +3,7 @@
 import "cdktf/lib/testing/adapters/jest";
 import { Testing } from "cdktf";
 import { Construct } from "constructs";
+import { SettingsError } from "../../settings/errors";
 import { parseStackSettings, StackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
 import { StackJson } from "../../scripts/docs/terraform-json";
@@ -29,4 +30,15 @@ export function only(blocks: Record<string, Record<string, any>> | undefined, ty
 /** The example settings of the repository, parsed and validated, with optional changes. */
 export function exampleStackSettings(changes: Record<string, unknown> = {}): StackSettings {
   return parseStackSettings({ ...exampleSettings, ...changes });
+}
+
+/** The message of the SettingsError that parsing `raw` settings throws; fails when they are accepted. */
+export function settingsErrorOf(raw: unknown): string {
+  try {
+    parseStackSettings(raw);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return (error as Error).message;
+  }
+  throw new Error("the settings were accepted");
 }

@@ -204,6 +204,8 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
       "set -Eeuo pipefail",
       `APP_DIR=${shellQuote(dir)} APP_DB_USER=crm_app DATABASE_NAME=crm PUBLIC_DNS=ec2-1-2-3-4.example.com`,
       `LOGIN_USER=${shellQuote(userInfo().username)} APP_DB_PASSWORD=${shellQuote(appPassword)} ENV_FILE_MODE=${ENV_FILE_MODE} APP_PORT=3000`,
+      // The header's URI templates, as rendered.
+      script.split("\n").find((line) => line.startsWith("readonly FRONTEND_URI="))!,
       "TEMP_FILES=() MAIN_SUBSHELL=0", shellFunction(script, "log"), shellFunction(script, "die"),
       shellFunction(script, "dotenv_value"), shellFunction(script, "step_11_write_env_file"),
       shellFunction(script, "set_env_values"),

@@ -81,6 +81,8 @@ ssh-keygen -q -t ed25519 -N '' -C crm-boot-test -f "$build/id_ed25519"
 cp -a "$HERE/image/." "$root/"
 install -m 644 "$build/ca.pem" "$root/usr/local/share/ca-certificates/crm-boot-test-ca.crt"
 chroot "$root" update-ca-certificates >>"$build/build.log" 2>&1
+# EC2 Instance Connect's user, as on Amazon Linux 2023: its AuthorizedKeysCommand reads the metadata service as it.
+chroot "$root" useradd --system --no-create-home --shell /sbin/nologin ec2-instance-connect
 install -d -m 700 "$root/root/.ssh"
 install -m 600 "$build/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 {

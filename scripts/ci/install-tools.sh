@@ -51,8 +51,10 @@ ACTIONLINT_VERSION="${CRM_ACTIONLINT_VERSION:-1.7.7}"
 ZIZMOR_VERSION="${CRM_ZIZMOR_VERSION:-1.32.0}"
 APT_PACKAGES=(mariadb-server mariadb-client shellcheck systemd git curl openssl jq time xfsprogs e2fsprogs util-linux mount awscli nftables openssh-client)
 APT_COMMANDS=(mariadbd mariadb-install-db mariadb shellcheck systemd-analyze git curl openssl jq /usr/bin/time mkfs.xfs mkfs.ext4 blkid losetup unshare findmnt mountpoint aws nft ssh-keygen)
-BOOT_PACKAGES=(qemu-system-x86 qemu-utils mmdebstrap xfsprogs e2fsprogs genisoimage socat openssh-client python3 coreutils util-linux)
-BOOT_COMMANDS=(qemu-system-x86_64 qemu-img mmdebstrap mkfs.xfs mkfs.ext4 genisoimage socat ssh ssh-keygen python3 timeout flock)
+BOOT_PACKAGES=(qemu-system-x86 qemu-utils mmdebstrap xfsprogs e2fsprogs genisoimage socat openssh-client python3 coreutils util-linux
+  caddy pebble tar)
+BOOT_COMMANDS=(qemu-system-x86_64 qemu-img mmdebstrap mkfs.xfs mkfs.ext4 genisoimage socat ssh ssh-keygen python3 timeout flock
+  caddy pebble pebble-challtestsrv tar)
 
 SUMMARY=()
 export CHECKPOINT_DISABLE=1  # no version-check call from `terraform version`
@@ -338,7 +340,8 @@ install_apt() {
 
 # The boot test's host tools (npm run test:boot): qemu, and what builds its Debian image without
 # mounting anything (mmdebstrap, mkfs.xfs with a prototype file, the NoCloud seed as an ISO). The
-# image itself is built, and cached by a hash of its inputs, by scripts/boot/build-image.sh.
+# image itself is built, and cached by a hash of its inputs, by scripts/boot/build-image.sh. Host C
+# (a stack with a domain) takes its Caddy binary from Debian's caddy, its ACME CA is Debian's pebble.
 install_boot() {
   apt_ensure boot "${#BOOT_PACKAGES[@]}" "${BOOT_PACKAGES[@]}" "${BOOT_COMMANDS[@]}"
 }

@@ -16,9 +16,9 @@
 # passes every open-port check even with 0.0.0.0/0. So the scan runs on a copy in which null attributes are
 # dropped (Terraform treats null as unset: same meaning) and every value that is exactly "${var.NAME}"
 # is replaced by that variable's default, i.e. the stack as deployed with its defaults. Line numbers in
-# the report refer to that copy; resource addresses are the stack's own. terraform.required_version is
-# left out of the copy: checkov's terraform_json parser stops on it ("this method receives only dicts"),
-# and so are the `moved` blocks, a top-level list it cannot read either.
+# the report refer to that copy; resource addresses are the stack's own. terraform.required_version and
+# the `moved` blocks are left out of the copy: checkov's terraform_json parser stops on them ("this method
+# receives only dicts"; a list of blocks), and neither has a security meaning.
 #
 # Exit codes:
 #   0  every failed check is a listed exception, and every listed exception still fires
@@ -106,10 +106,10 @@ def norm(node):
     return node
 out = {k: (v if k in ("variable", "//") else norm(v)) for k, v in doc.items()}
 # checkov 3.2's terraform_json parser takes every key of the terraform block for a block and stops on
-# a string: required_version (no security meaning) stays out of the copy.
+# a string, and takes every top-level key for a map of blocks and stops on the list of moved blocks:
+# required_version and moved (no security meaning) stay out of the copy.
 if isinstance(out.get("terraform"), dict):
     out["terraform"].pop("required_version", None)
-# Nor does it read a top-level list: the `moved` blocks (renames, no security meaning) stay out too.
 out.pop("moved", None)
 json.dump(out, open(dst, "w", encoding="utf-8"), indent=2)
 PY

@@ -1,0 +1,55 @@
+/**
+ * configure_firewall's rules (step 2), run by bash with stand-ins for nft (which records the ruleset),
+ * systemctl and id: the metadata service stays root's, and EC2 Instance Connect's user's where the
+ * image has one (by uid: nft refuses a user name it cannot resolve); no port-80 redirect with a
+ * domain. The boot test loads these rules into a real kernel (host A: the user may, the login user may not).
+ */
+import { spawnSync } from "child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { parseStackSettings } from "../../settings/stack-settings";
+import exampleSettings from "../../settings/example.json";
+import { renderProvisioningScript, renderScriptHeader, shellQuote } from "../../userdata";
+import { ProvisioningSettings } from "../../userdata/settings";
+import { PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
+
+/** The ruleset configure_firewall gives nft, where `ec2-instance-connect` has `uid` (undefined: no such user). */
+function ruleset(settings: ProvisioningSettings, uid?: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "crm-firewall-"));
+  try {
+    const local = { ...settings, nftablesConfig: join(dir, "nftables.conf"), unitDirectory: join(dir, "units"), fstabFile: join(dir, "fstab") };
+    const script = renderProvisioningScript(local, SECRETS);
+    const write = (name: string, body: string) => writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+    write("nft", `cat >${shellQuote(join(dir, "ruleset"))}`);
+    write("systemctl", "exit 0");
+    write("id", uid === undefined ? "echo \"id: '$2': no such user\" >&2; exit 1" : `[[ $* == "-u ec2-instance-connect" ]] && echo ${uid} && exit 0; exit 1`);
+    const program = [renderScriptHeader(local, SECRETS), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
+      ...["die", "install_file", "metadata_address", "configure_firewall"].map((name) => shellFunction(script, name)), "configure_firewall"].join("\n");
+    const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    return readFileSync(join(dir, "ruleset"), "utf8");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("configure_firewall", () => {
+  test("lets root and EC2 Instance Connect's user reach the metadata service, by uid, and nothing else that is not root", () => {
+    expect(ruleset(PRODUCTION_SETTINGS, 996)).toContain(
+      'ip daddr 169.254.169.254 meta skuid != { 0, 996 } counter reject comment "metadata service: root and ec2-instance-connect only"');
+  });
+
+  test("keeps it to root on an image without that user", () => {
+    expect(ruleset(PRODUCTION_SETTINGS)).toContain("ip daddr 169.254.169.254 meta skuid != 0 counter reject");
+  });
+
+  test("redirects port 80 to the app without a domain, and not with one (Caddy serves 80 and 443)", () => {
+    expect(ruleset(PRODUCTION_SETTINGS)).toContain("tcp dport 80 counter redirect to :3000");
+    const domain = parseStackSettings({ ...exampleSettings, domain: { hostedZone: "example.com", name: "crm.example.com" } }).provisioning;
+    const rules = ruleset(domain, 996);
+    expect(rules).not.toContain("redirect");
+    expect(rules).toContain("meta skuid != { 0, 996 }");
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * The optional `domain` setting: a name in a Route 53 public hosted zone under which the host serves
+ * HTTPS (constructs/site-domain.ts for the record, userdata/https.sh for the TLS server). Without it
+ * the stack serves the spec's plain HTTP on the instance's public DNS name, and holds none of this.
+ */
+import { z } from "zod";
+import { CADDY_DOWNLOAD_URL, CADDY_SHA512, LETS_ENCRYPT_DIRECTORY } from "../userdata/constants";
+import { matching } from "./rules";
+
+/** A DNS name of at least two labels, lower case, without the trailing dot; at most 253 characters. */
+const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const DNS_NAME_EXPECTED = "a lower-case DNS name of two or more labels without the trailing dot, such as example.com";
+const HTTPS_URL = /^https:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~%+-]+)*\/?$/;
+
+/** The `domain` object of a settings file. */
+export const domainSettingsSchema = z.strictObject({
+  hostedZone: matching("Name of the Route 53 public hosted zone that holds the record (created beforehand, its name servers "
+    + "delegated), such as `example.com`.", DNS_NAME, DNS_NAME_EXPECTED),
+  name: matching("The site's name: an A record in `hostedZone` pointing at the host's Elastic IP, served over HTTPS "
+    + "(FRONTENDURI `https://<name>`, BACKENDURI `http://<name>:3000`), such as `crm.example.com` or the zone's own name.",
+  DNS_NAME, `${DNS_NAME_EXPECTED.replace("example.com", "crm.example.com")}, in hostedZone`),
+  acmeDirectory: matching("Directory URL of the ACME CA that issues and renews the certificate (default: Let's Encrypt; "
+    + "its staging directory `https://acme-staging-v02.api.letsencrypt.org/directory` for trials).", HTTPS_URL,
+  "an https URL of an ACME directory, such as https://acme-v02.api.letsencrypt.org/directory").default(LETS_ENCRYPT_DIRECTORY),
+  caddyUrl: matching("Where the host downloads the Caddy release tarball (linux amd64). The default is the pinned release on "
+    + "GitHub; set it to a mirror of your own (and `caddySha512` to its checksum if the file differs).", HTTPS_URL,
+  "an https URL of a Caddy release tarball (caddy_<version>_linux_amd64.tar.gz)").default(CADDY_DOWNLOAD_URL),
+  caddySha512: matching("SHA-512 of that tarball, checked before anything of it runs (default: the pinned release's).",
+    /^[0-9a-f]{128}$/, "128 lower-case hexadecimal digits (a SHA-512)").default(CADDY_SHA512),
+}).check((ctx) => {
+  const { hostedZone, name } = ctx.value;
+  if (name !== hostedZone && !name.endsWith(`.${hostedZone}`)) {
+    ctx.issues.push({ code: "custom", path: ["name"], input: name, message: `a name in the hosted zone ${hostedZone} (${hostedZone} or ending in .${hostedZone})` });
+  }
+}).meta({ description: "Serve the app over HTTPS on a name of your own (default: none, plain HTTP on the instance's DNS name)." });
+
+/** The optional `alarmEmail` setting. */
+export const alarmEmailSchema = matching("E-mail address told through SNS when a status-check alarm fires or clears (AWS "
+  + "sends a confirmation message first). Default: none, the alarms still recover and reboot the host.",
+/^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$/,
+"an e-mail address such as ops@example.com");
