@@ -40,6 +40,7 @@ const provisioningWithDefaults = {
   nftablesConfig: PROVISIONING_FIELDS.nftablesConfig.default(PRODUCTION_PATHS.nftablesConfig),
   scriptDirectory: PROVISIONING_FIELDS.scriptDirectory.default(PRODUCTION_PATHS.scriptDirectory),
   redirectHttpPort: PROVISIONING_FIELDS.redirectHttpPort.default(PROVISIONING_DEFAULTS.redirectHttpPort),
+  healthCheckPath: PROVISIONING_FIELDS.healthCheckPath.default(PROVISIONING_DEFAULTS.healthCheckPath),
 };
 
 /** A settings file: the stack's names and region, and the provisioning settings, in one flat object. */

@@ -13,8 +13,9 @@ export GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 DB_ROOT_PASSWORD='' APP_DB_PASSWORD='' SOURCE_HOST_TOKEN='' PUBLIC_DNS='' CURRENT_STEP=setup MAIN_SUBSHELL=0
 TEMP_FILES=()
 
-log() { printf '%s provision: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2; }
+log() { printf '%s %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${LOG_TAG:-provision}" "$*" >&2; }
 die() {
+  FAILURE=$*
   log "ERROR: $*"
   if ((BASH_SUBSHELL == MAIN_SUBSHELL)); then log "FAILED: $CURRENT_STEP"; fi
   exit 1
@@ -63,6 +64,16 @@ urlencode() {
     esac
   done
   printf '%s' "$out"
+}
+
+# load_secrets: DB_ROOT_PASSWORD, APP_DB_PASSWORD and SOURCE_HOST_TOKEN from their *_B64: the header's,
+# else, in the ops command (which holds no secret), those the user data's header assigns (only lines of
+# exactly that shape are run). The one place the script and the command read the secrets.
+load_secrets() {
+  [[ -v SOURCE_HOST_TOKEN_B64 ]] || eval "$(user_data | grep -E "^readonly [A-Z_]+_B64='[A-Za-z0-9+/=]+'$")"
+  decode_secret DB_ROOT_PASSWORD "database root password"
+  decode_secret APP_DB_PASSWORD "application database password"
+  decode_secret SOURCE_HOST_TOKEN "source host token"
 }
 
 # decode_secret NAME LABEL: sets NAME from NAME_B64, refusing bad base64, empty values and control characters.
@@ -327,6 +338,9 @@ step_08_fetch_repository() {
     rm -rf "$partial"
     retry "git clone" git_token clone --quiet "$REPO_URL" "$partial"
     mv -T "$partial" "$APP_DIR"
+  elif [[ -L $APP_DIR ]]; then
+    # A release of the ops command: its code changes only through a release, which checks that it answers.
+    log "$APP_DIR is a release of $OPS_COMMAND: not pulling"
   else
     # Also clears a token that older versions of this script left in the address.
     as_login git -C "$APP_DIR" remote set-url origin "$REPO_URL"
@@ -358,11 +372,16 @@ step_10_read_public_hostname() {
   read_public_hostname
 }
 
-# Sets PUBLIC_DNS from the metadata service (IMDSv2). Also run at each boot by the refresh script.
-read_public_hostname() {
+# metadata PATH: GET <endpoint>/latest/PATH from the metadata service (IMDSv2: a session token first).
+metadata() {
   local token
   token=$(retry "metadata token" curl -fsS --max-time 10 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token")
-  PUBLIC_DNS=$(retry "public hostname" curl -fsS --max-time 10 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname")
+  retry "metadata $1" curl -fsS --max-time 30 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/$1"
+}
+
+# Sets PUBLIC_DNS from the metadata service (IMDSv2). Also run at each boot by the refresh script.
+read_public_hostname() {
+  PUBLIC_DNS=$(metadata meta-data/public-hostname)
   [[ $PUBLIC_DNS =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] || die "the metadata service gave no usable public hostname"
   log "public hostname: $PUBLIC_DNS"
 }
@@ -461,27 +480,34 @@ step_14_install_dependencies() {
 }
 
 step_15_install_service() {
-  install_refresh_script
+  install_command "$REFRESH_SCRIPT" 755 refresh_public_uris
   printf '%s' "$REFRESH_UNIT" | install_file "$UNIT_DIRECTORY/$REFRESH_UNIT_NAME" 644
   printf '%s' "$SERVICE_UNIT" | install_file "$UNIT_DIRECTORY/$APP_NAME.service" 644
   systemctl daemon-reload
   systemctl enable --now "$APP_NAME.service"
 }
 
-# The script the refresh unit runs at each boot, before the app: this script's own functions for
-# steps 10 and 11 (declare -f), limited to FRONTENDURI and BACKENDURI. It holds no secret.
-install_refresh_script() {
+# What the refresh unit runs at each boot, before the app (REFRESH_SCRIPT): steps 10 and 11, limited
+# to FRONTENDURI and BACKENDURI.
+refresh_public_uris() {
+  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  read_public_hostname
+  set_env_values FRONTENDURI "http://$PUBLIC_DNS" BACKENDURI "http://$PUBLIC_DNS:$APP_PORT"
+}
+
+# install_command FILE MODE CODE: a script that runs CODE with this script's settings (its readonly
+# variables, but the secrets *_B64 and bash's own) and functions: the refresh script, and the ops
+# command (userdata/ops.sh), written before step 1 so that a failed first boot can be repaired with it.
+# It holds no secret.
+install_command() {
   {
-    printf '#!/bin/bash\n# Written by the provisioning script of %s: the public addresses in .env, from the metadata service.\n' "$APP_NAME"
-    printf 'set -Eeuo pipefail\nshopt -s inherit_errexit\nPUBLIC_DNS="" TEMP_FILES=() CURRENT_STEP=%s MAIN_SUBSHELL=0\n' "$REFRESH_UNIT_NAME"
-    # shellcheck disable=SC2016 # expanded when the refresh script runs
-    printf 'trap '"'"'rm -f -- "${TEMP_FILES[@]}"'"'"' EXIT\n'
-    declare -p APP_DIR LOGIN_USER ENV_FILE_MODE APP_PORT METADATA_ENDPOINT METADATA_TOKEN_TTL_SECONDS ATTEMPTS PAUSE
-    declare -f log die retry dotenv_value read_public_hostname set_env_values
-    printf 'read_public_hostname\n'
-    # shellcheck disable=SC2016 # expanded when the refresh script runs
-    printf 'set_env_values FRONTENDURI "http://$PUBLIC_DNS" BACKENDURI "http://$PUBLIC_DNS:$APP_PORT"\n'
-  } | install_file "$REFRESH_SCRIPT" 755
+    # shellcheck disable=SC2016 # expanded when the command runs
+    printf '#!/bin/bash\nset -Eeuo pipefail\nshopt -s inherit_errexit\nexport GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"\n'
+    printf 'LOG_TAG=%s CURRENT_STEP=%s MAIN_SUBSHELL=0 TEMP_FILES=() PUBLIC_DNS=\n' "${1##*/}" "${1##*/}"
+    readonly -p | grep -Ev '_B64=|^declare -[a-z]+ (BASH|EUID|PPID|SHELLOPTS|UID)'
+    declare -f
+    printf '%s\n' "$3"
+  } | install_file "$1" "$2"
 }
 
 main() {
@@ -491,9 +517,10 @@ main() {
   trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
-  decode_secret DB_ROOT_PASSWORD "database root password"
-  decode_secret APP_DB_PASSWORD "application database password"
-  decode_secret SOURCE_HOST_TOKEN "source host token"
+  # shellcheck disable=SC2016 # expanded when the command runs
+  install_command "$OPS_COMMAND" 700 'ops_main "$@"'
+  ops_lock provision
+  load_secrets
   run_step step_01_update_packages
   run_step step_02_install_packages
   run_step step_03_start_database

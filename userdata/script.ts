@@ -1,11 +1,12 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  APP_PORT, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ENV_FILE_MODE, HTTP_PORT, METADATA_TOKEN_TTL_SECONDS,
-  NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
+  APP_PORT, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ENV_FILE_MODE, HEALTH_SECONDS, HTTP_PORT, KEEP_RELEASES,
+  METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
-  TOKEN_USERNAME,
+  TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
+import { opsPaths } from "./ops";
 import { ProvisioningSettings, ScriptSecrets } from "./settings";
 import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
 
@@ -44,7 +45,8 @@ export const PROVISIONING_CODE = shellCode("provision");
  * user data of the others does not carry it (EC2's 16 KiB limit; see ProvisioningUserData).
  */
 export function scriptModules(_settings: ProvisioningSettings): string[] {
-  return [];
+  // ops: the ops command (<app>-ops), which every host gets (installed before step 1).
+  return ["ops"];
 }
 
 /** Shell code without its full-line comments (the #! line among them), but for shellcheck's directives. */
@@ -89,6 +91,7 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Scri
     return `readonly ${SECRET_VARIABLES[key]}='${value}'`;
   });
   const q = shellQuote;
+  const ops = opsPaths(settings);
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
 # userdata/script.ts, the code below it is userdata/provision.sh.
@@ -137,5 +140,9 @@ readonly SERVICE_UNIT=${q(renderServiceUnit(settings))}
 readonly REFRESH_UNIT_NAME=${q(refreshUnitName(settings))}
 readonly REFRESH_UNIT=${q(renderRefreshUnit(settings))}
 readonly REFRESH_SCRIPT=${q(refreshScriptPath(settings))}
+readonly OPS_COMMAND=${q(ops.command)} RELEASES_DIR=${q(ops.releasesDirectory)}
+readonly OPS_LOG=${q(ops.auditLog)} OPS_LOCK=${q(ops.lockFile)}
+readonly USER_DATA_COPY=${q(USER_DATA_COPY)} HEALTH_PATH=${q(settings.healthCheckPath)}
+readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES}
 `;
 }

@@ -87,9 +87,13 @@ export const PROVISIONING_FIELDS = {
   dataVolumeWaitSeconds: wholeNumber("How long the first boot waits for the data volume's device. Production: 300.", 1, 3600, "seconds"),
   nftablesConfig: absolutePath("The file the distribution's nftables service loads at boot, where the script keeps its "
     + "block of rules (port-80 redirect, metadata lock-down). Amazon Linux 2023: `/etc/sysconfig/nftables.conf`; Debian: `/etc/nftables.conf`."),
-  scriptDirectory: absolutePath("Directory of root's helper script that refreshes the public addresses in .env at each boot. `/usr/local/sbin`."),
+  scriptDirectory: absolutePath("Directory of root's helper scripts: the one that refreshes the public addresses in .env at each boot, "
+    + "and the ops command `<app>-ops` (releases, rollback, patch, reprovision). `/usr/local/sbin`."),
   redirectHttpPort: flag("Redirect tcp/80 to the app's port 3000 with nftables (the app runs as the login user, who cannot "
     + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`."),
+  healthCheckPath: matching("Path a release or rollback of the ops command (`<app>-ops`) asks on port 3000: the new release is kept "
+    + "when it answers with an HTTP status below 500 (docs/operations.md).", /^\/[A-Za-z0-9._~%/-]{0,200}(\?[A-Za-z0-9._~%=&-]{0,200})?$/,
+  "a path starting with / such as / or /health?full=1 (letters, digits and . _ ~ % / - only, then an optional ?query)"),
 } as const;
 
 /** Refuses an `appDir` outside `loginHome` (the checkout belongs to the login user). */
@@ -153,6 +157,7 @@ export const PRODUCTION_PATHS = {
 /** Defaults of the provisioning options that are not paths. */
 export const PROVISIONING_DEFAULTS = {
   redirectHttpPort: true,
+  healthCheckPath: "/",
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**

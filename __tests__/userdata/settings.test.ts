@@ -30,7 +30,7 @@ describe("validateProvisioningSettings", () => {
       nftablesConfig: "/etc/sysconfig/nftables.conf",
       scriptDirectory: "/usr/local/sbin",
     });
-    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true });
+    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true, healthCheckPath: "/" });
   });
 
   const bad: [keyof ProvisioningSettings, unknown, RegExp][] = [
@@ -72,6 +72,10 @@ describe("validateProvisioningSettings", () => {
     ["fstabFile", "/etc/../fstab", /absolute path/],
     ["scriptDirectory", "", /absolute path/],
     ["redirectHttpPort", "yes", /true or false/],
+    ["healthCheckPath", "health", /a path starting with \//],
+    ["healthCheckPath", "/health check", /a path starting with \//],
+    ["healthCheckPath", "/health#x", /a path starting with \//],
+    ["healthCheckPath", "/x'$(id)", /a path starting with \//],
     ["metadataEndpoint", "http://u:p@169.254.169.254", /http\(s\) base address/],
     ["deviceDirectory", "dev", /absolute path/],
     ["dataMount", "/var/lib/crm data", /absolute path/],
