@@ -33,8 +33,9 @@ ops_change() {
   trap on_error ERR
   if [[ $1 == release ]]; then
     load_secrets
-    # All output through redact from here on; started before the lock is taken, so that it does not hold it.
-    exec > >(redact) 2>&1
+    # All output through redact (to stderr, as log lines go) from here on; started before the lock is
+    # taken, so that it does not hold it.
+    exec > >(redact >&2) 2>&1
   fi
   ops_lock "$*"
   "ops_$1" "${@:2}"

@@ -28,7 +28,10 @@ export interface OpsScenarioContext {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const lastLine = (text: string) => text.trim().split("\n").filter(Boolean).pop() ?? "";
+/** A run's whole output. */
+const all = (result: CommandResult) => `${result.stdout}\n${result.stderr}`;
+/** The last line of a run's output, but sudo's own warnings (the VM's hostname has no DNS). */
+const lastLine = (result: CommandResult) => all(result).trim().split("\n").filter((line) => line && !line.startsWith("sudo:")).pop() ?? "";
 
 /** git in a clone of the stand-in repository. */
 async function git(args: string[], cwd?: string): Promise<string> {
@@ -105,7 +108,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   await git(["push", "--quiet", "origin", "v2", "broken"], clone);
 
   const status = await opsCommand("status");
-  figure("ops status (local command, ssh, sudo)", `exit ${status.code}, ${status.stdout.split("\n").find((l) => l.startsWith("answer:")) ?? lastLine(status.stderr)}`,
+  figure("ops status (local command, ssh, sudo)", `exit ${status.code}, ${status.stdout.split("\n").find((l) => l.startsWith("answer:")) ?? lastLine(status)}`,
     status.code === 0 && /answer: HTTP 200/.test(status.stdout));
 
   // A good release, its downtime seen from outside, and a second release refused while it runs.
@@ -127,12 +130,12 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const took = Date.now() - started;
   const downtime = await poll.stop();
   const after = await current();
-  figure("ops release v2", `exit ${released.code} in ${seconds(took)}, ${before} -> ${after}: ${lastLine(released.stderr)}`,
+  figure("ops release v2", `exit ${released.code} in ${seconds(took)}, ${before} -> ${after}: ${lastLine(released)}`,
     released.code === 0 && before === "plain" && /^0002-[0-9a-f]{7}$/.test(after));
   figure("downtime of a good release (longest gap without HTTP 200 on 3000)", `${seconds(downtime.gapMs)} (${downtime.answers} answers polled)`,
     downtime.answers > 1 && downtime.gapMs <= 10_000);
-  figure("concurrent release refused", refused ? `exit ${refused.code}: ${lastLine(refused.stderr)}` : "the release ended before a second could be tried",
-    refused?.code === 75 && /busy: release v2 by ec2-user/.test(refused.stderr));
+  figure("concurrent release refused", refused ? `exit ${refused.code}: ${lastLine(refused)}` : "the release ended before a second could be tried",
+    refused?.code === 75 && /busy: release v2 by ec2-user/.test(all(refused)));
   for (const port of [3000, 80]) {
     const body = await page(port);
     figure(`release v2 served on port ${port}`, body.includes(V2_LINE) ? "new content" : "old content", body.includes(V2_LINE) && body.includes("customer 1"));
@@ -141,8 +144,8 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   // A release whose server exits at start: rolled back by itself.
   const broken = await opsCommand("release", "broken");
   const v2Body = await page(3000);
-  figure("ops release broken (server exits at start)", `exit ${broken.code}: ${broken.stderr.split("\n").filter((l) => /exited|did not answer/.test(l)).map((l) => l.replace(/^\S+ \S+ /, "")).join("; ")}`,
-    broken.code === 3 && /the server exited with status 3/.test(broken.stderr) && /did not answer; 0002-\w{7} serves again/.test(broken.stderr)
+  figure("ops release broken (server exits at start)", `exit ${broken.code}: ${all(broken).split("\n").filter((l) => /exited|did not answer/.test(l)).map((l) => l.replace(/^\S+ \S+ /, "")).join("; ")}`,
+    broken.code === 3 && /the server exited with status 3/.test(all(broken)) && /did not answer; 0002-\w{7} serves again/.test(all(broken))
     && (await current()) === after && v2Body.includes(V2_LINE));
 
   const releases = await opsCommand("releases");
@@ -167,9 +170,9 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const settledBefore = await vm.sshOk(settled);
   const reprovision = await opsCommand("reprovision");
   const settledAfter = await vm.sshOk(settled);
-  figure("ops reprovision on a healthy host", `exit ${reprovision.code}, ${reprovision.stderr.includes("not pulling") || reprovision.stdout.includes("not pulling") ? "release kept (not pulling)" : "PULLED"}, `
+  figure("ops reprovision on a healthy host", `exit ${reprovision.code}, ${all(reprovision).includes("not pulling") ? "release kept (not pulling)" : "PULLED"}, `
     + `.env, unit, release and rows ${settledAfter === settledBefore ? "unchanged" : "CHANGED"}`,
-  reprovision.code === 0 && settledAfter === settledBefore && (reprovision.stdout + reprovision.stderr).includes(`${settings.appDir} is a release of ${ops.command}: not pulling`));
+  reprovision.code === 0 && settledAfter === settledBefore && all(reprovision).includes(`${settings.appDir} is a release of ${ops.command}: not pulling`));
 
   const auditLog = await vm.sshOk(`cat ${ops.auditLog}`);
   const actions = auditLog.trim().split("\n");
