@@ -4,10 +4,10 @@
 # the provisioning script again (docs/operations.md).
 #
 # Function definitions only. This file goes into the user data as a module (userdata/script.ts,
-# scriptModules), between the header and provision.sh, whose install_ops_command writes every
-# function of the script (these and its own helpers: log, die, retry, git_token, redact, ...) and
-# its settings into the command before step 1. The command holds no secret: load_secrets reads them
-# when an action needs them.
+# scriptModules), between the header and provision.sh, whose install_command writes every function
+# of the script (these and its own helpers: log, die, retry, git_token, redact, ...) and its settings
+# into the command before step 1. The command holds no secret: load_secrets (provision.sh) reads them
+# from the user data when an action needs them.
 #
 # Releases: <RELEASES_DIR>/<number>-<commit>, each a checkout of its own owned by the login user,
 # with its own node_modules and a copy of the current .env; <app_dir> is a symbolic link to the

@@ -94,7 +94,7 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Scri
   const ops = opsPaths(settings);
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
-# userdata/script.ts, the code below it is userdata/provision.sh.
+# userdata/script.ts, the code below it is userdata/ops.sh and userdata/provision.sh.
 
 # The secrets, in base64: decoded at run time, so their content is data, never shell or SQL.
 ${secretLines.join("\n")}
