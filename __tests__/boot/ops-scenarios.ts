@@ -149,7 +149,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
     && (await current()) === after && v2Body.includes(V2_LINE));
 
   const releases = await opsCommand("releases");
-  const listed = releases.stdout.trim().split("\n");
+  const listed = releases.stdout.split("\n").filter(Boolean);
   figure("ops releases", listed.join(" | "), releases.code === 0 && listed.length === 2 && listed[1].startsWith(`* ${after} `) && listed[0].startsWith("  0001-"));
 
   const back = await opsCommand("rollback");
