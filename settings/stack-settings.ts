@@ -48,6 +48,7 @@ const provisioningWithDefaults = {
   scriptDirectory: PROVISIONING_FIELDS.scriptDirectory.default(PRODUCTION_PATHS.scriptDirectory),
   redirectHttpPort: PROVISIONING_FIELDS.redirectHttpPort.default(PROVISIONING_DEFAULTS.redirectHttpPort),
   secrets: PROVISIONING_FIELDS.secrets.default(PROVISIONING_DEFAULTS.secrets),
+  healthCheckPath: PROVISIONING_FIELDS.healthCheckPath.default(PROVISIONING_DEFAULTS.healthCheckPath),
 };
 
 /** A settings file: the stack's names and region, and the provisioning settings, in one flat object. */

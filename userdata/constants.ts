@@ -43,6 +43,12 @@ export const PACKAGES = ["nftables", "git", DATABASE_PACKAGE, "gcc-c++", "make"]
 /** How often network steps (dnf, git, nvm, npm, yarn, metadata) are tried, and the pause between tries. */
 export const NETWORK_ATTEMPTS = 5;
 export const NETWORK_RETRY_PAUSE_SECONDS = 10;
+/** cloud-init's root-only copy of the instance's user data (gzip, as EC2 gives it), which the ops command reads secrets from. */
+export const USER_DATA_COPY = "/var/lib/cloud/instance/user-data.txt";
+/** How long a release or rollback waits for the app to answer before it switches back (seconds). */
+export const HEALTH_SECONDS = 120;
+/** How many releases the ops command keeps (besides the current one, always kept). */
+export const KEEP_RELEASES = 5;
 /** Username put in front of the token in the clone address (accepted by GitHub and GitLab for tokens). */
 export const TOKEN_USERNAME = "x-access-token";
 

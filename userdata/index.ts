@@ -3,3 +3,4 @@ export * from "./settings";
 export * from "./script";
 export * from "./unit";
 export * from "./grammars";
+export * from "./ops";

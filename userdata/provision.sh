@@ -13,8 +13,9 @@ export GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 DB_ROOT_PASSWORD='' APP_DB_PASSWORD='' SOURCE_HOST_TOKEN='' PUBLIC_DNS='' CURRENT_STEP=setup MAIN_SUBSHELL=0
 TEMP_FILES=()
 
-log() { printf '%s provision: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2; }
+log() { printf '%s %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${LOG_TAG:-provision}" "$*" >&2; }
 die() {
+  FAILURE=$*
   log "ERROR: $*"
   if ((BASH_SUBSHELL == MAIN_SUBSHELL)); then log "FAILED: $CURRENT_STEP"; fi
   exit 1
@@ -77,9 +78,12 @@ decode_secret() {
 }
 
 # load_secrets: sets DB_ROOT_PASSWORD, APP_DB_PASSWORD and SOURCE_HOST_TOKEN (and their *_B64 forms,
-# which redact hides). Here from the header; a module may define it first (parameter-store.sh).
+# which redact hides). The one place the script and the ops command read the secrets. Here the user
+# data's: the header's *_B64, else, in the ops command (which holds no secret), those the user data's
+# header assigns (only lines of exactly that shape are run). A module may define it first (parameter-store.sh).
 if ! declare -F load_secrets >/dev/null; then
   load_secrets() {
+    [[ -v SOURCE_HOST_TOKEN_B64 ]] || eval "$(user_data | grep -E "^readonly [A-Z_]+_B64='[A-Za-z0-9+/=]+'$")"
     decode_secret DB_ROOT_PASSWORD "database root password"
     decode_secret APP_DB_PASSWORD "application database password"
     decode_secret SOURCE_HOST_TOKEN "source host token"
@@ -347,6 +351,9 @@ step_08_fetch_repository() {
     rm -rf "$partial"
     retry "git clone" git_token clone --quiet "$REPO_URL" "$partial"
     mv -T "$partial" "$APP_DIR"
+  elif [[ -L $APP_DIR ]]; then
+    # A release of the ops command: its code changes only through a release, which checks that it answers.
+    log "$APP_DIR is a release of $OPS_COMMAND: not pulling"
   else
     # Also clears a token that older versions of this script left in the address.
     as_login git -C "$APP_DIR" remote set-url origin "$REPO_URL"
@@ -378,19 +385,25 @@ step_10_read_public_hostname() {
   read_public_hostname
 }
 
+# metadata PATH: GET <endpoint>/latest/PATH from the metadata service (IMDSv2: a session token first).
+metadata() {
+  local token
+  token=$(retry "metadata token" curl -fsS --max-time 10 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token")
+  retry "metadata $1" curl -fsS --max-time 30 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/$1"
+}
+
 # Sets PUBLIC_DNS from the metadata service (IMDSv2), once it reports the Elastic IP (associated only
 # after the instance runs, while the first boot may be under way). Also run at each boot by the refresh script.
 read_public_hostname() {
-  local token ip deadline=$((SECONDS + ELASTIC_IP_WAIT_SECONDS))
-  token=$(retry "metadata token" curl -fsS --max-time 10 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token")
+  local ip deadline=$((SECONDS + ELASTIC_IP_WAIT_SECONDS))
   while [[ -n $ELASTIC_IP ]]; do
-    ip=$(retry "public IPv4" curl -fsS --max-time 10 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-ipv4")
+    ip=$(metadata meta-data/public-ipv4)
     [[ $ip != "$ELASTIC_IP" ]] || break
     ((SECONDS < deadline)) || die "the public address is $ip, not the Elastic IP $ELASTIC_IP, after $ELASTIC_IP_WAIT_SECONDS s"
     log "the public address is $ip, not yet the Elastic IP $ELASTIC_IP; waiting"
     sleep 5
   done
-  PUBLIC_DNS=$(retry "public hostname" curl -fsS --max-time 10 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/meta-data/public-hostname")
+  PUBLIC_DNS=$(metadata meta-data/public-hostname)
   [[ $PUBLIC_DNS =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] || die "the metadata service gave no usable public hostname"
   log "public hostname: $PUBLIC_DNS"
 }
@@ -490,28 +503,34 @@ step_14_install_dependencies() {
 }
 
 step_15_install_service() {
-  install_refresh_script
+  install_command "$REFRESH_SCRIPT" 755 refresh_public_uris
   printf '%s' "$REFRESH_UNIT" | install_file "$UNIT_DIRECTORY/$REFRESH_UNIT_NAME" 644
   printf '%s' "$SERVICE_UNIT" | install_file "$UNIT_DIRECTORY/$APP_NAME.service" 644
   systemctl daemon-reload
   systemctl enable --now "$APP_NAME.service"
 }
 
-# The script the refresh unit runs at each boot, before the app: this script's own functions for
-# steps 10 and 11 (declare -f), limited to FRONTENDURI and BACKENDURI. It holds no secret.
-install_refresh_script() {
+# What the refresh unit runs at each boot, before the app (REFRESH_SCRIPT): steps 10 and 11, limited
+# to FRONTENDURI and BACKENDURI.
+refresh_public_uris() {
+  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  read_public_hostname
+  set_env_values FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
+}
+
+# install_command FILE MODE CODE: a script that runs CODE with this script's settings (its readonly
+# variables, but the secrets *_B64 and bash's own) and functions: the refresh script, and the ops
+# command (userdata/ops.sh), written before step 1 so that a failed first boot can be repaired with it.
+# It holds no secret.
+install_command() {
   {
-    printf '#!/bin/bash\n# Written by the provisioning script of %s: the public addresses in .env, from the metadata service.\n' "$APP_NAME"
-    printf 'set -Eeuo pipefail\nshopt -s inherit_errexit\nPUBLIC_DNS="" TEMP_FILES=() CURRENT_STEP=%s MAIN_SUBSHELL=0\n' "$REFRESH_UNIT_NAME"
-    # shellcheck disable=SC2016 # expanded when the refresh script runs
-    printf 'trap '"'"'rm -f -- "${TEMP_FILES[@]}"'"'"' EXIT\n'
-    declare -p APP_DIR LOGIN_USER ENV_FILE_MODE METADATA_ENDPOINT METADATA_TOKEN_TTL_SECONDS ATTEMPTS PAUSE \
-      ELASTIC_IP ELASTIC_IP_WAIT_SECONDS FRONTEND_URI BACKEND_URI
-    declare -f log die retry dotenv_value read_public_hostname set_env_values
-    printf 'read_public_hostname\n'
-    # shellcheck disable=SC2016 # expanded when the refresh script runs
-    printf 'set_env_values FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"\n'
-  } | install_file "$REFRESH_SCRIPT" 755
+    # shellcheck disable=SC2016 # expanded when the command runs
+    printf '#!/bin/bash\nset -Eeuo pipefail\nshopt -s inherit_errexit\nexport GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"\n'
+    printf 'LOG_TAG=%s CURRENT_STEP=%s MAIN_SUBSHELL=0 TEMP_FILES=() PUBLIC_DNS=\n' "${1##*/}" "${1##*/}"
+    readonly -p | grep -Ev '_B64=|^declare -[a-z]+ (BASH|EUID|PPID|SHELLOPTS|UID)'
+    declare -f
+    printf '%s\n' "$3"
+  } | install_file "$1" "$2"
 }
 
 main() {
@@ -521,6 +540,7 @@ main() {
   trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
+  ops_lock provision
   run_step step_01_update_packages
   run_step step_02_install_packages
   run_step step_03_start_database
@@ -536,8 +556,6 @@ main() {
   run_step step_13_enable_swap
   run_step step_14_install_dependencies
   run_step step_15_install_service
-  # parameter-store.sh's command that applies rotated secrets.
-  if declare -F install_rotate_command >/dev/null; then run_step install_rotate_command; fi
   # HTTPS on the domain, where the settings give one (userdata/https.sh is in the user data only then).
   if declare -F install_https >/dev/null; then run_step install_https; fi
   log "provisioning $APP_NAME: done"
@@ -545,6 +563,9 @@ main() {
 
 mkdir -p "$(dirname "$LOG_FILE")"
 (umask 077 && : >>"$LOG_FILE")
+# The ops command first, with no secret in it: its reprovision repairs a run that fails from here on.
+# shellcheck disable=SC2016 # expanded when the command runs
+install_command "$OPS_COMMAND" 700 'ops_main "$@"' 2> >(tee -a "$LOG_FILE" >&2)
 # In this shell, before the run: redact, on the other side of the pipe, must know the secrets too.
 load_secrets 2> >(tee -a "$LOG_FILE" >&2)
 main 2>&1 </dev/null | redact | tee -a "$LOG_FILE"

@@ -1,12 +1,12 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  APP_PORT, CADDY_PATHS, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HTTP_PORT,
-  METADATA_TOKEN_TTL_SECONDS,
-  NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
+  APP_PORT, CADDY_PATHS, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS, HTTP_PORT,
+  KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
-  TOKEN_USERNAME,
+  TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
+import { opsPaths } from "./ops";
 import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "./settings";
 import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
 
@@ -61,6 +61,8 @@ export const PROVISIONING_CODE = shellCode("provision");
  */
 export function scriptModules(settings: ProvisioningSettings): string[] {
   return [
+    // ops: the ops command (<app>-ops), which every host gets (installed before step 1).
+    "ops",
     ...(settings.secrets === "parameter-store" ? ["parameter-store"] : []),
     ...(settings.domain ? ["https"] : []),
   ];
@@ -149,9 +151,10 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Secr
   const q = shellQuote;
   const { domain } = settings;
   const uris = applicationUris(PUBLIC_DNS_MARK, domain?.name);
+  const ops = opsPaths(settings);
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
-# userdata/script.ts, the code below it is userdata/provision.sh.
+# userdata/script.ts, the code below it is userdata/ops.sh and userdata/provision.sh.
 
 ${renderSecretLines(settings, secrets)}
 
@@ -201,5 +204,9 @@ readonly SERVICE_UNIT=${q(renderServiceUnit(settings))}
 readonly REFRESH_UNIT_NAME=${q(refreshUnitName(settings))}
 readonly REFRESH_UNIT=${q(renderRefreshUnit(settings))}
 readonly REFRESH_SCRIPT=${q(refreshScriptPath(settings))}
+readonly OPS_COMMAND=${q(ops.command)} RELEASES_DIR=${q(ops.releasesDirectory)}
+readonly OPS_LOG=${q(ops.auditLog)} OPS_LOCK=${q(ops.lockFile)}
+readonly USER_DATA_COPY=${q(USER_DATA_COPY)} HEALTH_PATH=${q(settings.healthCheckPath)}
+readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES}
 `;
 }

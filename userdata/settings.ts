@@ -114,7 +114,8 @@ export const PROVISIONING_FIELDS = {
   dataVolumeWaitSeconds: wholeNumber("How long the first boot waits for the data volume's device. Production: 300.", 1, 3600, "seconds"),
   nftablesConfig: absolutePath("The file the distribution's nftables service loads at boot, where the script keeps its "
     + "block of rules (port-80 redirect, metadata lock-down). Amazon Linux 2023: `/etc/sysconfig/nftables.conf`; Debian: `/etc/nftables.conf`."),
-  scriptDirectory: absolutePath("Directory of root's helper script that refreshes the public addresses in .env at each boot. `/usr/local/sbin`."),
+  scriptDirectory: absolutePath("Directory of root's helper scripts: the one that refreshes the public addresses in .env at each boot, "
+    + "and the ops command `<app>-ops` (releases, rollback, patch, reprovision, rotate-secrets). `/usr/local/sbin`."),
   secrets: oneOf("Where the host gets the three secrets. `user-data`: Terraform variables written into the user data "
     + "(the spec). `parameter-store`: SecureString parameters `/<stackName>/crm/…` read at boot with the instance role; "
     + "the stack then holds no secret (docs/secrets.md).", SECRET_SOURCES),
@@ -122,6 +123,9 @@ export const PROVISIONING_FIELDS = {
     + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`. "
     + "With a `domain`, the HTTPS server takes port 80 (to redirect it) and nothing is redirected."),
   domain: domainSettingsSchema.optional(),
+  healthCheckPath: matching("Path a release or rollback of the ops command (`<app>-ops`) asks on port 3000: the new release is kept "
+    + "when it answers with an HTTP status below 500 (docs/operations.md).", /^\/[A-Za-z0-9._~%/-]{0,200}(\?[A-Za-z0-9._~%=&-]{0,200})?$/,
+  "a path starting with / such as / or /health?full=1 (letters, digits and . _ ~ % / - only, then an optional ?query)"),
 } as const;
 
 /** Where the script's secrets come from: the spec's user data, or Parameter Store at boot (docs/secrets.md). */
@@ -193,6 +197,7 @@ export const PRODUCTION_PATHS = {
 export const PROVISIONING_DEFAULTS = {
   redirectHttpPort: true,
   secrets: "user-data",
+  healthCheckPath: "/",
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**

@@ -11,9 +11,11 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { DATA_FILE_SYSTEM, NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
+import { opsPaths } from "../../userdata/ops";
 import { describeWithEngine } from "../support/terraform-engine";
 import { findMotoServer } from "../support/moto-server";
 import { hostC } from "./host-c";
+import { opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
 import { engineUserData } from "./user-data";
@@ -262,6 +264,9 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     figure("kill -9 to HTTP 200 again", `${seconds(back)} (RestartSec ${RESTART_SEC} s)`, back >= RESTART_SEC * 1000 && back < 90_000);
   });
 
+  it("ships, rolls back, patches and repairs the running host with the ops command (npm run ops)", () =>
+    opsScenarios({ vm: vm!, work, figure, secretForms }));
+
   it("comes back after a reboot without running the user data again, with the new public hostname", async () => {
     await vm!.sshOk(`echo ${NEW_HOSTNAME} >/etc/imds-standin/public-hostname`);
     const rebootAt = Date.now();
@@ -271,12 +276,12 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const state = await vm!.sshOk([
       `systemctl is-active mariadb.service ${SETTINGS.appName}.service nftables.service | tr '\\n' ' '`,
       "echo", `swapon --show=NAME --noheadings | tr '\\n' ' '`, "echo",
-      `grep -c 'provisioning .*: start' ${SETTINGS.logFile}`,
+      `grep -c 'provisioning .*: start' ${SETTINGS.logFile}`, `grep -c ' reprovision: ' ${opsPaths(SETTINGS).auditLog} || true`,
     ].join("; "));
-    const [active, swaps, starts] = state.split("\n");
+    const [active, swaps, starts, reprovisions] = state.split("\n");
     figure("after reboot: mariadb, app, nftables", active.trim(), active.trim() === "active active active");
     figure("after reboot: swap", swaps.trim() || "off", swaps.includes(SETTINGS.swapFile));
-    figure("user data runs", `${starts.trim()} time(s)`, starts.trim() === "1");
+    figure("user data runs", `${starts.trim()} time(s), ${reprovisions.trim()} by reprovision`, Number(starts) === 1 + Number(reprovisions));
     const volume = await dataVolumeState(vm!);
     figure("after reboot: database directory", `${SETTINGS.databaseDir} from ${volume.dbSource}`, volume.dbSource === `${volume.device}[/mysql]`);
     const rows = ROWS.filter((row) => body.includes(row)).length;

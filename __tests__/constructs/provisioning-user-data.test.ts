@@ -1,5 +1,5 @@
 import { TerraformOutput } from "cdktf";
-import { ProvisioningUserData, escapeTemplateSyntax, terraformTemplate } from "../../constructs/provisioning-user-data";
+import { ProvisioningUserData, USER_DATA_LIMIT_BYTES, escapeTemplateSyntax, terraformTemplate } from "../../constructs/provisioning-user-data";
 import { renderProvisioningScript } from "../../userdata";
 import { exampleStackSettings, synthesize } from "../support/synth";
 
@@ -72,8 +72,8 @@ describe("ProvisioningUserData", () => {
     // without the data volume's id.
     let userData: ProvisioningUserData | undefined;
     synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions }); });
-    expect(userData!.maxCompressedBytes).toBeLessThan(15 * 1024);
+    expect(userData!.maxCompressedBytes).toBeLessThanOrEqual(USER_DATA_LIMIT_BYTES);
     synthesize((scope) => { userData = new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions, dataVolumeId: "${aws_ebs_volume.data.id}" }); });
-    expect(userData!.maxCompressedBytes).toBeLessThan(15 * 1024);
+    expect(userData!.maxCompressedBytes).toBeLessThanOrEqual(USER_DATA_LIMIT_BYTES);
   });
 });

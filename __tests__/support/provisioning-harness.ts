@@ -2,7 +2,8 @@
  * A stand-in instance for running the provisioning script (userdata/) for real, as root, without
  * touching the machine: a private MariaDB server, a private git repository served over https with
  * basic auth by `git http-backend`, a stand-in IMDSv2 metadata service, and recording stand-ins on
- * PATH for dnf, systemctl, the swap commands, curl (only for the nvm installer) and the mariadb client.
+ * PATH for dnf, systemctl, the swap commands, curl (only for the nvm installer) and the mariadb client
+ * (and yarn, which fails on a package.json that is not JSON, as the real one does).
  *
  *   const h = await ProvisioningHarness.start({ sourceHostToken });
  *   const result = await h.run(renderProvisioningScript(h.settings, secrets));
@@ -12,6 +13,10 @@
  * Faults: `h.fault = "step_05_create_database"` makes the stand-in that step relies on fail (until
  * `h.fault = undefined`); `h.fault = "kill:step_09_import_database"` kills the whole script, with
  * SIGKILL, in the middle of that step (steps 8, 9 and 11). See FAULTS.
+ *
+ * The ops command (`{ app: true }`): the app's unit runs the checkout's server.js for real (with this
+ * Node.js, on `h.appPort`), restarting it as systemd's Restart=always does; `h.runCommand(h.opsCommand,
+ * ["release", "v2"])` runs the command the script installed, as root, with the same stand-ins.
  */
 import { ChildProcess, execFile, spawn, spawnSync } from "child_process";
 import { createHash, randomBytes } from "crypto";
@@ -23,7 +28,9 @@ import * as https from "https";
 import { AddressInfo } from "net";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
-import { NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, TOKEN_USERNAME } from "../../userdata/constants";
+import { gzipSync } from "zlib";
+import { APP_PORT, NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, TOKEN_USERNAME, USER_DATA_COPY } from "../../userdata/constants";
+import { opsPaths } from "../../userdata/ops";
 import { ProvisioningSettings } from "../../userdata/settings";
 import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
 
@@ -35,7 +42,7 @@ const REQUIRED_TTL = "21600";
 
 /** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */
 const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
-  "mkswap", "blkid"];
+  "mkswap", "blkid", "flock", "python3"];
 
 /** What each fault breaks: the step's own failure, as a stand-in or a stand-in server produces it. */
 export const FAULTS = {
@@ -102,6 +109,13 @@ export interface HarnessOptions {
    * Default: none (the secrets are in the user data).
    */
   readonly awsEndpoint?: string;
+  /**
+   * The app runs: `systemctl start|restart|stop <app>.service` (and `enable --now`) run the checkout's
+   * server.js with this Node.js on `appPort` (the script's APP_PORT is rewritten to it), restarted
+   * RESTART_SEC after it exits as Restart=always does; `systemctl show` reports its state. The script's
+   * cloud-init copy of the user data (USER_DATA_COPY) is rewritten to `userDataCopy`. Default: false.
+   */
+  readonly app?: boolean;
 }
 
 /** Name of the role whose credentials the metadata stand-in serves. */
@@ -241,6 +255,11 @@ export class ProvisioningHarness {
   private readonly databaseOnDataVolume: boolean;
   private readonly dataVolumeWaitSeconds: number;
   private readonly awsEndpoint?: string;
+  private readonly app: boolean;
+  /** The port the app listens on (app mode). */
+  appPort = 0;
+  /** The user data the metadata stand-in serves (`/latest/user-data`): the gzip of the last script run. */
+  userData?: Buffer;
   private readonly binDir: string;
   private readonly callsFile: string;
   private readonly socket: string;
@@ -268,6 +287,7 @@ export class ProvisioningHarness {
     this.databaseOnDataVolume = options.databaseOnDataVolume ?? false;
     this.dataVolumeWaitSeconds = options.dataVolumeWaitSeconds ?? 5;
     this.awsEndpoint = options.awsEndpoint;
+    this.app = options.app ?? false;
     this.binDir = join(this.dir, "bin");
     this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
@@ -301,7 +321,18 @@ export class ProvisioningHarness {
       scriptDirectory: join(this.dir, "usr", "local", "sbin"),
       redirectHttpPort: true,
       secrets: this.awsEndpoint ? "parameter-store" : "user-data",
+      healthCheckPath: "/",
     };
+  }
+
+  /** The ops command the script installs (app mode or not). */
+  get opsCommand(): string {
+    return opsPaths(this.settings).command;
+  }
+
+  /** Where the script looks for cloud-init's copy of the user data (app mode; absent until a test writes it). */
+  get userDataCopy(): string {
+    return join(this.dir, "cloud", "user-data.txt");
   }
 
   /**
@@ -375,12 +406,30 @@ export class ProvisioningHarness {
   async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number } = {}): Promise<RunResult> {
     const { timeoutMs = 90_000, retryPauseSeconds } = options;
     const file = join(this.dir, "provision.sh");
-    if (retryPauseSeconds !== undefined) {
-      const pause = `PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}\n`;
-      if (!script.includes(pause)) throw new Error(`the script does not set ${pause.trim()}`);
-      script = script.replace(pause, `PAUSE=${retryPauseSeconds}\n`);
+    const rewrite = (from: string, to: string) => {
+      if (!script.includes(from)) throw new Error(`the script does not hold ${from.trim()}`);
+      script = script.replace(from, to);
+    };
+    if (retryPauseSeconds !== undefined) rewrite(`PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}\n`, `PAUSE=${retryPauseSeconds}\n`);
+    if (this.app) {
+      rewrite(`readonly APP_PORT=${APP_PORT} `, `readonly APP_PORT=${this.appPort} `);
+      rewrite(`USER_DATA_COPY='${USER_DATA_COPY}'`, `USER_DATA_COPY=${shq(this.userDataCopy)}`);
     }
     writeFileSync(file, script, { mode: 0o700 });
+    // The instance's user data, as the metadata service serves it: the gzip of the script (base64gzip).
+    this.userData = gzipSync(script);
+    return this.spawnScript([file], timeoutMs);
+  }
+
+  /**
+   * Runs a command the script installed (the ops command) as root, with the stand-ins first on PATH;
+   * `env` adds variables (SUDO_USER, as sudo sets it).
+   */
+  runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+    return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env);
+  }
+
+  private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunResult> {
     const env: NodeJS.ProcessEnv = {
       PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: process.env.HOME ?? "/root",
@@ -389,20 +438,21 @@ export class ProvisioningHarness {
       TMPDIR: this.tmp,
       // The only test-specific variable: git must trust the local server's self-signed certificate.
       GIT_SSL_CAINFO: this.certFile,
+      ...extraEnv,
     };
     const started = Date.now();
     // With a data volume, the script's mounts stay in a namespace of their own, not on this machine
     // (unshare without --fork execs bash: the same process, the same group).
     const [command, args] = this.databaseOnDataVolume
-      ? [tool("unshare"), ["--mount", "--propagation", "private", "bash", file]]
-      : ["bash", [file]];
+      ? [tool("unshare"), ["--mount", "--propagation", "private", "bash", ...argv]]
+      : ["bash", argv];
     // Its own process group, so that a kill fault (or the timeout) ends the script and everything it started.
     const child = spawn(command, args, { env, cwd: "/", stdio: ["ignore", "pipe", "pipe"], detached: true });
     this.scriptPid = child.pid;
     const chunks: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
-    const timer = setTimeout(() => this.killScript(), timeoutMs);
+    const timer = setTimeout(() => killGroup(child.pid), timeoutMs);
     const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     clearTimeout(timer);
     this.scriptPid = undefined;
@@ -414,11 +464,7 @@ export class ProvisioningHarness {
 
   /** SIGKILL to the running script's process group (a power cut, as far as the script can tell). */
   private killScript(): void {
-    try {
-      if (this.scriptPid) process.kill(-this.scriptPid, "SIGKILL");
-    } catch {
-      // already gone
-    }
+    killGroup(this.scriptPid);
   }
 
   /**
@@ -495,6 +541,24 @@ export class ProvisioningHarness {
     await this.git(["push", "--quiet", "origin", "HEAD:main"], work);
   }
 
+  /**
+   * Adds a commit on top of `base` and pushes it as `ref` (refs/heads/… or refs/tags/…), leaving main
+   * as it is; returns its id.
+   */
+  async pushCommit(files: Record<string, string>, message: string, ref: string, base = "main"): Promise<string> {
+    const work = join(this.dir, "seed");
+    await this.git(["checkout", "--quiet", "--detach", base], work);
+    try {
+      for (const [name, content] of Object.entries(files)) writeFileSync(join(work, name), content);
+      await this.git(["add", "--all"], work);
+      await this.git(["commit", "--quiet", "-m", message], work);
+      await this.git(["push", "--quiet", "--force", "origin", `HEAD:${ref}`], work);
+      return (await this.git(["rev-parse", "HEAD"], work)).trim();
+    } finally {
+      await this.git(["checkout", "--quiet", "--force", "main"], work);
+    }
+  }
+
   /** Forgets the active swap areas, as a reboot does (the script adds no fstab entry). */
   deactivateSwaps(): void {
     rmSync(join(this.dir, "swaps.active"), { force: true });
@@ -504,6 +568,7 @@ export class ProvisioningHarness {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.app) await exec("bash", [join(this.dir, "app-unit.sh"), "stop"]).catch(() => undefined);
     await this.stopManagedDatabase();
     if (this.mariadbd && this.mariadbd.exitCode === null) {
       this.mariadbd.kill("SIGTERM");
@@ -536,6 +601,7 @@ export class ProvisioningHarness {
     const missing = ProvisioningHarness.toolsMissing();
     if (missing.length > 0) throw new Error(`The provisioning harness needs: ${missing.join(", ")}`);
     for (const sub of ["bin", "home", "repos", "tls", "log", "tmp", "etc"]) mkdirSync(join(this.dir, sub));
+    if (this.app) this.appPort = await freePort();
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
     const database = this.databaseOnDataVolume ? Promise.resolve() : this.startDatabase();
@@ -584,7 +650,7 @@ export class ProvisioningHarness {
     const seed = join(this.dir, "seed");
     const bare = join(this.reposDir, "crm-app.git");
     mkdirSync(seed);
-    writeFileSync(join(seed, "server.js"), "require('http').createServer((q, r) => r.end('crm')).listen(3000);\n");
+    writeFileSync(join(seed, "server.js"), "require('http').createServer((q, r) => r.end('crm')).listen(process.env.PORT || 3000);\n");
     writeFileSync(join(seed, ".env"), "# settings of the CRM server\nPORT=3000\nFRONTENDURI=http://localhost:8080\nSESSION_SECRET=keep-me\n");
     // Two tables, so that an import stopped half way leaves one and not the other.
     writeFileSync(join(seed, "export.sql"), [
@@ -679,6 +745,13 @@ export class ProvisioningHarness {
           Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
         }));
       }
+      if (req.url === "/latest/user-data" && req.method === "GET") {
+        if (req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
+        if (!this.userData) return answer(404, "");
+        this.metadataRequests.push({ method: req.method, path: req.url, headers: req.headers, status: 200 });
+        res.writeHead(200, { "Content-Type": "application/octet-stream" }).end(this.userData);
+        return;
+      }
       return answer(404, "");
     });
     this.metadataServer = server;
@@ -706,11 +779,11 @@ case $1 in
         --auth-root-authentication-method=socket --user=root --skip-test-db --skip-networking --tmpdir=${shq(this.tmp)} >/dev/null 2>&1
     fi
     printf '%s\n' "database-start ${databaseDir}" >>${calls}
-    # Detached, and holding none of the script's output pipes.
+    # Detached, and holding none of the script's output pipes, nor its lock (fd 9, as a unit started by systemd).
     TMPDIR=${shq(this.tmp)} setsid ${shq(tool("mariadbd"))} --no-defaults --datadir=${shq(databaseDir)} --socket=${shq(this.socket)} \\
       --skip-networking --tmpdir=${shq(this.tmp)} \\
       --user=root --pid-file="$pid_file" --log-error=${shq(join(this.dir, "mysqld.err"))} --innodb-buffer-pool-size=32M \
-      </dev/null >/dev/null 2>&1 &
+      </dev/null >/dev/null 2>&1 9>&- &
     for ((i = 0; i < 300; i++)); do
       if ${shq(tool("mariadb"))} --no-defaults --socket=${shq(this.socket)} --user=root -e 'SELECT 1' >/dev/null 2>&1; then exit 0; fi
       sleep 0.1
@@ -724,6 +797,72 @@ case $1 in
     kill "$pid"
     for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.1; done
     exit 1 ;;
+esac
+`;
+  }
+
+  /**
+   * The app's unit (app mode), as systemd runs it: a supervisor in a session of its own that runs
+   * server.js in the unit's WorkingDirectory (the settings' appDir, resolved at each start) with this
+   * Node.js on appPort and NODE_ENV=production, and starts it again RESTART_SEC after it exits
+   * (Restart=always); `show -p NAME [-p NAME] [--value]` reports SubState (running, auto-restart, dead),
+   * ActiveState, MainPID, ExecMainStatus and NRestarts from its state files.
+   */
+  private appUnit(): string {
+    const state = shq(join(this.dir, "app-unit"));
+    return `#!/bin/bash
+set -euo pipefail
+state=${state}
+mkdir -p "$state"
+value() { cat "$state/$1" 2>/dev/null || echo "$2"; }
+stop() {
+  local pid
+  pid=$(value pid '')
+  if [[ -n $pid ]]; then
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    rm -f "$state/pid"
+  fi
+  echo dead >"$state/SubState"
+}
+case $1 in
+  stop) stop ;;
+  start | restart)
+    if [[ $1 == start && -n $(value pid '') ]] && kill -0 "$(value pid '')" 2>/dev/null; then exit 0; fi
+    stop
+    # The unit's start: its own session, none of the caller's descriptors (nor the ops lock, fd 9).
+    setsid bash -c '
+      state=$1
+      while :; do
+        echo running >"$state/SubState"
+        (cd -P "$2" && PORT=$3 NODE_ENV=production exec "$4" server.js) &
+        echo $! >"$state/MainPID"
+        wait $! && status=0 || status=$?
+        echo "$status" >"$state/ExecMainStatus"
+        echo $(($(cat "$state/NRestarts" 2>/dev/null || echo 0) + 1)) >"$state/NRestarts"
+        echo auto-restart >"$state/SubState"
+        sleep $5
+      done' app-unit "$state" ${shq(this.settings.appDir)} ${this.appPort} ${shq(process.execPath)} ${RESTART_SEC} \
+      </dev/null >>"$state/app.log" 2>&1 9>&- &
+    echo $! >"$state/pid"
+    ;;
+  show)
+    shift
+    names=() plain=1
+    while (($# > 1)); do
+      case $1 in -p) names+=("$2"); shift 2 ;; --value) plain=0; shift ;; *) shift ;; esac
+    done
+    for name in "\${names[@]}"; do
+      case $name in
+        SubState) v=$(value SubState dead) ;;
+        ActiveState) case $(value SubState dead) in running) v=active ;; auto-restart) v=activating ;; *) v=inactive ;; esac ;;
+        MainPID) v=$(value MainPID 0) ;;
+        *) v=$(value "$name" 0) ;;
+      esac
+      if ((plain)); then echo "$name=$v"; else echo "$v"; fi
+    done
+    ;;
 esac
 `;
   }
@@ -742,7 +881,15 @@ esac
     const swapState = shq(join(this.dir, "swaps.active"));
 
     write("dnf", [record("dnf"),
-      `if [[ $* == *upgrade* ]]; then fail step_01_update_packages; else fail step_02_install_packages; fi`].join("\n"));
+      `if [[ $* == *upgrade* ]]; then fail step_01_update_packages; else fail step_02_install_packages; fi`,
+      // As dnf-plugins-core answers on Amazon Linux 2023; a reboot is needed once a test creates needs-reboot.
+      `if [[ $* == "needs-restarting -r" ]]; then`,
+      `  if [[ -f ${shq(join(this.dir, "needs-reboot"))} ]]; then`,
+      `    printf '%s\\n' 'Core libraries or services have been updated since boot-up:' '  * kernel' '' 'Reboot is required to fully utilize these updates.'`,
+      "    exit 1",
+      "  fi",
+      `  printf '%s\\n' 'No core libraries or services have been updated since boot-up.' 'Reboot should not be necessary.'`,
+      "fi"].join("\n"));
     const systemctl = [record("systemctl"),
       `if [[ $* == "enable --now mariadb" ]]; then fail step_03_start_database; fi`,
       `if [[ $* == daemon-reload ]]; then fail step_15_install_service; fi`];
@@ -756,6 +903,19 @@ esac
         `  case " $* " in`,
         `    *" stop "*) exec ${shq(control)} stop ;;`,
         `    *" start "* | *" restart "* | *" --now "*) exec ${shq(control)} start ;;`,
+        `  esac`,
+        `fi`);
+    }
+    if (this.app) {
+      const unit = join(this.dir, "app-unit.sh");
+      writeFileSync(unit, this.appUnit(), { mode: 0o755 });
+      systemctl.push(
+        `if [[ \${!#} == ${shq(`${this.appName}.service`)} ]]; then`,
+        `  case " $* " in`,
+        `    *" show "*) exec ${shq(unit)} "$@" ;;`,
+        `    *" restart "*) exec ${shq(unit)} restart ;;`,
+        `    *" stop "*) exec ${shq(unit)} stop ;;`,
+        `    *" start "* | *" --now "*) exec ${shq(unit)} start ;;`,
         `  esac`,
         `fi`);
     }
@@ -827,6 +987,15 @@ esac
   }
 }
 
+/** SIGKILL to a process group, if it is still there. */
+function killGroup(pid: number | undefined): void {
+  try {
+    if (pid) process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
 function shq(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
@@ -855,7 +1024,9 @@ nvm() {
 printf '%s\\n' "npm $*" >>${calls}
 if [[ "$*" == "install -g yarn" ]]; then
   printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD\${NODE_ENV:+, NODE_ENV=$NODE_ENV})" >>${calls}' \\
-    'if [[ -f ${fault} && $(<${fault}) == step_14_install_dependencies ]]; then echo "injected fault" >&2; exit 1; fi' >"$(dirname "$0")/yarn"
+    'if [[ -f ${fault} && $(<${fault}) == step_14_install_dependencies ]]; then echo "injected fault" >&2; exit 1; fi' \\
+    'if [[ -f package.json ]] && ! python3 -m json.tool package.json >/dev/null 2>&1; then echo "error package.json: invalid JSON" >&2; exit 1; fi' \\
+    >"$(dirname "$0")/yarn"
   chmod 755 "$(dirname "$0")/yarn"
 fi
 NPM

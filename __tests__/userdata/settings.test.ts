@@ -30,7 +30,7 @@ describe("validateProvisioningSettings", () => {
       nftablesConfig: "/etc/sysconfig/nftables.conf",
       scriptDirectory: "/usr/local/sbin",
     });
-    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true, secrets: "user-data" });
+    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true, secrets: "user-data", healthCheckPath: "/" });
   });
 
   const bad: [keyof ProvisioningSettings, unknown, RegExp][] = [
@@ -95,6 +95,10 @@ describe("validateProvisioningSettings", () => {
     ["fstabFile", "/etc/../fstab", /absolute path/],
     ["scriptDirectory", "", /absolute path/],
     ["redirectHttpPort", "yes", /true or false/],
+    ["healthCheckPath", "health", /a path starting with \//],
+    ["healthCheckPath", "/health check", /a path starting with \//],
+    ["healthCheckPath", "/health#x", /a path starting with \//],
+    ["healthCheckPath", "/x'$(id)", /a path starting with \//],
     ["metadataEndpoint", "http://u:p@169.254.169.254", /the address of a metadata service/],
     ["deviceDirectory", "dev", /absolute path/],
     ["dataMount", "/var/lib/crm data", /absolute path/],

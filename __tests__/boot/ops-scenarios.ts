@@ -1,0 +1,184 @@
+/**
+ * The ops command in the boot test (host A, after the spec's checks and kill -9, before the reboot),
+ * driven the way an operator drives it: `npm run ops -- <stack> <action>` on this machine, over ssh
+ * to the VM's forwarded port as ec2-user (a key of its own, authorized as EC2 does for the key
+ * pair), host key checked against the keys cloud-init printed on the console, then sudo.
+ * New commits of the test app go to the stand-in git server: a tag v2 whose page says so, and a
+ * branch `broken` whose server exits at start. main stays as it was, for the hosts booted later.
+ */
+import { createHash } from "crypto";
+import { readFileSync, writeFileSync } from "fs";
+import { join } from "path";
+import { loadStackSettings } from "../../settings/stack-settings";
+import { opsPaths } from "../../userdata/ops";
+import { CommandResult, run, Vm } from "./vm";
+
+const SETTINGS_FILE = join(__dirname, "settings.json");
+/** What release v2 adds to the app's page. */
+const V2_LINE = "RELEASE v2";
+
+export interface OpsScenarioContext {
+  readonly vm: Vm;
+  /** The test's private directory (the stand-in repositories are in its repos/). */
+  readonly work: string;
+  /** Records a row of the test's figures; throws when it is not ok. */
+  readonly figure: (name: string, value: string, ok: boolean) => void;
+  /** Every form of every test secret. */
+  readonly secretForms: () => string[];
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** A run's whole output. */
+const all = (result: CommandResult) => `${result.stdout}\n${result.stderr}`;
+/** The last line of a run's output, but sudo's own warnings (the VM's hostname has no DNS). */
+const lastLine = (result: CommandResult) => all(result).trim().split("\n").filter((line) => line && !line.startsWith("sudo:")).pop() ?? "";
+
+/** git in a clone of the stand-in repository. */
+async function git(args: string[], cwd?: string): Promise<string> {
+  const result = await run("git", [...(cwd ? ["-C", cwd] : []), "-c", "user.name=Boot Test", "-c", "user.email=boot@example.com", ...args]);
+  if (result.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** Polls the app on a forwarded port until stopped; the longest time without an HTTP 200 is the downtime. */
+function pollDowntime(vm: Vm, port: number): { stop: () => Promise<{ gapMs: number; answers: number }> } {
+  let running = true;
+  let last = 0;
+  let gapMs = 0;
+  let answers = 0;
+  const loop = (async () => {
+    while (running) {
+      const answer = await vm.httpGet(port, "/", 2000);
+      if (answer?.status === 200) {
+        const now = Date.now();
+        if (last) gapMs = Math.max(gapMs, now - last);
+        last = now;
+        answers++;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return { stop: async () => { running = false; await loop; return { gapMs, answers }; } };
+}
+
+export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenarioContext): Promise<void> {
+  const stack = loadStackSettings(SETTINGS_FILE);
+  const settings = stack.provisioning;
+  const ops = opsPaths(settings);
+  const outputs: string[] = [];
+
+  // ec2-user's key, as EC2 installs the key pair's public half; the host's keys, as cloud-init printed them.
+  const key = join(work, "ops-key");
+  const keygen = await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "crm-ops-boot-test", "-f", key]);
+  if (keygen.code !== 0) throw new Error(`ssh-keygen failed: ${keygen.stderr}`);
+  const home = settings.loginHome;
+  await vm.sshOk(`install -d -m 700 -o ${settings.loginUser} -g ${settings.loginUser} ${home}/.ssh && `
+    + `cat >>${home}/.ssh/authorized_keys && chown ${settings.loginUser}: ${home}/.ssh/authorized_keys && chmod 600 ${home}/.ssh/authorized_keys`,
+  { input: readFileSync(`${key}.pub`) });
+  const printed = vm.consoleText().match(/-----BEGIN SSH HOST KEY KEYS-----\r?\n([\s\S]*?)-----END SSH HOST KEY KEYS-----/);
+  const hostKeys = printed
+    ? printed[1].split(/\r?\n/).filter((line) => /^(ssh|ecdsa)-\S+ \S+/.test(line))
+    : (await vm.sshOk("cat /etc/ssh/ssh_host_*_key.pub")).trim().split("\n");
+  const knownHosts = join(work, "ops-known-hosts");
+  writeFileSync(knownHosts, hostKeys.map((line) => `[127.0.0.1]:${vm.hostPort(22)} ${line.split(" ").slice(0, 2).join(" ")}\n`).join(""));
+  figure("ops: host keys for known_hosts", `${hostKeys.length} from ${printed ? "the console (cloud-init)" : "the host's files (not on the console)"}`, hostKeys.length > 0);
+
+  /** The local command, as an operator runs it. */
+  async function opsCommand(...args: string[]): Promise<CommandResult> {
+    const result = await run("npm", ["run", "--silent", "ops", "--", stack.stackName, ...args, "--host", "127.0.0.1",
+      "--port", String(vm.hostPort(22)), "--identity", key, "--known-hosts", knownHosts],
+    { env: { ...process.env, CRM_SETTINGS: SETTINGS_FILE }, timeoutMs: 15 * 60_000 });
+    outputs.push(result.stdout + result.stderr);
+    return result;
+  }
+  const page = async (port: number) => (await vm.httpGet(port, "/", 10_000))?.body ?? "";
+  const current = async () => (await vm.sshOk(`readlink ${settings.appDir} || echo plain`)).trim().split("/").pop() ?? "";
+
+  // The new commits, pushed to the stand-in server's repository (main untouched).
+  const clone = join(work, "ops-clone");
+  await git(["clone", "--quiet", join(work, "repos", new URL(settings.repoUrl).pathname), clone]);
+  const serverJs = readFileSync(join(clone, "server.js"), "utf8");
+  writeFileSync(join(clone, "server.js"), serverJs.replace('...rows, ""', `...rows, "${V2_LINE}", ""`));
+  if (!readFileSync(join(clone, "server.js"), "utf8").includes(V2_LINE)) throw new Error("the test app's page could not be changed");
+  await git(["commit", "--quiet", "-am", "v2: the page says so"], clone);
+  await git(["tag", "v2"], clone);
+  await git(["checkout", "--quiet", "-b", "broken", "main"], clone);
+  writeFileSync(join(clone, "server.js"), `console.error("crm: cannot start"); process.exit(3);\n${serverJs}`);
+  await git(["commit", "--quiet", "-am", "broken: exits at start"], clone);
+  await git(["push", "--quiet", "origin", "v2", "broken"], clone);
+
+  const status = await opsCommand("status");
+  figure("ops status (local command, ssh, sudo)", `exit ${status.code}, ${status.stdout.split("\n").find((l) => l.startsWith("answer:")) ?? lastLine(status)}`,
+    status.code === 0 && /answer: HTTP 200/.test(status.stdout));
+
+  // A good release, its downtime seen from outside, and a second release refused while it runs.
+  const before = await current();
+  const poll = pollDowntime(vm, 3000);
+  const started = Date.now();
+  const release = opsCommand("release", "v2");
+  let refused: CommandResult | undefined;
+  const deadline = Date.now() + 10 * 60_000;
+  while (Date.now() < deadline) {
+    const holder = await vm.ssh(`cat ${ops.lockFile}`);
+    if (holder.stdout.startsWith("release v2 by ")) {
+      refused = await opsCommand("release", "main");
+      break;
+    }
+    if ((await Promise.race([release.then(() => true), new Promise((r) => setTimeout(() => r(false), 500))]))) break;
+  }
+  const released = await release;
+  const took = Date.now() - started;
+  const downtime = await poll.stop();
+  const after = await current();
+  figure("ops release v2", `exit ${released.code} in ${seconds(took)}, ${before} -> ${after}: ${lastLine(released)}`,
+    released.code === 0 && before === "plain" && /^0002-[0-9a-f]{7}$/.test(after));
+  figure("downtime of a good release (longest gap without HTTP 200 on 3000)", `${seconds(downtime.gapMs)} (${downtime.answers} answers polled)`,
+    downtime.answers > 1 && downtime.gapMs <= 10_000);
+  figure("concurrent release refused", refused ? `exit ${refused.code}: ${lastLine(refused)}` : "the release ended before a second could be tried",
+    refused?.code === 75 && /busy: release v2 by ec2-user/.test(all(refused)));
+  for (const port of [3000, 80]) {
+    const body = await page(port);
+    figure(`release v2 served on port ${port}`, body.includes(V2_LINE) ? "new content" : "old content", body.includes(V2_LINE) && body.includes("customer 1"));
+  }
+
+  // A release whose server exits at start: rolled back by itself.
+  const broken = await opsCommand("release", "broken");
+  const v2Body = await page(3000);
+  figure("ops release broken (server exits at start)", `exit ${broken.code}: ${all(broken).split("\n").filter((l) => /exited|did not answer/.test(l)).map((l) => l.replace(/^\S+ \S+ /, "")).join("; ")}`,
+    broken.code === 3 && /the server exited with status 3/.test(all(broken)) && /did not answer; 0002-\w{7} serves again/.test(all(broken))
+    && (await current()) === after && v2Body.includes(V2_LINE));
+
+  const releases = await opsCommand("releases");
+  const listed = releases.stdout.split("\n").filter(Boolean);
+  figure("ops releases", listed.join(" | "), releases.code === 0 && listed.length === 2 && listed[1].startsWith(`* ${after} `) && listed[0].startsWith("  0001-"));
+
+  const back = await opsCommand("rollback");
+  const backBody = await page(80);
+  const forward = await opsCommand("rollback", after);
+  figure("ops rollback, then rollback <release>", `exit ${back.code} (v2 ${backBody.includes(V2_LINE) ? "still" : "no longer"} served), exit ${forward.code} (${(await page(80)).includes(V2_LINE) ? "v2" : "not v2"} served)`,
+    back.code === 0 && !backBody.includes(V2_LINE) && backBody.includes("customer 1") && forward.code === 0 && (await current()) === after);
+
+  await vm.sshOk(": >/var/log/dnf-shim.log");
+  const patch = await opsCommand("patch");
+  const dnf = (await vm.sshOk("cat /var/log/dnf-shim.log")).trim().split("\n").map((line) => line.replace(/^\S+ /, ""));
+  figure("ops patch: dnf stand-in calls", `exit ${patch.code}: ${dnf.join("; ")}`, patch.code === 0
+    && dnf.join("; ") === "dnf check-release-update; dnf -y upgrade --releasever=latest; dnf needs-restarting -r" && (await page(3000)).includes(V2_LINE));
+
+  // reprovision on a healthy host: what the first run settled stays (.env, rows, unit, release).
+  const settled = `sha256sum ${settings.appDir}/.env ${settings.unitDirectory}/${settings.appName}.service | cut -d' ' -f1; `
+    + `readlink ${settings.appDir}; mariadb --batch ${settings.databaseName} -e 'SELECT * FROM customers ORDER BY id' | sha256sum`;
+  const settledBefore = await vm.sshOk(settled);
+  const reprovision = await opsCommand("reprovision");
+  const settledAfter = await vm.sshOk(settled);
+  figure("ops reprovision on a healthy host", `exit ${reprovision.code}, ${all(reprovision).includes("not pulling") ? "release kept (not pulling)" : "PULLED"}, `
+    + `.env, unit, release and rows ${settledAfter === settledBefore ? "unchanged" : "CHANGED"}`,
+  reprovision.code === 0 && settledAfter === settledBefore && all(reprovision).includes(`${settings.appDir} is a release of ${ops.command}: not pulling`));
+
+  const auditLog = await vm.sshOk(`cat ${ops.auditLog}`);
+  const actions = auditLog.trim().split("\n");
+  figure("ops audit log", `${actions.length} lines, last: ${actions[actions.length - 1].replace(/^\S+ /, "")}`,
+    actions.length === 7 && actions.every((line) => / ec2-user /.test(line)) && /reprovision: 0002-\w{7} -> 0002-\w{7}: ok$/.test(actions[6]));
+  const forms = secretForms();
+  const leaked = [...outputs, auditLog].some((text) => forms.some((form) => text.includes(form)));
+  figure("ops: secrets in the local command's output and the audit log", leaked ? "found" : `none (${outputs.length} runs, sha256 of the outputs ${createHash("sha256").update(outputs.join("")).digest("hex").slice(0, 12)})`, !leaked);
+}

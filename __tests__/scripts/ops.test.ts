@@ -1,0 +1,169 @@
+/**
+ * The local command (`npm run ops`, scripts/ops.ts): its command line, the host from the stack's
+ * outputs (a real Terraform on a state holding them), the ssh command line and the files it writes
+ * for a key or known hosts given as text, and real ssh runs against a port where nothing listens
+ * (the whole way to a host's ops command is the boot test's).
+ */
+import { execFile } from "child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "fs";
+import { createServer } from "net";
+import { tmpdir } from "os";
+import { join, resolve } from "path";
+import { hostFromOutputs, OpsError, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings } from "../../scripts/ops";
+import { exampleStackSettings } from "../support/synth";
+import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
+
+jest.setTimeout(120_000);
+
+const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAsecretkeymaterial\n-----END OPENSSH PRIVATE KEY-----";
+const KNOWN = "[203.0.113.25]:22 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleHostKey";
+const ROOT = resolve(__dirname, "../..");
+
+/** A loopback port where nothing listens (it was free a moment ago). */
+function closedPort(): Promise<number> {
+  return new Promise((resolvePort) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** `parseOpsArgs`' error for a command line. */
+function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): { message: string; exitCode: number } {
+  try {
+    parseOpsArgs(argv, env);
+  } catch (error) {
+    if (error instanceof OpsError) return { message: error.message.split("\n")[0], exitCode: error.exitCode };
+    throw error;
+  }
+  throw new Error(`accepted: ${argv.join(" ")}`);
+}
+
+describe("parseOpsArgs", () => {
+  test("reads the stack, the action, its arguments and the options; the key and known hosts also from the environment", () => {
+    expect(parseOpsArgs(["CrmHostStack", "release", "v2.1", "--host", "203.0.113.25", "--port", "2222", "--user", "admin"], {
+      CRM_OPS_SSH_KEY: KEY, CRM_OPS_KNOWN_HOSTS: "/ci/known_hosts",
+    })).toEqual({
+      stack: "CrmHostStack", action: "release", args: ["v2.1"], host: "203.0.113.25", port: 2222, user: "admin",
+      identity: KEY, knownHosts: "/ci/known_hosts", acceptNewHostKey: false,
+    });
+    expect(parseOpsArgs(["S", "rollback", "--identity", "key", "--known-hosts", "kh", "--accept-new-host-key"], { CRM_OPS_SSH_KEY: KEY }))
+      .toMatchObject({ action: "rollback", args: [], identity: "key", knownHosts: "kh", acceptNewHostKey: true, port: 22 });
+  });
+
+  test("refuses a missing or unknown action, an unknown option, arguments the remote shell would read, a bad port or host", () => {
+    expect(refusal(["CrmHostStack"])).toEqual({ message: "usage: npm run ops -- <stack> <action> [args] [options]", exitCode: 2 });
+    expect(refusal(["CrmHostStack", "deploy"]).message).toBe('unknown action "deploy"');
+    expect(refusal(["CrmHostStack", "status", "--verbose"]).message).toBe("unknown option --verbose");
+    expect(refusal(["CrmHostStack", "status", "--host"]).message).toBe("--host needs a value");
+    for (const bad of ["v2;reboot", "$(id)", "-x", "a b", "main'"]) {
+      expect(refusal(["CrmHostStack", "release", bad]).message).toBe(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`);
+    }
+    expect(refusal(["S", "status", "--port", "0"]).message).toBe('--port must be a port number from 1 to 65535, got "0"');
+    expect(refusal(["S", "status", "--host", "a;b"]).message).toBe('--host must be a host name or an IP address, got "a;b"');
+  });
+});
+
+describe("stackSettings", () => {
+  test("finds the stack among the environments, or names the ones there are", () => {
+    const environments = [exampleStackSettings(), exampleStackSettings({ stackName: "CrmHost-prod" })];
+    expect(stackSettings("CrmHost-prod", environments).stackName).toBe("CrmHost-prod");
+    expect(() => stackSettings("Nope", environments)).toThrow('no stack "Nope" in the settings (CRM_SETTINGS): the stacks are CrmHostStack, CrmHost-prod');
+  });
+});
+
+describe("the ssh command line and its files", () => {
+  let dir: string;
+  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), "crm-ops-test-")); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("checks host keys strictly, runs the settings' ops command through sudo -n, and holds no key", () => {
+    const request = parseOpsArgs(["CrmHostStack", "release", "v2"], { CRM_OPS_SSH_KEY: KEY });
+    const files = sshFiles(request, () => dir);
+    const args = sshArguments(request, { host: "203.0.113.25", user: "ec2-user", command: "/usr/local/sbin/crm-ops", ...files });
+    expect(args).toEqual(["-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
+      "-o", "StrictHostKeyChecking=yes", "-i", join(dir, "key"), "-o", "IdentitiesOnly=yes", "-p", "22", "ec2-user@203.0.113.25",
+      "--", "sudo", "-n", "/usr/local/sbin/crm-ops", "release", "v2"]);
+    expect(args.join(" ")).not.toContain("secretkeymaterial");
+    const tofu = parseOpsArgs(["S", "status", "--accept-new-host-key", "--known-hosts", join(dir, "kh")]);
+    expect(sshArguments(tofu, { host: "h", user: "u", command: "/c", knownHostsFile: join(dir, "kh") }))
+      .toEqual(expect.arrayContaining(["StrictHostKeyChecking=accept-new", `UserKnownHostsFile=${join(dir, "kh")}`]));
+  });
+
+  test("writes a key or known_hosts lines given as text to private files, keeps files as they are, refuses anything else", () => {
+    const keyFile = join(dir, "id");
+    writeFileSync(keyFile, KEY, { mode: 0o600 });
+    let made = 0;
+    const own = join(dir, "own");
+    const make = () => { made++; mkdirSync(own, { recursive: true, mode: 0o700 }); return own; };
+    expect(sshFiles(parseOpsArgs(["S", "status", "--identity", keyFile]), make)).toEqual({ keyFile, knownHostsFile: undefined });
+    expect(made).toBe(0);
+    const written = sshFiles(parseOpsArgs(["S", "status"], { CRM_OPS_SSH_KEY: KEY, CRM_OPS_KNOWN_HOSTS: KNOWN }), make);
+    expect(written).toEqual({ keyFile: join(own, "key"), knownHostsFile: join(own, "known_hosts") });
+    expect(statSync(join(own, "key")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(own, "known_hosts")).mode & 0o777).toBe(0o600);
+    expect(() => sshFiles(parseOpsArgs(["S", "status", "--identity", "/no/such/key"]), make))
+      .toThrow("the key (--identity or CRM_OPS_SSH_KEY) is neither a file nor a private key");
+    expect(() => sshFiles(parseOpsArgs(["S", "status"], { CRM_OPS_KNOWN_HOSTS: "not a host key" }), make))
+      .toThrow("the known hosts (--known-hosts or CRM_OPS_KNOWN_HOSTS) is neither a file nor known_hosts lines");
+  });
+
+  test("a host that does not answer: ssh's exit 255, and the key given as text is gone afterwards", async () => {
+    const port = await closedPort();
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
+    const errors: string[] = [];
+    const spy = jest.spyOn(console, "error").mockImplementation((line: string) => { errors.push(line); });
+    try {
+      const request = parseOpsArgs(["CrmHostStack", "status", "--host", "127.0.0.1", "--port", String(port)], { CRM_OPS_SSH_KEY: KEY });
+      expect(await runOps(request, exampleStackSettings())).toBe(255);
+    } finally {
+      spy.mockRestore();
+      if (before === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = before;
+    }
+    expect(errors).toEqual([`ops: could not reach ec2-user@127.0.0.1 on port ${port} over ssh (exit 255): see ssh's message above`]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("npm run ops runs scripts/ops.ts: a usage error exits 2, an unknown stack 1, an unreachable host 255", async () => {
+    const port = await closedPort();
+    const npm = (args: string[]) => new Promise<{ code: number; stderr: string }>((resolveRun) => {
+      execFile("npm", ["run", "--silent", "ops", "--", ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, CRM_SETTINGS: "" } },
+        (error, _stdout, stderr) => resolveRun({ code: error ? Number(error.code) : 0, stderr }));
+    });
+    const [usage, unknown, unreachable] = await Promise.all([
+      npm(["CrmHostStack"]), npm(["NoSuchStack", "status"]), npm(["CrmHostStack", "status", "--host", "127.0.0.1", "--port", String(port)]),
+    ]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("ops: usage: npm run ops -- <stack> <action>");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('ops: no stack "NoSuchStack" in the settings (CRM_SETTINGS): the stacks are CrmHostStack');
+    expect(unreachable.code).toBe(255);
+    expect(unreachable.stderr).toContain(`ops: could not reach ec2-user@127.0.0.1 on port ${port} over ssh (exit 255)`);
+  });
+});
+
+describeWithEngine("hostFromOutputs, with Terraform", (engine) => {
+  let workspace: EngineWorkspace;
+  afterEach(() => workspace?.remove());
+
+  test("reads <instanceName>PublicIP from the stack's state", async () => {
+    workspace = new EngineWorkspace(engine, { output: { CrmServerPublicIP: { value: "203.0.113.25" }, CrmServerPublicDns: { value: "ec2.example" } } });
+    await workspace.init();
+    expect((await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color"])).code).toBe(0);
+    expect(hostFromOutputs(workspace.dir, "CrmServer", engine)).toBe("203.0.113.25");
+  });
+
+  test("a stack not deployed, or not synthesized, or a Terraform that fails: a message that says to deploy or give --host", async () => {
+    workspace = new EngineWorkspace(engine, { output: { Other: { value: "x" } } });
+    expect(() => hostFromOutputs(workspace.dir, "CrmServer", engine)).toThrow("the stack has no output CrmServerPublicIP yet: deploy it first, or give --host");
+    await workspace.init();
+    expect((await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color"])).code).toBe(0);
+    expect(() => hostFromOutputs(workspace.dir, "CrmServer", engine)).toThrow("the stack has no output CrmServerPublicIP yet");
+    expect(() => hostFromOutputs(join(workspace.dir, "missing"), "CrmServer", engine))
+      .toThrow(`there is no ${join(workspace.dir, "missing")} (run npx cdktf synth): deploy it first, or give --host`);
+    writeFileSync(join(workspace.dir, "terraform.tfstate"), "{ not a state");
+    expect(() => hostFromOutputs(workspace.dir, "CrmServer", engine)).toThrow(/^terraform output failed in .*: deploy it first, or give --host$/);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * The local side of the ops command: `npm run ops -- <stack> <action> [args] [options]` runs
+ * `sudo <scriptDirectory>/<appName>-ops <action> [args]` on the stack's host over ssh, as the login
+ * user, with the user's own key, and exits with its status (docs/operations.md).
+ *
+ * The host is the stack's output `<instanceName>PublicIP` (`terraform output -json` in
+ * cdktf.out/stacks/<stack>), or `--host`. Host keys are always checked (StrictHostKeyChecking=yes)
+ * against `--known-hosts`, `$CRM_OPS_KNOWN_HOSTS` (a file, or its lines) or ssh's own known_hosts;
+ * `--accept-new-host-key` trusts a host seen for the first time. No secret is ever on a command line:
+ * a key given as text in `$CRM_OPS_SSH_KEY` (as CI keeps it) goes to a private temporary file,
+ * removed when the command ends, as do known_hosts lines given as text.
+ */
+import { spawn, spawnSync } from "child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join, resolve } from "path";
+import { loadEnvironments } from "../settings/environments";
+import { SettingsProblem } from "../settings/errors";
+import { StackSettings } from "../settings/stack-settings";
+import { opsPaths } from "../userdata/ops";
+
+/** The actions of the host's ops command (userdata/ops.sh, ops_main). */
+export const OPS_ACTIONS = ["release", "rollback", "releases", "status", "patch", "reprovision"] as const;
+/** Arguments the actions take (a git ref, a release, a version): safe as words of the remote shell. */
+const ARGUMENT = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
+/** Where `npx cdktf synth` writes the stacks (cdktf.json's output). */
+const STACKS_DIRECTORY = resolve(__dirname, "..", "cdktf.out", "stacks");
+
+export const USAGE = `usage: npm run ops -- <stack> <action> [args] [options]
+actions: release <git ref> | rollback [release] | releases | status | patch [version] | reprovision
+options:
+  --host <address>        the host, instead of the stack's output <instanceName>PublicIP
+  --port <n>              ssh port (default 22)
+  --user <name>           login user (default: the settings' loginUser, ec2-user)
+  --identity <file>       private key (default: $CRM_OPS_SSH_KEY, a file or the key itself; else ssh's own)
+  --known-hosts <file>    host keys to trust (default: $CRM_OPS_KNOWN_HOSTS, a file or its lines; else ssh's known_hosts)
+  --accept-new-host-key   trust the host's key if it is not known yet (first contact only)`;
+
+/** A mistake in the command line (exit 2), or a problem found before ssh runs (exit 1). */
+export class OpsError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+export interface OpsRequest {
+  readonly stack: string;
+  readonly action: (typeof OPS_ACTIONS)[number];
+  readonly args: string[];
+  readonly host?: string;
+  readonly port: number;
+  readonly user?: string;
+  /** A key file, or the text of a key (from $CRM_OPS_SSH_KEY). */
+  readonly identity?: string;
+  /** A known_hosts file, or known_hosts lines (from $CRM_OPS_KNOWN_HOSTS). */
+  readonly knownHosts?: string;
+  readonly acceptNewHostKey: boolean;
+}
+
+/** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
+export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
+  const positional: string[] = [];
+  const options: Record<string, string> = {};
+  let acceptNewHostKey = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--accept-new-host-key") acceptNewHostKey = true;
+    else if (["--host", "--port", "--user", "--identity", "--known-hosts"].includes(arg)) {
+      if (i + 1 >= argv.length) throw new OpsError(`${arg} needs a value\n${USAGE}`, 2);
+      options[arg.slice(2)] = argv[++i];
+    } else if (arg.startsWith("--")) throw new OpsError(`unknown option ${arg}\n${USAGE}`, 2);
+    else positional.push(arg);
+  }
+  const [stack, action, ...args] = positional;
+  if (!stack || !action) throw new OpsError(USAGE, 2);
+  if (!(OPS_ACTIONS as readonly string[]).includes(action)) throw new OpsError(`unknown action "${action}"\n${USAGE}`, 2);
+  const bad = args.find((arg) => !ARGUMENT.test(arg));
+  if (bad !== undefined) {
+    throw new OpsError(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`, 2);
+  }
+  const port = Number(options.port ?? "22");
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new OpsError(`--port must be a port number from 1 to 65535, got "${options.port}"`, 2);
+  if (options.host !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$/.test(options.host)) {
+    throw new OpsError(`--host must be a host name or an IP address, got "${options.host}"`, 2);
+  }
+  return {
+    stack, action: action as OpsRequest["action"], args, port, acceptNewHostKey,
+    host: options.host, user: options.user,
+    identity: options.identity ?? (env.CRM_OPS_SSH_KEY || undefined),
+    knownHosts: options["known-hosts"] ?? (env.CRM_OPS_KNOWN_HOSTS || undefined),
+  };
+}
+
+/** The settings of the stack named `stack` among $CRM_SETTINGS's (else the example set). */
+export function stackSettings(stack: string, environments: StackSettings[] = loadEnvironments()): StackSettings {
+  const found = environments.find((settings) => settings.stackName === stack);
+  if (!found) {
+    throw new OpsError(`no stack "${stack}" in the settings (CRM_SETTINGS): the stacks are ${environments.map((s) => s.stackName).join(", ")}`);
+  }
+  return found;
+}
+
+/**
+ * The host's public IP address from the stack's outputs: `terraform output -json` in `stackDirectory`
+ * (cdktf.out/stacks/<stack>, after `npx cdktf synth` and a deploy).
+ */
+export function hostFromOutputs(stackDirectory: string, instanceName: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
+  const hint = "deploy it first, or give --host";
+  if (!existsSync(stackDirectory)) throw new OpsError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
+  const result = spawnSync(terraform, ["output", "-json", "-no-color"], {
+    cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
+  });
+  if (result.error || result.status !== 0) {
+    const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
+    throw new OpsError(`terraform output failed in ${stackDirectory} (${why.trim()}): ${hint}`);
+  }
+  const outputs = JSON.parse(result.stdout || "{}") as Record<string, { value?: unknown }>;
+  const value = outputs[`${instanceName}PublicIP`]?.value;
+  if (typeof value !== "string" || value === "") throw new OpsError(`the stack has no output ${instanceName}PublicIP yet: ${hint}`);
+  return value;
+}
+
+/** Files ssh reads: the key and the known hosts, as given, or written from their text into `directory`. */
+export interface SshFiles {
+  readonly keyFile?: string;
+  readonly knownHostsFile?: string;
+}
+
+/**
+ * The key and known hosts as files: a value that names a file is used as it is; a key's text, or
+ * known_hosts lines, are written (mode 600) into `directory`, made only then by `makeDirectory`.
+ */
+export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshFiles {
+  const asFile = (value: string | undefined, name: string, isText: (text: string) => boolean, what: string) => {
+    if (value === undefined || existsSync(value)) return value;
+    if (!isText(value)) throw new OpsError(`${what} is neither a file nor ${name === "key" ? "a private key" : "known_hosts lines"}`);
+    const file = join(makeDirectory(), name);
+    writeFileSync(file, `${value.trim()}\n`, { mode: 0o600 });
+    return file;
+  };
+  return {
+    keyFile: asFile(request.identity, "key", (text) => text.includes("PRIVATE KEY-----"), "the key (--identity or CRM_OPS_SSH_KEY)"),
+    knownHostsFile: asFile(request.knownHosts, "known_hosts", (text) => /^\S+ (ssh|ecdsa|sk)-\S+ \S+/m.test(text),
+      "the known hosts (--known-hosts or CRM_OPS_KNOWN_HOSTS)"),
+  };
+}
+
+/** The ssh command line: strict host key checking, no secret (the key is a file). */
+export function sshArguments(request: OpsRequest, target: { host: string; user: string; command: string } & SshFiles): string[] {
+  return [
+    "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
+    "-o", `StrictHostKeyChecking=${request.acceptNewHostKey ? "accept-new" : "yes"}`,
+    ...(target.knownHostsFile ? ["-o", `UserKnownHostsFile=${resolve(target.knownHostsFile)}`] : []),
+    ...(target.keyFile ? ["-i", target.keyFile, "-o", "IdentitiesOnly=yes"] : []),
+    "-p", String(request.port), `${target.user}@${target.host}`,
+    "--", "sudo", "-n", target.command, request.action, ...request.args,
+  ];
+}
+
+/**
+ * Runs the action on the host; resolves with its exit status (ssh's 255: the host was not reached).
+ * `stacksDirectory` holds cdktf.out/stacks/<stack>.
+ */
+export async function runOps(request: OpsRequest, settings: StackSettings, stacksDirectory = STACKS_DIRECTORY): Promise<number> {
+  const host = request.host ?? hostFromOutputs(join(stacksDirectory, request.stack), settings.instanceName);
+  const user = request.user ?? settings.provisioning.loginUser;
+  let directory: string | undefined;
+  const remove = () => { if (directory) rmSync(directory, { recursive: true, force: true }); };
+  // Killed, it still removes the key's file, then dies of the signal as it would have.
+  const onSignal = (signal: NodeJS.Signals) => {
+    remove();
+    process.removeListener("SIGINT", onSignal).removeListener("SIGTERM", onSignal);
+    process.kill(process.pid, signal);
+  };
+  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
+  try {
+    const files = sshFiles(request, () => (directory ??= mkdtempSync(join(tmpdir(), "crm-ops-"))));
+    const args = sshArguments(request, { host, user, command: opsPaths(settings.provisioning).command, ...files });
+    const code = await new Promise<number>((resolvePromise, reject) => {
+      const child = spawn("ssh", args, { stdio: "inherit" });
+      child.on("error", reject);
+      child.on("close", (status, signal) => resolvePromise(status ?? (signal ? 128 : 1)));
+    });
+    if (code === 255) console.error(`ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`);
+    return code;
+  } finally {
+    remove();
+    process.removeListener("SIGINT", onSignal).removeListener("SIGTERM", onSignal);
+  }
+}
+
+/** The command: exits with the action's status, or 1 (2 for a usage error) with one line saying why. */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  try {
+    const request = parseOpsArgs(argv);
+    return await runOps(request, stackSettings(request.stack));
+  } catch (error) {
+    if (!(error instanceof OpsError || error instanceof SettingsProblem)) throw error;
+    console.error(`ops: ${error.message}`);
+    return error instanceof OpsError ? error.exitCode : 1;
+  }
+}
+
+if (require.main === module) void main().then((code) => { process.exitCode = code; });

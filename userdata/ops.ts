@@ -1,0 +1,25 @@
+import { dirname } from "path";
+import { ProvisioningSettings } from "./settings";
+
+/** Where the ops command and its state live on the host (docs/operations.md). */
+export interface OpsPaths {
+  /** The command, root only: `<scriptDirectory>/<appName>-ops`. */
+  readonly command: string;
+  /** The releases, each a directory `<UTC time>-<commit>` owned by the login user; `<app_dir>` links to the current one. */
+  readonly releasesDirectory: string;
+  /** The audit log: one line per changing action (when, who, what, from, to, result). */
+  readonly auditLog: string;
+  /** The lock file of every changing action and of the provisioning script; it names the run that holds it. */
+  readonly lockFile: string;
+}
+
+/** The paths of the ops command of a host with these settings (the log and lock next to the provisioning log). */
+export function opsPaths(settings: ProvisioningSettings): OpsPaths {
+  const logDirectory = dirname(settings.logFile);
+  return {
+    command: `${settings.scriptDirectory}/${settings.appName}-ops`,
+    releasesDirectory: `${settings.loginHome}/${settings.appName}-releases`,
+    auditLog: `${logDirectory}/${settings.appName}-ops.log`,
+    lockFile: `${logDirectory}/${settings.appName}-ops.lock`,
+  };
+}
