@@ -7,7 +7,7 @@
  *           in the order given) or, on a terminal, from a prompt that does not echo; never from argv
  *   rotate  new random database passwords (db-root-password, app-db-password by default), never shown;
  *           a new source-host-token is read as `set` reads it. Then apply them on the host with
- *           `sudo <scriptDirectory>/<app>-rotate-secrets`
+ *           `npm run ops -- <stackName> rotate-secrets` (the host's `<app>-ops rotate-secrets`)
  *   check   which parameters exist, their type, key and tag, without reading any value; exit 1 when one is
  *           missing, not a SecureString or without the tag that the plan-time check needs
  *
@@ -23,7 +23,6 @@ import { SECRET_PARAMETER_LEAVES, SECRET_PARAMETER_TAG, secretParameterNames } f
 import { isPrintableDotenvValue, isPrintableText, UNPRINTABLE_WORDS } from "../constructs/variable-rules";
 import { loadEnvironments } from "../settings/environments";
 import { StackSettings } from "../settings/stack-settings";
-import { rotateCommandPath } from "../userdata/script";
 
 type Secret = (typeof SECRET_PARAMETER_LEAVES)[keyof typeof SECRET_PARAMETER_LEAVES];
 const SECRETS = Object.values(SECRET_PARAMETER_LEAVES) as Secret[];
@@ -156,7 +155,7 @@ export async function run(args: string[]): Promise<number> {
     (await readValues(read)).forEach((value, i) => values.set(read[i], value));
     await put(client, settings, values);
     if (command === "rotate") {
-      console.log(`now apply them on the host: ssh ${settings.provisioning.loginUser}@<host> sudo ${rotateCommandPath(settings.provisioning)} (docs/secrets.md)`);
+      console.log(`now apply them on the host: npm run ops -- ${settings.stackName} rotate-secrets (docs/secrets.md)`);
     }
     return 0;
   } finally {

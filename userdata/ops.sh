@@ -19,10 +19,9 @@
 ops_main() {
   ((EUID == 0)) || die "run it as root (sudo)"
   case ${1:-} in
-    release | rollback | patch | reprovision) ops_change "$@" ;;
-    # Further changing actions (rotate-secrets, issue 20) go in the line above, each with its ops_<action>.
+    release | rollback | patch | reprovision | rotate-secrets) ops_change "$@" ;;
     releases | status) "ops_$1" "${@:2}" ;;
-    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|patch [VERSION]|reprovision" ;;
+    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|patch [VERSION]|reprovision|rotate-secrets" ;;
   esac
 }
 
@@ -38,7 +37,7 @@ ops_change() {
     exec > >(redact >&2) 2>&1
   fi
   ops_lock "$*"
-  "ops_$1" "${@:2}"
+  "ops_${1//-/_}" "${@:2}"
 }
 
 # ops_audit STATUS: the action's line in OPS_LOG: when, who (through sudo), what, from -> to, result.
@@ -228,4 +227,11 @@ ops_reprovision() {
   [[ $script == '#!/bin/bash'* ]] || die "the user data is not the provisioning script"
   bash <(printf '%s\n' "$script")
   TO=$(current_release)
+}
+
+# ops_rotate_secrets: applies the Parameter Store values after `npm run secrets -- <stack> rotate`
+# (rotate_secrets, userdata/parameter-store.sh, which only that mode's user data holds).
+ops_rotate_secrets() {
+  declare -F rotate_secrets >/dev/null || die "rotate-secrets needs \"secrets\": \"parameter-store\"; this host's secrets are in its user data, which only a new host changes"
+  rotate_secrets
 }

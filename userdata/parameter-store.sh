@@ -1,9 +1,9 @@
 #!/bin/bash
 # The secrets from Parameter Store (setting "secrets": "parameter-store", docs/secrets.md): three
 # SecureString parameters, read with the instance role through the AWS CLI, never in the user data.
-# Function definitions only (scriptModules in userdata/script.ts): the header sets SECRETS_REGION, the
-# *_PARAMETER names and ROTATE_COMMAND; provision.sh calls load_secrets before its run (its own, which
-# decodes the header's secrets, is defined only where this one is not) and install_rotate_command after step 15.
+# Function definitions only (scriptModules in userdata/script.ts): the header sets SECRETS_REGION and the
+# *_PARAMETER names; provision.sh calls load_secrets before its run (its own, which decodes the header's
+# secrets, is defined only where this one is not); the ops command runs rotate_secrets (rotate-secrets).
 # shellcheck disable=SC2154 # the variables come from the rendered header
 
 # load_secrets: the three parameters in one call (names only on its command line), into
@@ -45,24 +45,4 @@ rotate_secrets() {
     systemctl restart "$APP_NAME.service"
     log "secrets rotated: the database root and $APP_DB_USER passwords, .env and the source host token; $APP_NAME restarted"
   } 2>&1 | redact
-}
-
-# ROTATE_COMMAND, root's only: rotate_secrets and what it calls, from this script (declare -f), logging
-# to LOG_FILE as the provisioning does. It holds no secret: it reads them when it runs.
-install_rotate_command() {
-  {
-    printf '#!/bin/bash\n# Written by the provisioning script of %s: applies rotated secrets (docs/secrets.md).\n' "$APP_NAME"
-    # shellcheck disable=SC2016 # expanded when the command runs
-    printf 'set -Eeuo pipefail\nshopt -s inherit_errexit\nexport GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"\n'
-    printf 'TEMP_FILES=() CURRENT_STEP=rotate-secrets MAIN_SUBSHELL=0\n'
-    # shellcheck disable=SC2016 # expanded when the command runs
-    printf 'trap '"'"'rm -f -- "${TEMP_FILES[@]}"'"'"' EXIT\n'
-    declare -p APP_NAME APP_DIR REPO_URL DATABASE_NAME APP_DB_USER LOGIN_USER LOGIN_HOME LOG_FILE ENV_FILE_MODE TOKEN_USERNAME \
-      ATTEMPTS PAUSE SECRETS_REGION DB_ROOT_PASSWORD_PARAMETER APP_DB_PASSWORD_PARAMETER SOURCE_HOST_TOKEN_PARAMETER
-    declare -f log die retry hex urlencode decode_secret redact root_sql password_hash as_login git_token dotenv_value \
-      set_env_values step_06_create_app_user load_secrets rotate_secrets
-    printf '((EUID == 0)) || die "run %s as root"\n' "$ROTATE_COMMAND"
-    # shellcheck disable=SC2016 # expanded when the command runs
-    printf 'rotate_secrets 2>&1 </dev/null | tee -a "$LOG_FILE"\n'
-  } | install_file "$ROTATE_COMMAND" 700
 }

@@ -34,11 +34,6 @@ export const SECRET_PARAMETER_VARIABLES: Readonly<Record<Exclude<keyof SecretPar
 /** The secrets as the script takes them: in base64 (`user-data` mode), or by their parameters' names (`parameter-store`). */
 export type SecretsInput = ScriptSecrets | SecretParameterNames;
 
-/** The root-only command that applies rotated secrets on the host (`parameter-store` mode). */
-export function rotateCommandPath(settings: ProvisioningSettings): string {
-  return `${settings.scriptDirectory}/${settings.appName}-rotate-secrets`;
-}
-
 /** A shell file of userdata/ as it goes into the user data: without its comment lines (see withoutCommentLines). */
 function shellCode(name: string): string {
   return withoutCommentLines(readFileSync(join(__dirname, `${name}.sh`), "utf8"));
@@ -97,7 +92,6 @@ function renderSecretLines(settings: ProvisioningSettings, secrets: SecretsInput
     return `# The secrets: read at boot from Parameter Store with the instance role (parameter-store.sh), never written here.
 readonly SECRETS_REGION=${shellQuote(secrets.region)}
 ${names.join("\n")}
-readonly ROTATE_COMMAND=${shellQuote(rotateCommandPath(settings))}
 ${Object.values(SECRET_VARIABLES).map((name) => `${name}=''`).join(" ")}`;
   }
   if ("region" in secrets) throw new Error("In user-data mode the script takes the secrets themselves, in base64.");

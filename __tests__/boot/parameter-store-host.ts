@@ -8,7 +8,7 @@
  *   1. the parameters hold host A's values but one: host B's first boot stops before any step, naming it;
  *   2. the test puts it; re-running cloud-init's stored script (the documented repair until the
  *      operations command's `reprovision` is there) provisions the host on host A's data volume;
- *   3. a rotation on the running host: new values in Parameter Store, then `crm-rotate-secrets`;
+ *   3. a rotation on the running host: new values in Parameter Store, then `crm-ops rotate-secrets`;
  *   4. no secret, old or new, in the user data, the console, the journal, cloud-init's logs or the provisioning log.
  */
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
@@ -17,7 +17,7 @@ import { createHash, randomBytes } from "crypto";
 import { gunzipSync } from "zlib";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { secretParameterNames } from "../../constructs/secret-parameters";
-import { nodeBinDir, ProvisioningSettings, rotateCommandPath, SecretParameterNames } from "../../userdata";
+import { nodeBinDir, opsPaths, ProvisioningSettings, SecretParameterNames } from "../../userdata";
 import { MotoServer } from "../support/moto-server";
 import { synthesize } from "../support/synth";
 import { EngineWorkspace } from "../support/terraform-engine";
@@ -136,7 +136,7 @@ export class ParameterStoreHost {
     const unit = `${this.settings.appName}.service`;
     const pid = (await host.sshOk(`systemctl show -p MainPID --value ${unit}`)).trim();
     const gitBefore = standIns.requests.length;
-    const result = await host.ssh(`${rotateCommandPath(this.settings)}`, { timeoutMs: 300_000 });
+    const result = await host.ssh(`${opsPaths(this.settings).command} rotate-secrets 2>&1`, { timeoutMs: 300_000 });
     figure("host B: rotate-secrets on the running host", `exit ${result.code}${result.code ? `: ${result.stdout.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
       result.code === 0 && result.stdout.includes("secrets rotated"));
     const tokenUsed = standIns.requests.slice(gitBefore).some((request) => request.host === "github.com" && request.authorized);
@@ -174,7 +174,7 @@ export class ParameterStoreHost {
       "cloud-init.log": (await host.ssh("cat /var/log/cloud-init.log")).stdout,
       "cloud-init-output.log": (await host.ssh("cat /var/log/cloud-init-output.log")).stdout,
       "provisioning log": (await host.ssh(`cat ${this.settings.logFile}`)).stdout,
-      "rotate command": (await host.ssh(`cat ${rotateCommandPath(this.settings)}`)).stdout,
+      "ops command": (await host.ssh(`cat ${opsPaths(this.settings).command}`)).stdout,
     };
     const all = forms(this.putValues);
     const leaks = Object.entries(sources).filter(([, text]) => all.some((form) => text.includes(form))).map(([name]) => name);

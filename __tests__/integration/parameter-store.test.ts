@@ -6,9 +6,10 @@
  */
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { spawnSync } from "child_process";
-import { existsSync, readFileSync, statSync } from "fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "fs";
+import { join } from "path";
 import { secretParameterNames } from "../../constructs/secret-parameters";
-import { renderProvisioningScript, rotateCommandPath, SecretParameterNames, STEP_FUNCTIONS } from "../../userdata";
+import { renderProvisioningScript, SecretParameterNames, STEP_FUNCTIONS } from "../../userdata";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
@@ -91,14 +92,13 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
       expect(forms(FIRST).filter((form) => texts.some((text) => text.includes(form)))).toEqual([]);
     });
 
-    test("the rotate command applies new values: old passwords refused, new ones work, .env updated, the app restarted", async () => {
-      const command = rotateCommandPath(h.settings);
-      expect((statSync(command).mode & 0o777).toString(8)).toBe("700");
+    test("the ops command's rotate-secrets applies new values: old passwords refused, new ones work, .env updated, the app restarted", async () => {
+      expect((statSync(h.opsCommand).mode & 0o777).toString(8)).toBe("700");
       await put(NAMES.dbRootPassword, ROTATED.root);
       await put(NAMES.appDbPassword, ROTATED.app);
       await put(NAMES.sourceHostToken, ROTATED.token);
       h.sourceHostToken = ROTATED.token;
-      const rotated = await h.run(readFileSync(command, "utf8"));
+      const rotated = await h.runCommand(h.opsCommand, ["rotate-secrets"]);
       expect({ code: rotated.exitCode, output: rotated.output }).toEqual({ code: 0, output: expect.stringContaining("secrets rotated") });
       expect(await h.canLogin(h.settings.appDbUser, ROTATED.app)).toBe(true);
       expect(await h.canLogin(h.settings.appDbUser, FIRST.app)).toBe(false);
@@ -115,10 +115,12 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
     test("a token the source host refuses stops the rotation before anything changes", async () => {
       await put(NAMES.appDbPassword, `never-applied-${Date.now()}`);
       await put(NAMES.sourceHostToken, "ghp_Refused");
-      // No pauses between the git tries (the command holds the script's retry settings, as declare -p prints them).
-      const command = readFileSync(rotateCommandPath(h.settings), "utf8");
+      // No pauses between the git tries (the command holds the script's retry settings, as readonly -p prints them).
+      const command = readFileSync(h.opsCommand, "utf8");
       expect(command).toContain('declare -r PAUSE="10"\n');
-      const refused = await h.run(command.replace('declare -r PAUSE="10"\n', 'declare -r PAUSE="0"\n'));
+      const quick = join(h.dir, "ops-without-pauses");
+      writeFileSync(quick, command.replace('declare -r PAUSE="10"\n', 'declare -r PAUSE="0"\n'), { mode: 0o700 });
+      const refused = await h.runCommand(quick, ["rotate-secrets"]);
       expect(refused.exitCode).not.toBe(0);
       expect(refused.output).toContain(`the source host refuses the token in ${NAMES.sourceHostToken}; nothing changed`);
       expect(await h.canLogin(h.settings.appDbUser, ROTATED.app)).toBe(true);

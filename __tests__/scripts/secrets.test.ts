@@ -140,7 +140,7 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
     expect(root).not.toBe(app);
     expect(result.stdout).not.toContain(root);
     expect(result.stdout).not.toContain(app);
-    expect(result.stdout).toContain("sudo /usr/local/sbin/crm-rotate-secrets");
+    expect(result.stdout).toContain(`npm run ops -- ${STACK} rotate-secrets`);
     expect(await valueOf(NAMES.sourceHostToken)).toBe(values.token);
   });
 
