@@ -40,6 +40,10 @@ const VARS: Record<string, string> = {
   // The environment that keeps the spec's secrets in the user data; CrmHost-prod keeps them in Parameter Store.
   CRM_STACK_NAME: "CrmHost-dev",
 };
+/** The optional Terraform variables the plan jobs pass on (only those set): VARS sets these. */
+const OPTIONAL_PASSED = {
+  TF_VAR_vpc_id: VARS.VPC_ID, TF_VAR_availability_zone: VARS.AVAILABILITY_ZONE, TF_VAR_ssh_ingress_cidrs: VARS.SSH_INGRESS_CIDRS,
+};
 const SECRETS = {
   DB_ROOT_PASSWORD: "simulated-root-password",
   APP_DB_PASSWORD: "simulated-app-password",
@@ -193,7 +197,7 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
         ...PLAN_STEPS_NEEDING_AWS("Publish the plan in the job summary"),
       ]);
       const check = step(plan, "Check the stack and the repository settings");
-      expect(check.envAdded).toEqual({ ...PLACEHOLDERS, TF_VAR_ssh_ingress_cidrs: '["203.0.113.0/24"]' });
+      expect(check.envAdded).toEqual({ ...PLACEHOLDERS, ...OPTIONAL_PASSED });
       expect(messages(check, "notice")).toEqual([
         "app_db_password db_root_password source_host_token get a placeholder: secret values never show in a plan, and this plan is never applied",
       ]);
@@ -219,7 +223,7 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
       const plan = (await bare.run({ only: ["plan"] })).plan;
       const check = step(plan, "Check the stack and the repository settings");
       expect(check.outcome).toBe("failure");
-      expect(messages(check, "error")).toEqual(["AWS_REGION", "VPC_ID", "SUBNET_ID", "AVAILABILITY_ZONE", "KEY_PAIR_NAME", "SSH_PUBLIC_KEY"]
+      expect(messages(check, "error")).toEqual(["AWS_REGION", "SUBNET_ID", "KEY_PAIR_NAME", "SSH_PUBLIC_KEY"]
         .map((name) => `variable ${name} is not set (see docs/github-actions.md)`));
       expect(plan.steps.slice(3).map((s) => s.outcome)).toEqual(["skipped", "skipped", "skipped", "skipped", "skipped"]);
     }, 2 * MINUTES);
@@ -258,7 +262,7 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
         ]);
         const check = step(deployJobs["deploy-plan"], "Check the stack and the repository settings");
         expect(check.stdout).toContain("check-stack: secret variables given: app_db_password db_root_password source_host_token");
-        expect(check.envAdded).toEqual({ TF_VAR_ssh_ingress_cidrs: '["203.0.113.0/24"]' });
+        expect(check.envAdded).toEqual(OPTIONAL_PASSED);
         // The apply job waits for the plan's artifact, made after the AWS credentials.
         expect(deployJobs.apply.ran).toBe(true);
         expect(deployJobs.apply.steps.map((s) => s.outcome)).toEqual(Array(6).fill("needs-aws"));
@@ -307,7 +311,7 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
           ...PLAN_STEPS_NEEDING_AWS("Publish the drift check in the job summary"),
           ["Fail when the stack drifted", "needs-aws"],
         ]);
-        expect(step(job, "Check the stack and the repository settings").envAdded).toEqual({ ...PLACEHOLDERS, TF_VAR_ssh_ingress_cidrs: '["203.0.113.0/24"]' });
+        expect(step(job, "Check the stack and the repository settings").envAdded).toEqual({ ...PLACEHOLDERS, ...OPTIONAL_PASSED });
       }, 2 * MINUTES);
     });
   });

@@ -12,9 +12,9 @@
 #   --deploy                the plan is applied later: TFPLAN_PASSPHRASE (which encrypts it) must be set
 #
 # Environment: STACK (the stack's name: cdktf.out/stacks/$STACK/cdk.tf.json), AWS_REGION, the
-# required TF_VAR_vpc_id TF_VAR_subnet_id TF_VAR_availability_zone TF_VAR_key_pair_name
-# TF_VAR_ssh_public_key, and the optional SSH_INGRESS_CIDRS APP_INGRESS_CIDRS BOOTSTRAP_VERSION
-# IMAGE_PARAMETER (each written to $GITHUB_ENV as TF_VAR_<lower-case name> when set).
+# required TF_VAR_subnet_id TF_VAR_key_pair_name TF_VAR_ssh_public_key, and the optional VPC_ID
+# AVAILABILITY_ZONE SSH_INGRESS_CIDRS APP_INGRESS_CIDRS BOOTSTRAP_VERSION IMAGE_PARAMETER (each written
+# to $GITHUB_ENV as TF_VAR_<lower-case name> when set: an empty TF_VAR_ would not be "unset").
 # Exit codes: 0 ready to plan; 1 something is missing or refused; 2 usage.
 set -euo pipefail
 
@@ -52,8 +52,7 @@ fi
 missing=()
 [[ -n "${AWS_REGION:-}" ]] || missing+=("variable AWS_REGION")
 # The Terraform variables the job gets from repository variables (GitHub variable:Terraform variable).
-repository_variables=(VPC_ID:vpc_id SUBNET_ID:subnet_id AVAILABILITY_ZONE:availability_zone KEY_PAIR_NAME:key_pair_name
-                      SSH_PUBLIC_KEY:ssh_public_key)
+repository_variables=(SUBNET_ID:subnet_id KEY_PAIR_NAME:key_pair_name SSH_PUBLIC_KEY:ssh_public_key)
 for pair in "${repository_variables[@]}"; do
   env_name=TF_VAR_${pair#*:}
   [[ -n "${!env_name:-}" ]] || missing+=("variable ${pair%%:*}")
@@ -86,7 +85,8 @@ if ((${#missing[@]} > 0)); then
 fi
 
 # Optional variables: only passed when set, so the stack's defaults apply otherwise.
-for name in SSH_INGRESS_CIDRS APP_INGRESS_CIDRS BOOTSTRAP_VERSION IMAGE_PARAMETER; do
+# (VPC_ID and AVAILABILITY_ZONE among them: the stack takes the subnet's, and checks a given one against it.)
+for name in VPC_ID AVAILABILITY_ZONE SSH_INGRESS_CIDRS APP_INGRESS_CIDRS BOOTSTRAP_VERSION IMAGE_PARAMETER; do
   if [[ -n "${!name:-}" ]]; then
     echo "TF_VAR_${name,,}=${!name}" >> "$GITHUB_ENV"
   fi
