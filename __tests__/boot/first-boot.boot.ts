@@ -384,5 +384,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   });
 
   it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
-    hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"), secrets: SECRETS, figure }));
+    // The token the source host takes now: host B's rotation replaced the first one.
+    hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"),
+      secrets: { ...SECRETS, source_host_token: standIns!.token }, figure }));
 }, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"])]);
