@@ -50,7 +50,7 @@ const sha256 = (data: string | Buffer) => createHash("sha256").update(data).dige
 export class ParameterStoreHost {
   /** Starts moto and builds the parameter-store mode's user data with the Terraform engine. */
   static async start(engine: string, settings: ProvisioningSettings, stackName: string, dataVolumeId: string, motoServer: string): Promise<ParameterStoreHost> {
-    const names: SecretParameterNames = { region: REGION, ...secretParameterNames(stackName) };
+    const names = { region: REGION, ...secretParameterNames(stackName) } satisfies SecretParameterNames;
     const { json } = synthesize((scope) => {
       const ud = new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId });
       new TerraformOutput(scope, "user_data_base64", { value: ud.base64 });
@@ -75,7 +75,7 @@ export class ParameterStoreHost {
 
   private constructor(
     private readonly settings: ProvisioningSettings,
-    readonly names: SecretParameterNames,
+    readonly names: Required<SecretParameterNames>,
     /** The user data host B boots: gzip, as the stack ships it, holding the parameters' names and no secret. */
     readonly userData: Buffer,
     readonly moto: MotoServer,
