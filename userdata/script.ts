@@ -111,13 +111,19 @@ export interface ScaleOutValues {
   readonly releaseRef: string;
 }
 
+/**
+ * A release the hosts deploy (variable release_ref): empty (the default branch), or a branch, tag or commit
+ * of letters, digits and . _ / - (a word in single quotes of the script, as RE2 and JavaScript read it).
+ */
+export const RELEASE_REF_PATTERN = "^([A-Za-z0-9][A-Za-z0-9._/-]{0,199})?$";
+
 /** What each of ScaleOutValues may be when it is not a Terraform expression: a shell word without quotes. */
 const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, RegExp>> = {
   databaseHost: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   databasePort: /^[0-9]{1,5}$/,
   masterSecretArn: /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@!-]+$/,
   loadBalancerName: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
-  releaseRef: /^([A-Za-z0-9][A-Za-z0-9._/-]{0,199})?$/,
+  releaseRef: new RegExp(RELEASE_REF_PATTERN),
 };
 
 /** A Terraform expression that the header may hold between single quotes (it evaluates to one of the patterns above). */
