@@ -1,5 +1,5 @@
 import { DataAwsSubnet } from "@cdktf/provider-aws/lib/data-aws-subnet";
-import { TerraformIterator, TerraformLocal, Token } from "cdktf";
+import { ref, TerraformIterator, TerraformLocal, Token } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import { PlanCheck } from "./plan-check";
@@ -82,7 +82,7 @@ export class SubnetZones extends Construct {
   }
 
   private readFacts(name: string, subnetIds: string): SubnetsFacts {
-    const each = TerraformIterator.fromList(Token.asList(`\${${subnetIds}}`));
+    const each = TerraformIterator.fromList(Token.asList(ref(subnetIds)));
     const subnets = new DataAwsSubnet(this, "subnets", { forEach: each, id: each.value });
     nameElements(name, subnets);
     const map = (attribute: string) => `{for id, subnet in data.aws_subnet.${name} : id => subnet.${attribute}}`;
