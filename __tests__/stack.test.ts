@@ -417,7 +417,7 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
   const settings = loadStackSettings(join(__dirname, "..", "examples", "scale-out.json"));
   const json: StackJson = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), settings)));
   const resources = json.resource ?? {};
-  const groups = resources.aws_security_group ?? {};
+  const groups: Record<string, any> = resources.aws_security_group ?? {};
   const ports = (group: string) => (groups[group].ingress as { from_port: number }[]).map((rule) => rule.from_port);
 
   it("is the topology of examples/scale-out.json, with its secrets in Parameter Store and a domain", () => {

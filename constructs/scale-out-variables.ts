@@ -7,8 +7,20 @@ import { conditionRule, matchesPattern, patternCondition, stackVariable, wholeNu
 /** Subnet ids as EC2 writes them. */
 const SUBNET_ID = "^subnet-([0-9a-f]{8}|[0-9a-f]{17})$";
 
+/** The defaults ScaleOutVariables gives its variables. */
+export interface ScaleOutDefaults {
+  readonly hostsMinSize: number;
+  readonly hostsMaxSize: number;
+  readonly hostsDesiredCapacity: number;
+  readonly refreshMinHealthyPercentage: number;
+  readonly databaseInstanceClass: string;
+  readonly databaseAllocatedStorageGib: number;
+  readonly databaseMaxAllocatedStorageGib: number;
+  readonly databaseBackupRetentionDays: number;
+}
+
 /** Defaults of the variables: two hosts, room for four, and RDS's smallest Graviton class (terraform-aws-modules/rds's examples' choice). */
-export const SCALE_OUT_DEFAULTS = {
+export const SCALE_OUT_DEFAULTS: ScaleOutDefaults = {
   hostsMinSize: 2,
   hostsMaxSize: 4,
   hostsDesiredCapacity: 2,
@@ -17,7 +29,7 @@ export const SCALE_OUT_DEFAULTS = {
   databaseAllocatedStorageGib: 20,
   databaseMaxAllocatedStorageGib: 100,
   databaseBackupRetentionDays: 7,
-} as const;
+};
 
 /** Most hosts the variables accept: far above this app's need, a guard against a typo (an extra 0). */
 export const MAX_HOSTS = 50;
@@ -28,7 +40,7 @@ export interface ScaleOutVariablesProps {
    * The variables' defaults.
    * @default SCALE_OUT_DEFAULTS
    */
-  readonly defaults?: Partial<typeof SCALE_OUT_DEFAULTS>;
+  readonly defaults?: Partial<ScaleOutDefaults>;
 }
 
 /**

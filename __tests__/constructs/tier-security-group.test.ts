@@ -14,7 +14,7 @@ describe("TierSecurityGroup", () => {
       ingress: [{ port: 3306, description: "MariaDB", securityGroups: ["${aws_security_group.front.id}"] }],
     });
   });
-  const groups = json.resource?.aws_security_group ?? {};
+  const groups: Record<string, any> = json.resource?.aws_security_group ?? {};
 
   it("admits one TCP port per rule, from CIDR blocks or from the tier in front by its security group, each described", () => {
     expect(groups.front.ingress).toMatchObject([{ protocol: "tcp", from_port: 80, to_port: 80, cidr_blocks: ["0.0.0.0/0"], description: "HTTP" }]);
