@@ -203,4 +203,29 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
         await secrets.send(new PutSecretValueCommand({ SecretId: masterSecretArn, SecretString: JSON.stringify(MASTER) }));
       }
     });
+
+    test("moving the data from a single host (docs/scale-out.md): its mariadb-dump, imported as the master user, replaces export.sql's rows", async () => {
+      // The single host: its own server, the database as its app left it, dumped as root through the socket (sudo mariadb-dump).
+      const single = await DatabaseServer.start({ masterUser: "unused", masterPassword: randomBytes(8).toString("hex") });
+      try {
+        await single.query(`CREATE DATABASE crm_test; CREATE TABLE crm_test.customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);
+INSERT INTO crm_test.customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus'), (4, 'Written on the single host: it''s "quoted"');
+CREATE TABLE crm_test.notes (id INT PRIMARY KEY, body TEXT); INSERT INTO crm_test.notes VALUES (1, 'only on the single host');`);
+        const dump = spawnSync("mariadb-dump", ["--no-defaults", `--socket=${single.socket}`, "--user=root", "--single-transaction", "crm_test"],
+          { encoding: "utf8", timeout: 60_000 });
+        expect(dump.status).toBe(0);
+        const imported = spawnSync("mariadb", ["--no-defaults", "--host=127.0.0.1", `--port=${db.port}`, `--user=${MASTER.username}`, "crm_test"],
+          { input: dump.stdout, encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH, MYSQL_PWD: MASTER.password } });
+        expect({ status: imported.status, stderr: imported.stderr }).toEqual({ status: 0, stderr: "" });
+      } finally {
+        await single.stop();
+      }
+      const values = env(hosts[0]);
+      const read = await db.queryAs(values.DB_USER, values.DB_PASSWORD, "SELECT COUNT(*), MAX(name) FROM crm_test.customers WHERE id = 4; SELECT body FROM crm_test.notes");
+      expect(read).toMatchObject({ code: 0, stdout: "1\tWritten on the single host: it's \"quoted\"\nonly on the single host\n" });
+      // The hosts' import mark stays: a new host does not import export.sql over the moved data.
+      const again = await hosts[1].run(scripts[1]);
+      expect(again.output).toContain("was imported before; not importing it again");
+      expect(await db.query("SELECT COUNT(*) FROM crm_test.customers")).toBe("4");
+    });
   });

@@ -119,7 +119,8 @@ export class DatabaseServer {
 
   private constructor(readonly options: DatabaseServerOptions) {}
 
-  private get socket(): string {
+  /** The server's Unix socket: root's way in, as `sudo mariadb` on a host. */
+  get socket(): string {
     return join(this.dir, "mysqld.sock");
   }
 
