@@ -15,6 +15,7 @@ import { opsPaths } from "../../userdata/ops";
 import { describeWithEngine } from "../support/terraform-engine";
 import { findMotoServer } from "../support/moto-server";
 import { hostC } from "./host-c";
+import { hostD } from "./host-d";
 import { opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
@@ -385,4 +386,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
 
   it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
     hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"), secrets: SECRETS, figure }));
+
+  it("host D, a host of the scale-out topology: the database over TCP as RDS's, its master secret from Secrets Manager, DB_HOST in .env", () =>
+    hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: parameterStore.moto, work, settingsFile: join(__dirname, "settings.json"), figure }));
 }, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"])]);
