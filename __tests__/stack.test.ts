@@ -479,7 +479,8 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(statements.find((statement) => statement.actions.includes("secretsmanager:GetSecretValue"))?.resources)
       .toEqual(["${aws_db_instance.crm_database.master_user_secret[0].secret_arn}"]);
     const script = json.locals?.provisioning_script as string;
-    for (const expression of ["${aws_db_instance.crm_database.address}", "${aws_db_instance.crm_database.port}",
+    expect(script).toContain("DB_PORT='3306'");
+    for (const expression of ["${aws_db_instance.crm_database.address}",
       "${aws_db_instance.crm_database.master_user_secret[0].secret_arn}", "${var.release_ref}"]) {
       expect(script.split(expression)).toHaveLength(2);
     }

@@ -1,6 +1,6 @@
 import { DbInstance } from "@cdktf/provider-aws/lib/db-instance";
 import { DbSubnetGroup } from "@cdktf/provider-aws/lib/db-subnet-group";
-import { IResolvable, Token } from "cdktf";
+import { IResolvable } from "cdktf";
 import { Construct } from "constructs";
 import { DATABASE_MASTER_USER } from "../userdata/settings";
 import { nameElements } from "./addresses";
@@ -126,13 +126,14 @@ export class ManagedDatabase extends Construct {
     nameElements(name, this.instance);
   }
 
-  /** The endpoint's host name and port, for the hosts' DB_HOST and DB_PORT. */
+  /** The endpoint's host name, for the hosts' DB_HOST. */
   public get address(): string {
     return this.instance.address;
   }
 
+  /** The port the database listens on (DATABASE_PORT, as the instance sets it), for the hosts' DB_PORT. */
   public get port(): string {
-    return Token.asString(this.instance.port);
+    return String(DATABASE_PORT);
   }
 
   /** The ARN of the secret in which RDS keeps the master user's name and password, and the ARN of its KMS key. */

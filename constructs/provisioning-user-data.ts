@@ -22,6 +22,7 @@ function standIn(what: string, length: number): string {
  */
 const SCALE_OUT_PLACEHOLDERS: ScaleOutValues = {
   databaseHost: standIn("databasehost", 128),
+  // Never stands in: the port is given as a number (a digit placeholder could be found in a setting, a URL's port).
   databasePort: "65535",
   masterSecretArn: `arn:aws:secretsmanager:us-east-1:123456789012:secret:${standIn("mastersecret", 128)}`,
   loadBalancerName: standIn("loadbalancer", 128),
@@ -81,8 +82,9 @@ export interface ProvisioningUserDataProps {
    */
   readonly elasticIp?: string;
   /**
-   * The scale-out topology's values (Terraform expressions): the database's endpoint and master secret, the
-   * load balancer's DNS name and the release the hosts deploy. Required with `"topology": "scale-out"`.
+   * The scale-out topology's values (Terraform expressions, or the values themselves): the database's endpoint
+   * and master secret, the load balancer's DNS name and the release the hosts deploy; the database's port a
+   * number. Required with `"topology": "scale-out"`.
    * @default - none (the single host)
    */
   readonly scaleOut?: ScaleOutValues;
@@ -167,10 +169,21 @@ export function terraformTemplate(settings: ProvisioningSettings, secrets: Secre
   return text;
 }
 
-/** What stands for the expressions while the script is rendered ("" and undefined where there are none). */
+/** Whether a value is a Terraform expression (a token), which a placeholder stands for while the script is rendered. */
+const isExpression = (value: string) => value.includes("${");
+
+/**
+ * What stands for the expressions while the script is rendered ("" and undefined where there are none); a
+ * scale-out value that is not an expression (such as the database's port) is rendered as it is.
+ */
 function placeholders(expressions: ScriptExpressions): [string, string, ScaleOutValues | undefined] {
+  const scaleOut = expressions.scaleOut;
+  if (scaleOut && isExpression(scaleOut.databasePort)) {
+    throw new Error(`The database's port must be a number, not the expression ${scaleOut.databasePort} (the stack sets it: DATABASE_PORT).`);
+  }
   return [expressions.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, expressions.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER,
-    expressions.scaleOut === undefined ? undefined : SCALE_OUT_PLACEHOLDERS];
+    scaleOut === undefined ? undefined : Object.fromEntries(Object.entries(SCALE_OUT_PLACEHOLDERS)
+      .map(([key, stand]) => [key, isExpression(scaleOut[key as keyof ScaleOutValues]) ? stand : scaleOut[key as keyof ScaleOutValues]])) as unknown as ScaleOutValues];
 }
 
 /**
@@ -183,7 +196,8 @@ function withExpressions(text: string, expressions: ScriptExpressions): string {
     ["data volume id", expressions.dataVolumeId, VOLUME_PLACEHOLDER, (count) => count === 1],
     ["Elastic IP", expressions.elasticIp, ELASTIC_IP_PLACEHOLDER, (count) => count === 1],
     ...(Object.keys(SCALE_OUT_PLACEHOLDERS) as (keyof ScaleOutValues)[]).map((key): [string, string | undefined, string, (count: number) => boolean] =>
-      [key, scaleOut?.[key], SCALE_OUT_PLACEHOLDERS[key], (count) => (key === "loadBalancerName" ? count <= 2 : count === 1)]),
+      [key, scaleOut && isExpression(scaleOut[key]) ? scaleOut[key] : undefined, SCALE_OUT_PLACEHOLDERS[key],
+        (count) => (key === "loadBalancerName" ? count <= 2 : count === 1)]),
   ];
   for (const [what, value, stand, expected] of replaced) {
     if (value === undefined) continue;

@@ -37,7 +37,7 @@ describe("ManagedDatabase", () => {
     expect(instance).not.toHaveProperty("password");
     expect(json.output?.secret.value).toBe("${aws_db_instance.crm_database.master_user_secret[0].secret_arn}");
     expect(json.output?.key.value).toBe("${aws_db_instance.crm_database.master_user_secret[0].kms_key_id}");
-    expect([json.output?.host.value, json.output?.port.value]).toEqual(["${aws_db_instance.crm_database.address}", "${aws_db_instance.crm_database.port}"]);
+    expect([json.output?.host.value, json.output?.port.value]).toEqual(["${aws_db_instance.crm_database.address}", "3306"]);
   });
 
   it("keeps the data: encrypted gp3 storage that grows, backups with point-in-time restore, deletion protection and a final snapshot", () => {
