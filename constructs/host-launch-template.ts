@@ -2,7 +2,7 @@ import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { IResolvable, Token } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-import { INSTANCE_TYPE, ROOT_VOLUME_SIZE_GIB } from "./crm-instance";
+import { INSTANCE_TYPE, metadataOptions, ROOT_VOLUME_SIZE_GIB } from "./crm-instance";
 
 /** Props of {@link HostLaunchTemplate}. */
 export interface HostLaunchTemplateProps {
@@ -79,12 +79,7 @@ export class HostLaunchTemplate extends Construct {
       creditSpecification: { cpuCredits: "standard" },
       monitoring: { enabled: props.detailedMonitoring ?? false },
       maintenanceOptions: { autoRecovery: "default" },
-      metadataOptions: {
-        httpEndpoint: "enabled",
-        httpTokens: "required",
-        httpProtocolIpv6: props.metadataIpv6 ? "enabled" : undefined,
-        httpPutResponseHopLimit: 1,
-      },
+      metadataOptions: metadataOptions(props.metadataIpv6 ?? false),
       networkInterfaces: [{ deviceIndex: 0, associatePublicIpAddress: "true", deleteOnTermination: "true", securityGroups: props.securityGroupIds }],
       blockDeviceMappings: [{
         deviceName: props.rootDeviceName,

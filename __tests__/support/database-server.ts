@@ -9,10 +9,11 @@
  *   await db.query("SELECT 1");  await db.queryAs("crm_app", password, "SELECT 1");  await db.stop();
  */
 import { ChildProcess, execFile, spawn } from "child_process";
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
-import { createServer } from "net";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
-import { delimiter, join } from "path";
+import { join } from "path";
+import { freePort } from "./moto-server";
+import { findTool, tool } from "./provisioning-harness";
 
 /**
  * The master user's privileges on RDS for MariaDB (up to 11.4, which adds SHOW CREATE ROUTINE), as RDS's
@@ -24,27 +25,6 @@ export const RDS_MASTER_PRIVILEGES = [
   "SHOW DATABASES", "CREATE TEMPORARY TABLES", "LOCK TABLES", "EXECUTE", "REPLICATION CLIENT", "CREATE VIEW", "SHOW VIEW",
   "CREATE ROUTINE", "ALTER ROUTINE", "CREATE USER", "EVENT", "TRIGGER", "REPLICATION SLAVE",
 ] as const;
-
-/** Where a command is: on PATH, or in the sbin directories (Debian's mariadbd is in /usr/sbin); undefined when missing. */
-function findTool(name: string): string | undefined {
-  for (const dir of [...(process.env.PATH ?? "").split(delimiter), "/usr/local/sbin", "/usr/sbin", "/sbin"]) {
-    try {
-      if (dir) {
-        accessSync(join(dir, name), constants.X_OK);
-        return join(dir, name);
-      }
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-function tool(name: string): string {
-  const path = findTool(name);
-  if (!path) throw new Error(`${name} is not installed`);
-  return path;
-}
 
 /** The commands the stand-in needs that this machine lacks (empty when it can run). */
 export function databaseServerToolsMissing(): string[] {
@@ -80,17 +60,6 @@ async function mustRun(file: string, args: string[], input = "", env?: NodeJS.Pr
   return result.stdout;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A SQL string literal. */
 export function sqlString(value: string): string {

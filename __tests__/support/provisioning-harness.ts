@@ -131,7 +131,7 @@ export const TEST_ROLE_NAME = "CrmHostStack-crm-host-role";
 /** Name of the database unit the script starts (userdata/constants.ts). */
 const DATABASE_UNIT = "mariadb";
 
-function findTool(name: string): string | undefined {
+export function findTool(name: string): string | undefined {
   const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/local/sbin", "/usr/sbin", "/sbin"];
   for (const dir of dirs) {
     if (!dir) continue;
@@ -146,7 +146,7 @@ function findTool(name: string): string | undefined {
   return undefined;
 }
 
-function tool(name: string): string {
+export function tool(name: string): string {
   const path = findTool(name);
   if (!path) throw new Error(`${name} is not installed`);
   return path;
