@@ -379,14 +379,16 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     }
   });
 
+  it("host D, a host of the scale-out topology: the database over TCP as RDS's, its master secret from Secrets Manager, DB_HOST in .env", () =>
+    hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: parameterStore.moto, work, settingsFile: join(__dirname, "settings.json"), figure }));
+
   it("host B: rotates the secrets on the running host; no secret, old or new, anywhere", async () => {
     await parameterStore.rotates(hostB!, standIns!, figure, appSql);
     await parameterStore.leaksNothing(hostB!, figure);
   });
 
   it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
-    hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"), secrets: SECRETS, figure }));
-
-  it("host D, a host of the scale-out topology: the database over TCP as RDS's, its master secret from Secrets Manager, DB_HOST in .env", () =>
-    hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: parameterStore.moto, work, settingsFile: join(__dirname, "settings.json"), figure }));
+    // The token the source host takes now: host B's rotation replaced the first one.
+    hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"),
+      secrets: { ...SECRETS, source_host_token: standIns!.token }, figure }));
 }, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"])]);
