@@ -93,6 +93,52 @@ describe("Terraform addresses of the example stack", () => {
       "provisioning_script"]);
   });
 
+  it("for examples/scale-out.json (RDS, a load balancer, an Auto Scaling group, a domain), are readable and pinned, and move nothing", () => {
+    const scaleOut = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", "scale-out.json")))));
+    const all = blocksOf(scaleOut).map((block) => block.address).sort();
+    expect(all).toEqual([
+      "aws_acm_certificate.crm_site",
+      "aws_acm_certificate_validation.crm_site",
+      "aws_autoscaling_group.crm_hosts",
+      "aws_db_instance.crm_database",
+      "aws_db_subnet_group.crm_database",
+      "aws_iam_instance_profile.crm_host",
+      "aws_iam_role.crm_host",
+      "aws_iam_role_policy.crm_secrets",
+      "aws_key_pair.crm_host",
+      "aws_launch_template.crm_hosts",
+      "aws_lb.crm_load_balancer",
+      "aws_lb_listener.crm_load_balancer_back_end",
+      "aws_lb_listener.crm_load_balancer_front_end",
+      "aws_lb_listener.crm_load_balancer_https",
+      "aws_lb_target_group.crm_hosts",
+      "aws_route53_record.crm_site",
+      "aws_route53_record.crm_site_validation",
+      "aws_security_group.crm_database",
+      "aws_security_group.crm_hosts",
+      "aws_security_group.crm_load_balancer",
+      "data.aws_ami.crm_host",
+      "data.aws_caller_identity.crm_secrets",
+      "data.aws_ec2_instance_type.crm_host",
+      "data.aws_iam_policy_document.crm_secrets",
+      "data.aws_kms_key.crm_secrets",
+      "data.aws_resourcegroupstaggingapi_resources.crm_secrets",
+      "data.aws_route53_zone.crm_site",
+      "data.aws_ssm_parameter.image",
+      "data.aws_ssm_parameters_by_path.cdk_bootstrap_version",
+      "data.aws_subnet.crm_hosts",
+      "terraform_data.cdk_bootstrap_version",
+      "terraform_data.crm_hosts_placement",
+      "terraform_data.secrets",
+      "terraform_data.ssh_public_key",
+    ]);
+    for (const address of all) expect(address).toMatch(/^(data\.)?[a-z0-9_]+\.[a-z][a-z0-9_]*$/);
+    expect(Object.keys(scaleOut.locals ?? {}).sort()).toEqual(["cdk_bootstrap_version", "crm_hosts_subnet_vpcs", "crm_hosts_subnet_zones",
+      "crm_secrets_listed", "crm_secrets_missing", "crm_secrets_parameters", "provisioning_script"]);
+    // A new topology, not a change of a deployed one: the single host's moves do not apply to it.
+    expect(scaleOut.moved).toBeUndefined();
+  });
+
   it("moves nothing that does not exist now, and only resources (data sources and locals keep no state)", () => {
     for (const block of (stack as { moved?: { from: string; to: string }[] }).moved ?? []) {
       expect(addresses).toContain(block.to);

@@ -412,3 +412,99 @@ describe("CrmHostStack with a domain and an alarm e-mail address", () => {
     expect(script(plain)).toContain("\nreadonly REDIRECT_HTTP_PORT=true\n");
   });
 });
+
+describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json)", () => {
+  const settings = loadStackSettings(join(__dirname, "..", "examples", "scale-out.json"));
+  const json: StackJson = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), settings)));
+  const resources = json.resource ?? {};
+  const groups: Record<string, any> = resources.aws_security_group ?? {};
+  const ports = (group: string) => (groups[group].ingress as { from_port: number }[]).map((rule) => rule.from_port);
+
+  it("is the topology of examples/scale-out.json, with its secrets in Parameter Store and a domain", () => {
+    expect(settings.provisioning).toMatchObject({ topology: "scale-out", secrets: "parameter-store" });
+    expect(settings.provisioning.domain?.name).toBe("crm.example.com");
+  });
+
+  it("has no single host, data volume, Elastic IP or alarm: RDS, a load balancer, a launch template and an Auto Scaling group instead", () => {
+    for (const type of ["aws_instance", "aws_ebs_volume", "aws_eip", "aws_dlm_lifecycle_policy", "aws_cloudwatch_metric_alarm"]) {
+      expect(resources).not.toHaveProperty(type);
+    }
+    for (const type of ["aws_db_instance", "aws_lb", "aws_launch_template", "aws_autoscaling_group", "aws_acm_certificate"]) {
+      expect(Object.keys(resources[type] ?? {})).toHaveLength(1);
+    }
+    expect(Object.keys(json.variable ?? {})).not.toEqual(expect.arrayContaining(["subnet_id", "vpc_id", "availability_zone", "db_root_password"]));
+  });
+
+  it("chains the security groups: the internet to the load balancer (80, 3000, 443), it to the hosts' 3000, the hosts to the database's 3306", () => {
+    expect(ports("crm_load_balancer")).toEqual([3000, 80, 443]);
+    expect(groups.crm_load_balancer.ingress[0].cidr_blocks).toBe("${var.app_ingress_cidrs}");
+    expect(groups.crm_load_balancer.egress).toMatchObject([{ from_port: 3000, to_port: 3000, protocol: "tcp" }]);
+    expect(groups.crm_hosts.ingress).toMatchObject([
+      { from_port: 22, cidr_blocks: "${var.ssh_ingress_cidrs}" },
+      { from_port: 3000, to_port: 3000, security_groups: ["${aws_security_group.crm_load_balancer.id}"] },
+    ]);
+    expect(groups.crm_database.ingress).toMatchObject([{ from_port: 3306, to_port: 3306, security_groups: ["${aws_security_group.crm_hosts.id}"] }]);
+    expect(groups.crm_database.egress).toEqual([]);
+    for (const group of Object.values(groups)) expect(group.vpc_id).toBe("${values(local.crm_hosts_subnet_vpcs)[0]}");
+  });
+
+  it("puts the database, the load balancer and the group on subnet_ids, the database behind its group, never public", () => {
+    expect(only(resources, "aws_db_subnet_group").subnet_ids).toBe("${var.subnet_ids}");
+    expect(only(resources, "aws_lb").subnets).toBe("${var.subnet_ids}");
+    expect(only(resources, "aws_autoscaling_group").vpc_zone_identifier).toBe("${var.subnet_ids}");
+    expect(only(resources, "aws_db_instance")).toMatchObject({
+      identifier: "crmhost-scale-crm", publicly_accessible: false, vpc_security_group_ids: ["${aws_security_group.crm_database.id}"],
+      instance_class: "${var.database_instance_class}", multi_az: "${var.database_multi_az}",
+      backup_retention_period: "${var.database_backup_retention_days}", deletion_protection: "${var.database_deletion_protection}",
+    });
+  });
+
+  it("launches the hosts from the image parameter with the instance profile and the hosts' group, into the target group, after the secrets' policy", () => {
+    expect(only(resources, "aws_launch_template")).toMatchObject({
+      image_id: `\${data.aws_ssm_parameter.${imageDataSource(json)}.insecure_value}`, instance_type: "${var.host_instance_type}",
+      iam_instance_profile: { name: "${aws_iam_instance_profile.crm_host.name}" }, key_name: "${aws_key_pair.crm_host.key_name}",
+      user_data: "${base64gzip(local.provisioning_script)}",
+      network_interfaces: [expect.objectContaining({ security_groups: ["${aws_security_group.crm_hosts.id}"] })],
+      block_device_mappings: [expect.objectContaining({ device_name: "${data.aws_ami.crm_host.root_device_name}" })],
+    });
+    expect(only(resources, "aws_autoscaling_group")).toMatchObject({
+      launch_template: { id: "${aws_launch_template.crm_hosts.id}", version: "${aws_launch_template.crm_hosts.latest_version}" },
+      target_group_arns: ["${aws_lb_target_group.crm_hosts.arn}"], min_size: "${var.hosts_min_size}",
+      depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets"],
+    });
+  });
+
+  it("lets the hosts read the database's master secret, and puts the database, the secret, the load balancer's name and the release in the user data", () => {
+    const statements = only(json.data, "aws_iam_policy_document").statement as { actions: string[]; resources: string[] }[];
+    expect(statements.find((statement) => statement.actions.includes("secretsmanager:GetSecretValue"))?.resources)
+      .toEqual(["${aws_db_instance.crm_database.master_user_secret[0].secret_arn}"]);
+    const script = json.locals?.provisioning_script as string;
+    expect(script).toContain("DB_PORT='3306'");
+    for (const expression of ["${aws_db_instance.crm_database.address}",
+      "${aws_db_instance.crm_database.master_user_secret[0].secret_arn}", "${var.release_ref}"]) {
+      expect(script.split(expression)).toHaveLength(2);
+    }
+    expect(script).toContain("readonly FRONTEND_URI='https://crm.example.com' BACKEND_URI='http://crm.example.com:3000'");
+    expect(script).toContain("with_database_lock()");
+    expect(script).not.toContain("readonly DB_ROOT_PASSWORD_PARAMETER=");
+    expect(script).toContain("readonly APP_DB_PASSWORD_PARAMETER=");
+  });
+
+  it("serves HTTPS with the validated certificate, and points the domain at the load balancer by an alias", () => {
+    expect(resources.aws_lb_listener?.crm_load_balancer_https.certificate_arn).toBe("${aws_acm_certificate_validation.crm_site.certificate_arn}");
+    expect(resources.aws_route53_record?.crm_site.alias).toEqual({
+      name: "${aws_lb.crm_load_balancer.dns_name}", zone_id: "${aws_lb.crm_load_balancer.zone_id}", evaluate_target_health: true,
+    });
+    expect(resources.aws_route53_record?.crm_site_validation.zone_id).toBe("${data.aws_route53_zone.crm_site.zone_id}");
+  });
+
+  it("outputs the load balancer's name, the URLs on the domain, the database's endpoint and secret, and the group's name", () => {
+    expect(Object.keys(json.output ?? {}).sort()).toEqual(["CrmServerAutoScalingGroupName", "CrmServerBackendUrl", "CrmServerDatabaseEndpoint",
+      "CrmServerDatabaseSecretArn", "CrmServerFrontendUrl", "CrmServerLoadBalancerDns"]);
+    expect(json.output?.CrmServerFrontendUrl.value).toBe("https://crm.example.com");
+  });
+
+  it("refuses the user-data secrets mode, naming the setting and why", () => {
+    expect(() => exampleStackSettings({ topology: "scale-out" })).toThrow(/secrets.*"parameter-store" with "topology": "scale-out" \(a launch template's user data is copied to every host/);
+  });
+});

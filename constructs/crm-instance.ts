@@ -23,6 +23,14 @@ export const ROOT_VOLUME_SIZE_GIB = 16;
  */
 export const IGNORED_INSTANCE_CHANGES = ["ami", "user_data", "user_data_base64"];
 
+/**
+ * The metadata service's settings of the hosts (an instance, a launch template): IMDSv2 only, one hop
+ * (processes on the host only, not containers behind a bridge), and its IPv6 address when `ipv6`.
+ */
+export function metadataOptions(ipv6: boolean): { httpEndpoint: string; httpTokens: string; httpProtocolIpv6?: string; httpPutResponseHopLimit: number } {
+  return { httpEndpoint: "enabled", httpTokens: "required", httpProtocolIpv6: ipv6 ? "enabled" : undefined, httpPutResponseHopLimit: 1 };
+}
+
 /** Props of {@link CrmInstance}. */
 export interface CrmInstanceProps {
   /** AMI id (from the image parameter). */
@@ -111,13 +119,7 @@ export class CrmInstance extends Construct {
       // Stated, not left to AWS's default: EC2 moves the instance off failed hardware by itself
       // (simplified automatic recovery), besides the recover alarm of HostAlarms, which notifies.
       maintenanceOptions: { autoRecovery: "default" },
-      metadataOptions: {
-        httpEndpoint: "enabled",
-        httpTokens: "required",
-        httpProtocolIpv6: props.metadataIpv6 ? "enabled" : undefined,
-        // One hop: processes on the host only, not containers behind a bridge.
-        httpPutResponseHopLimit: 1,
-      },
+      metadataOptions: metadataOptions(props.metadataIpv6 ?? false),
       rootBlockDevice: {
         encrypted: true,
         volumeType: "gp3",

@@ -1,5 +1,5 @@
 import { SecurityGroup } from "@cdktf/provider-aws/lib/security-group";
-import { Fn, Op, Token } from "cdktf";
+import { Fn, Op, Precondition, Token } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 
@@ -13,6 +13,33 @@ export const HTTPS_PORT = { port: 443, description: "HTTPS" } as const;
 /** AWS's default quota "Inbound or outbound rules per security group", and the most any account can have (with one group per interface). */
 export const DEFAULT_INBOUND_RULE_QUOTA = 60;
 export const MAX_INBOUND_RULE_QUOTA = 1000;
+
+/** What the refusal of too many inbound rules names: the variables of the CIDR lists, and of the quota. */
+export interface InboundRuleNames {
+  readonly cidrs: string;
+  readonly quota: string;
+}
+
+/**
+ * The precondition of a security group that stops the plan before its inbound rules exceed the account's
+ * quota `quota` (a number or a Terraform expression; default DEFAULT_INBOUND_RULE_QUOTA). AWS counts one
+ * rule per CIDR block of each rule, and one per source security group.
+ */
+export function inboundRuleQuotaCheck(
+  ingress: readonly { readonly fromPort: number; readonly cidrBlocks?: string[]; readonly securityGroups?: string[] }[],
+  quota: number = DEFAULT_INBOUND_RULE_QUOTA,
+  names: InboundRuleNames = { cidrs: "the ingress CIDR lists", quota: "the quota" },
+): Precondition {
+  const counts = ingress.map((rule) => (rule.cidrBlocks ? Fn.lengthOf(rule.cidrBlocks) : (rule.securityGroups ?? []).length));
+  const rules = counts.reduce((sum, count) => Op.add(sum, count));
+  return {
+    condition: Op.lte(rules, quota),
+    errorMessage: `Invalid value for ${names.cidrs}: expected at most ${Token.asString(quota)} inbound rules, AWS's quota ` +
+      `"Inbound or outbound rules per security group" (${names.quota}: ${DEFAULT_INBOUND_RULE_QUOTA} by default, ${MAX_INBOUND_RULE_QUOTA.toLocaleString("en-US")} at most in any account; raise it in ` +
+      `Service Quotas first); the lists make ${Token.asString(rules)}, one per CIDR block and port (${
+        ingress.map((rule, index) => `${rule.fromPort}: ${Token.asString(counts[index])}`).join(", ")}).`,
+  };
+}
 
 /** Props of {@link CrmSecurityGroup}. */
 export interface CrmSecurityGroupProps {
@@ -39,7 +66,7 @@ export interface CrmSecurityGroupProps {
    * What the refusal of too many rules names: the variables of the CIDR lists, and of the quota.
    * @default - "the ingress CIDR lists" and "the quota"
    */
-  readonly inboundRuleNames?: { readonly cidrs: string; readonly quota: string };
+  readonly inboundRuleNames?: InboundRuleNames;
   /**
    * Whether to open port 443 (HTTPS) to `appIngressCidrs` too: for a stack with a domain.
    * @default false
@@ -82,24 +109,11 @@ export class CrmSecurityGroup extends Construct {
       description: rule.description,
     });
     const ingress = [tcp(SSH_PORT, ssh), tcp(BACK_END_PORT, app), tcp(HTTP_PORT, app), ...(props.https ? [tcp(HTTPS_PORT, app)] : [])];
-    // AWS's count: one rule per CIDR block of each rule.
-    const counts = ingress.map((rule) => Fn.lengthOf(rule.cidrBlocks));
-    const rules = counts.reduce((sum, count) => Op.add(sum, count));
-    const quota = props.inboundRuleQuota ?? DEFAULT_INBOUND_RULE_QUOTA;
-    const names = props.inboundRuleNames ?? { cidrs: "the ingress CIDR lists", quota: "the quota" };
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,
       description: props.description ?? "Allow SSH (22) and HTTP (80, 3000) access to the CRM host",
       ingress,
-      lifecycle: {
-        precondition: [{
-          condition: Op.lte(rules, quota),
-          errorMessage: `Invalid value for ${names.cidrs}: expected at most ${Token.asString(quota)} inbound rules, AWS's quota ` +
-            `"Inbound or outbound rules per security group" (${names.quota}: ${DEFAULT_INBOUND_RULE_QUOTA} by default, ${MAX_INBOUND_RULE_QUOTA.toLocaleString("en-US")} at most in any account; raise it in ` +
-            `Service Quotas first); the lists make ${Token.asString(rules)}, one per CIDR block and port (${
-              ingress.map((rule, index) => `${rule.fromPort}: ${Token.asString(counts[index])}`).join(", ")}).`,
-        }],
-      },
+      lifecycle: { precondition: [inboundRuleQuotaCheck(ingress, props.inboundRuleQuota, props.inboundRuleNames)] },
       egress: [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }],
       tags: props.tags,
     });

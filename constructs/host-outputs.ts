@@ -60,13 +60,21 @@ export class HostOutputs extends Construct {
     if (props.dataVolumeId !== undefined) {
       values.push(["DataVolumeId", props.dataVolumeId, `EBS volume that holds the database of ${props.nameTag} (kept on destroy)`]);
     }
-    const outputs: Record<string, TerraformOutput> = {};
-    for (const [suffix, value, description] of values) {
-      const name = `${props.instanceName}${suffix}`;
-      const output = new TerraformOutput(this, suffix, { value, description });
-      output.overrideLogicalId(name);
-      outputs[name] = output;
-    }
-    this.outputs = outputs;
+    this.outputs = namedOutputs(this, props.instanceName, values);
   }
+}
+
+/**
+ * Outputs named `<instanceName><suffix>` (not prefixed by the construct path, so that scripts can rely on
+ * them), from `[suffix, value, description]`; the outputs by name.
+ */
+export function namedOutputs(scope: Construct, instanceName: string, values: readonly (readonly [string, string, string])[]): Record<string, TerraformOutput> {
+  const outputs: Record<string, TerraformOutput> = {};
+  for (const [suffix, value, description] of values) {
+    const name = `${instanceName}${suffix}`;
+    const output = new TerraformOutput(scope, suffix, { value, description });
+    output.overrideLogicalId(name);
+    outputs[name] = output;
+  }
+  return outputs;
 }

@@ -1,7 +1,7 @@
 import { Fn, TerraformLocal } from "cdktf";
 import { Construct } from "constructs";
 import { gzipSync } from "zlib";
-import { renderProvisioningScript, SecretsInput } from "../userdata";
+import { renderProvisioningScript, ScaleOutValues, SecretsInput } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
 import { nameElements } from "./addresses";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
@@ -9,6 +9,25 @@ import { MAX_SECRET_LENGTH } from "./secret-variables";
 /** Stand for the data volume's id and the Elastic IP while the script is rendered: the longest there are. */
 const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
 const ELASTIC_IP_PLACEHOLDER = "255.255.255.255";
+
+/** Stands for a value of the scale-out topology while the script is rendered: unique, at least as long as any value. */
+function standIn(what: string, length: number): string {
+  return `crm${what}placeholder`.padEnd(length, "0");
+}
+
+/**
+ * What stands for each of the scale-out topology's values: longer than any real one (an RDS endpoint is
+ * at most about 110 characters, a Secrets Manager ARN about 100, a load balancer's DNS name about 80;
+ * release_ref at most 200), in the form the script's header accepts.
+ */
+const SCALE_OUT_PLACEHOLDERS: ScaleOutValues = {
+  databaseHost: standIn("databasehost", 128),
+  // Never stands in: the port is given as a number (a digit placeholder could be found in a setting, a URL's port).
+  databasePort: "65535",
+  masterSecretArn: `arn:aws:secretsmanager:us-east-1:123456789012:secret:${standIn("mastersecret", 128)}`,
+  loadBalancerName: standIn("loadbalancer", 128),
+  releaseRef: standIn("releaseref", 200),
+};
 
 /** EC2 refuses user data above 16 KiB (before base64; of gzip-compressed user data, the compressed bytes). */
 export const USER_DATA_LIMIT_BYTES = 16 * 1024;
@@ -62,6 +81,13 @@ export interface ProvisioningUserDataProps {
    * @default - none: the hostname is read at once
    */
   readonly elasticIp?: string;
+  /**
+   * The scale-out topology's values (Terraform expressions, or the values themselves): the database's endpoint
+   * and master secret, the load balancer's DNS name and the release the hosts deploy; the database's port a
+   * number. Required with `"topology": "scale-out"`.
+   * @default - none (the single host)
+   */
+  readonly scaleOut?: ScaleOutValues;
   /**
    * Longest secret the variables accept, used to check at synthesis that the script stays
    * within EC2's user-data limit whatever the secrets are.
@@ -118,6 +144,8 @@ export interface ScriptExpressions {
   readonly dataVolumeId?: string;
   /** The host's Elastic IP. @default - none */
   readonly elasticIp?: string;
+  /** The scale-out topology's values. @default - none */
+  readonly scaleOut?: ScaleOutValues;
 }
 
 /**
@@ -141,18 +169,40 @@ export function terraformTemplate(settings: ProvisioningSettings, secrets: Secre
   return text;
 }
 
-/** What stands for the data volume's id and the Elastic IP while the script is rendered ("" where there is none). */
-function placeholders(expressions: ScriptExpressions): [string, string] {
-  return [expressions.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, expressions.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER];
+/** Whether a value is a Terraform expression (a token), which a placeholder stands for while the script is rendered. */
+const isExpression = (value: string) => value.includes("${");
+
+/**
+ * What stands for the expressions while the script is rendered ("" and undefined where there are none); a
+ * scale-out value that is not an expression (such as the database's port) is rendered as it is.
+ */
+function placeholders(expressions: ScriptExpressions): [string, string, ScaleOutValues | undefined] {
+  const scaleOut = expressions.scaleOut;
+  if (scaleOut && isExpression(scaleOut.databasePort)) {
+    throw new Error(`The database's port must be a number, not the expression ${scaleOut.databasePort} (the stack sets it: DATABASE_PORT).`);
+  }
+  return [expressions.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, expressions.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER,
+    scaleOut === undefined ? undefined : Object.fromEntries(Object.entries(SCALE_OUT_PLACEHOLDERS)
+      .map(([key, stand]) => [key, isExpression(scaleOut[key as keyof ScaleOutValues]) ? stand : scaleOut[key as keyof ScaleOutValues]])) as unknown as ScaleOutValues];
 }
 
-/** The escaped script with the expressions where their placeholders were, each exactly once. */
+/**
+ * The escaped script with the expressions where their placeholders were: each once, but the load balancer's
+ * name, which both URIs hold (and none does when a domain names the site).
+ */
 function withExpressions(text: string, expressions: ScriptExpressions): string {
-  for (const [what, value, stand] of [["data volume id", expressions.dataVolumeId, VOLUME_PLACEHOLDER],
-    ["Elastic IP", expressions.elasticIp, ELASTIC_IP_PLACEHOLDER]] as const) {
+  const scaleOut = expressions.scaleOut;
+  const replaced: [string, string | undefined, string, (count: number) => boolean][] = [
+    ["data volume id", expressions.dataVolumeId, VOLUME_PLACEHOLDER, (count) => count === 1],
+    ["Elastic IP", expressions.elasticIp, ELASTIC_IP_PLACEHOLDER, (count) => count === 1],
+    ...(Object.keys(SCALE_OUT_PLACEHOLDERS) as (keyof ScaleOutValues)[]).map((key): [string, string | undefined, string, (count: number) => boolean] =>
+      [key, scaleOut && isExpression(scaleOut[key]) ? scaleOut[key] : undefined, SCALE_OUT_PLACEHOLDERS[key],
+        (count) => (key === "loadBalancerName" ? count <= 2 : count === 1)]),
+  ];
+  for (const [what, value, stand, expected] of replaced) {
     if (value === undefined) continue;
     const parts = text.split(stand);
-    if (parts.length !== 2) throw new Error(`The provisioning script must hold the ${what} once; found it ${parts.length - 1} times.`);
+    if (!expected(parts.length - 1)) throw new Error(`The provisioning script must hold the ${what} once; found it ${parts.length - 1} times.`);
     text = parts.join(value);
   }
   return text;

@@ -32,6 +32,12 @@ export function parameterArn(region: string, accountId: string, name: string): s
 export interface SecretParametersProps {
   /** `<stack_name>`: the parameters are `/<stackName>/crm/…`. */
   readonly stackName: string;
+  /**
+   * Whether the database root password is one of them: the single host's. The scale-out topology's hosts
+   * read the database's master password from the secret RDS keeps (constructs/managed-database.ts).
+   * @default true
+   */
+  readonly rootPassword?: boolean;
   /** Region of the parameters: the stack's. */
   readonly region: string;
   /**
@@ -57,7 +63,7 @@ export interface SecretParametersProps {
 }
 
 /**
- * The three secrets as SecureString parameters that the operator puts (`npm run secrets`), in `parameter-store`
+ * The secrets as SecureString parameters that the operator puts (`npm run secrets`), in `parameter-store`
  * mode: their names and ARNs, and a plan-time check that they exist, naming the missing ones.
  *
  * The check reads names only. The AWS provider's SSM data sources (`aws_ssm_parameter`,
@@ -68,7 +74,7 @@ export interface SecretParametersProps {
 export class SecretParameters extends Construct {
   /** The parameters' names, and their region: what the provisioning script reads. */
   public readonly names: SecretParameterNames;
-  /** The parameters' ARNs (Terraform expressions), in the order db root password, app password, token. */
+  /** The parameters' ARNs (Terraform expressions), in the order db root password (when read), app password, token. */
   public readonly arns: string[];
   /** The `terraform_data` resource whose precondition fails naming the missing parameters. */
   public readonly check: PlanCheck;
@@ -82,7 +88,8 @@ export class SecretParameters extends Construct {
       nameElements(name, caller);
       accountId = caller.accountId;
     }
-    const names = secretParameterNames(props.stackName);
+    const { dbRootPassword, ...others } = secretParameterNames(props.stackName);
+    const names = props.rootPassword ?? true ? { dbRootPassword, ...others } : others;
     this.names = { region: props.region, ...names };
     this.arns = Object.values(names).map((parameter) => parameterArn(props.region, accountId, parameter));
     let listedArns = props.listedArns;

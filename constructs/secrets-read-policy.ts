@@ -6,6 +6,11 @@ import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import { POLICY_VERSION } from "./instance-role";
 
+/** The condition that KMS is asked by `service` (ssm, secretsmanager) of the region on the caller's behalf. */
+function viaService(service: string, region: string): { test: string; variable: string; values: string[] } {
+  return { test: "StringEquals", variable: "kms:ViaService", values: [`${service}.${region}.${partition(region).dnsSuffix}`] };
+}
+
 /** Props of {@link SecretsReadPolicy}. */
 export interface SecretsReadPolicyProps {
   /** Name of the role that gets the policy (the instance role). */
@@ -17,6 +22,12 @@ export interface SecretsReadPolicyProps {
   /** Region of the parameters and the key. */
   readonly region: string;
   /**
+   * The scale-out topology's database master secret (RDS's, in Secrets Manager), which the hosts read too:
+   * its ARN and the ARN of the KMS key that encrypts it.
+   * @default - none
+   */
+  readonly databaseSecret?: { readonly arn: string; readonly kmsKeyArn: string };
+  /**
    * Terraform name of the key's data source, the policy document and the role policy (`<type>.<name>`).
    * @default "crm_secrets"
    */
@@ -27,7 +38,9 @@ export interface SecretsReadPolicyProps {
  * The one inline policy of the instance role in `parameter-store` mode, its only permissions:
  * `ssm:GetParameters` on exactly the secrets' parameters, and `kms:Decrypt` with their key, only
  * when Parameter Store asks KMS on the role's behalf (`kms:ViaService`). The key's ARN is looked up
- * from `kmsKeyId` (KMS creates the AWS managed key `aws/ssm` if it does not exist yet).
+ * from `kmsKeyId` (KMS creates the AWS managed key `aws/ssm` if it does not exist yet). In the
+ * scale-out topology, also `secretsmanager:GetSecretValue` on exactly the database's master secret,
+ * and `kms:Decrypt` with its key only through Secrets Manager.
  */
 export class SecretsReadPolicy extends Construct {
   public readonly policy: IamRolePolicy;
@@ -48,8 +61,18 @@ export class SecretsReadPolicy extends Construct {
           effect: "Allow",
           actions: ["kms:Decrypt"],
           resources: [key.arn],
-          condition: [{ test: "StringEquals", variable: "kms:ViaService", values: [`ssm.${props.region}.${partition(props.region).dnsSuffix}`] }],
+          condition: [viaService("ssm", props.region)],
         },
+        ...(props.databaseSecret ? [
+          { sid: "ReadTheDatabaseMasterSecret", effect: "Allow", actions: ["secretsmanager:GetSecretValue"], resources: [props.databaseSecret.arn] },
+          {
+            sid: "DecryptItThroughSecretsManagerOnly",
+            effect: "Allow",
+            actions: ["kms:Decrypt"],
+            resources: [props.databaseSecret.kmsKeyArn],
+            condition: [viaService("secretsmanager", props.region)],
+          },
+        ] : []),
       ],
     });
     nameElements(name, this.document);

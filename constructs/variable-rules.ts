@@ -60,6 +60,14 @@ export function matchesPattern(
   return { condition: `\${${patternCondition(ref(variable), pattern)}}`, errorMessage: invalid(variable, expected) };
 }
 
+/**
+ * A rule given as an HCL condition (without `${}`) that may read other variables too (Terraform >= 1.9),
+ * with the message of every rule here: the variable's name and what is expected.
+ */
+export function conditionRule(variable: TerraformVariable, condition: string, expected: string): TerraformVariableValidationConfig {
+  return { condition: `\${${condition}}`, errorMessage: invalid(variable, expected) };
+}
+
 /** The rule, or the variable left unset (null): for optional variables. */
 export function unsetOr(variable: TerraformVariable, rule: TerraformVariableValidationConfig): TerraformVariableValidationConfig {
   return { condition: `\${${ref(variable)} == null || ${rule.condition.replace(/^\$\{([\s\S]*)\}$/, "$1")}}`, errorMessage: rule.errorMessage };

@@ -1,8 +1,9 @@
 /**
  * `npm run docs`: regenerates what is derived from the code, so that it cannot drift: the
- * settings' JSON Schema (from the zod schema), the README's architecture diagram, and the tables
+ * settings' JSON Schema (from the zod schema), the README's architecture diagram, the tables
  * of settings, Terraform variables and outputs in docs/settings.md (from the synthesized example
- * stack and the zod schema). `--check` writes nothing and exits 1 when a file differs; the jest
+ * stack and the zod schema), and the scale-out topology's diagram and tables in docs/scale-out.md
+ * (from the stack of examples/scale-out.json). `--check` writes nothing and exits 1 when a file differs; the jest
  * test __tests__/docs/generated.test.ts makes the same comparison.
  */
 import { Testing } from "cdktf";
@@ -19,6 +20,9 @@ import { StackJson } from "./docs/terraform-json";
 
 export const README_FILE = resolve(__dirname, "..", "README.md");
 export const SETTINGS_DOC_FILE = resolve(__dirname, "..", "docs", "settings.md");
+export const SCALE_OUT_DOC_FILE = resolve(__dirname, "..", "docs", "scale-out.md");
+/** The settings of the scale-out topology's example, whose stack docs/scale-out.md shows. */
+export const SCALE_OUT_SETTINGS_FILE = resolve(__dirname, "..", "examples", "scale-out.json");
 
 /** A file and the content the code implies for it. */
 export interface GeneratedFile {
@@ -27,9 +31,14 @@ export interface GeneratedFile {
 }
 
 /** The stack synthesized from the example settings, as Terraform JSON. */
-export function exampleStackJson(): StackJson {
-  const stack = new CrmHostStack(Testing.app(), loadStackSettings(DEFAULT_SETTINGS_FILE));
+export function exampleStackJson(file = DEFAULT_SETTINGS_FILE): StackJson {
+  const stack = new CrmHostStack(Testing.app(), loadStackSettings(file));
   return JSON.parse(Testing.synth(stack)) as StackJson;
+}
+
+/** A Mermaid code block of the stack's architecture diagram. */
+function diagramBlock(stack: StackJson): string {
+  return `\`\`\`mermaid\n${architectureDiagram(stack)}\n\`\`\``;
 }
 
 /** `text` (the document at `path`) with its generated sections, name to content, brought up to date. */
@@ -40,7 +49,7 @@ function withSections(path: string, text: string, sections: Record<string, strin
 
 /** The README with its generated section (the diagram) brought up to date. */
 export function generatedReadme(readme: string, stack: StackJson = exampleStackJson()): string {
-  return withSections(README_FILE, readme, { diagram: `\`\`\`mermaid\n${architectureDiagram(stack)}\n\`\`\`` });
+  return withSections(README_FILE, readme, { diagram: diagramBlock(stack) });
 }
 
 /** docs/settings.md with its generated tables brought up to date. */
@@ -54,6 +63,11 @@ export function generatedSettingsDoc(text: string, stack: StackJson = exampleSta
   });
 }
 
+/** docs/scale-out.md with the scale-out stack's diagram, variables and outputs brought up to date. */
+export function generatedScaleOutDoc(text: string, stack: StackJson = exampleStackJson(SCALE_OUT_SETTINGS_FILE)): string {
+  return withSections(SCALE_OUT_DOC_FILE, text, { diagram: diagramBlock(stack), variables: variablesTable(stack), outputs: outputsTable(stack) });
+}
+
 /** Every generated file, with its expected content. */
 export function generatedFiles(): GeneratedFile[] {
   const stack = exampleStackJson();
@@ -61,6 +75,7 @@ export function generatedFiles(): GeneratedFile[] {
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
     { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE), stack) },
     { path: SETTINGS_DOC_FILE, content: generatedSettingsDoc(readOrEmpty(SETTINGS_DOC_FILE), stack) },
+    { path: SCALE_OUT_DOC_FILE, content: generatedScaleOutDoc(readOrEmpty(SCALE_OUT_DOC_FILE)) },
   ];
 }
 

@@ -139,10 +139,25 @@ async function check(client: SSMClient, settings: StackSettings, secrets: Secret
   return ok;
 }
 
+/**
+ * The secrets the stack's topology reads: the scale-out topology has no database root password (RDS keeps
+ * the master user's password in Secrets Manager), so it is left out, or refused when named.
+ */
+function ofTopology(settings: StackSettings, secrets: Secret[], named: boolean): Secret[] {
+  if (settings.provisioning.topology !== "scale-out") return secrets;
+  const root = SECRET_PARAMETER_LEAVES.dbRootPassword;
+  if (named && secrets.includes(root)) {
+    throw new SecretsCommandError(`${root}: the stack ${settings.stackName} has "topology": "scale-out", whose database's master password RDS `
+      + "keeps in Secrets Manager (docs/scale-out.md); nothing was put");
+  }
+  return secrets.filter((secret) => secret !== root);
+}
+
 /** Runs the command; resolves with the exit code. */
 export async function run(args: string[]): Promise<number> {
-  const { stackName, command, secrets } = parseArguments(args);
+  const { stackName, command, secrets: asked } = parseArguments(args);
   const settings = stackSettings(stackName);
+  const secrets = ofTopology(settings, asked, args.length > 2);
   if (settings.provisioning.secrets !== "parameter-store") {
     console.error(`note: the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}"; the stack reads these parameters once they say "parameter-store"`);
   }

@@ -10,7 +10,9 @@ import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "../constructs/state-backend";
 import { hostLayout, pathsApart } from "../userdata/host";
-import { domainBesideOwnPort80, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS } from "../userdata/settings";
+import {
+  domainBesideOwnPort80, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS, scaleOutProvisioning,
+} from "../userdata/settings";
 import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
 import { alarmEmailSchema } from "./domain-settings";
 import { settingsErrorFrom } from "./errors";
@@ -48,6 +50,7 @@ const provisioningWithDefaults = {
   scriptDirectory: PROVISIONING_FIELDS.scriptDirectory.default(PRODUCTION_PATHS.scriptDirectory),
   redirectHttpPort: PROVISIONING_FIELDS.redirectHttpPort.default(PROVISIONING_DEFAULTS.redirectHttpPort),
   secrets: PROVISIONING_FIELDS.secrets.default(PROVISIONING_DEFAULTS.secrets),
+  topology: PROVISIONING_FIELDS.topology.default(PROVISIONING_DEFAULTS.topology),
   healthCheckPath: PROVISIONING_FIELDS.healthCheckPath.default(PROVISIONING_DEFAULTS.healthCheckPath),
 };
 
@@ -74,7 +77,31 @@ export const stackSettingsSchema = z.strictObject({
   // The instance's own layout, after pathsApart: the first issue is the one reported, and that one is more specific.
   .check((ctx) => hostLayout(ctx.value, ctx))
   .check((ctx) => stateKeyInBucketRegion(ctx.value, ctx))
-  .check((ctx) => domainBesideOwnPort80(ctx.value, ctx));
+  .check((ctx) => domainBesideOwnPort80(ctx.value, ctx))
+  .check((ctx) => scaleOutProvisioning(ctx.value, ctx))
+  .check((ctx) => scaleOutStack(ctx.value, ctx));
+
+/**
+ * The single host's own settings, refused with `"topology": "scale-out"` rather than ignored: there the
+ * database is RDS's (no data volume) and the Auto Scaling group replaces a failed host (no status-check alarms).
+ */
+function scaleOutStack(settings: { topology: string; alarmEmail?: string; deleteDataVolumeOnDestroy: boolean }, ctx: z.core.ParsePayload<unknown>): void {
+  if (settings.topology !== "scale-out") return;
+  if (settings.alarmEmail !== undefined) {
+    ctx.issues.push({
+      code: "custom", path: ["alarmEmail"], input: settings.alarmEmail,
+      message: "no alarmEmail with \"topology\": \"scale-out\" (the status-check alarms watch the single host; the Auto Scaling group "
+        + "replaces a host that fails its health checks by itself)",
+    });
+  }
+  if (settings.deleteDataVolumeOnDestroy) {
+    ctx.issues.push({
+      code: "custom", path: ["deleteDataVolumeOnDestroy"], input: true,
+      message: "false with \"topology\": \"scale-out\" (there is no data volume: the database is RDS's, kept by its deletion "
+        + "protection and a final snapshot, see docs/scale-out.md)",
+    });
+  }
+}
 
 export interface StackSettings {
   /** `<stack_name>`: cdktf stack name, first half of the Name tags. */

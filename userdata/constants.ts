@@ -40,6 +40,13 @@ export const DATA_FILE_SYSTEM = "xfs";
 export const DATABASE_DROP_IN = "crm-data-volume.conf";
 /** Packages of spec step 2 besides the "Development Tools" group. */
 export const PACKAGES = ["nftables", "git", DATABASE_PACKAGE, "gcc-c++", "make"] as const;
+/** Amazon Linux 2023 package of the MariaDB client alone (mariadb, mariadb-admin): the scale-out topology's hosts run no server. */
+export const DATABASE_CLIENT_PACKAGE = "mariadb105";
+/** Step 2's packages in the scale-out topology: the client in place of the server. */
+export const CLIENT_PACKAGES = PACKAGES.map((name) => (name === DATABASE_PACKAGE ? DATABASE_CLIENT_PACKAGE : name));
+/** Scale-out topology: how long step 3 waits for the database to answer, and a step for the database lock (GET_LOCK) another host holds. */
+export const DATABASE_WAIT_SECONDS = 300;
+export const DATABASE_LOCK_SECONDS = 900;
 /** How often network steps (dnf, git, nvm, npm, yarn, metadata) are tried, and the pause between tries. */
 export const NETWORK_ATTEMPTS = 5;
 export const NETWORK_RETRY_PAUSE_SECONDS = 10;

@@ -6,27 +6,36 @@
 # secrets, is defined only where this one is not); the ops command runs rotate_secrets (rotate-secrets).
 # shellcheck disable=SC2154 # the variables come from the rendered header
 
-# load_secrets: the three parameters in one call (names only on its command line), into
-# DB_ROOT_PASSWORD, APP_DB_PASSWORD and SOURCE_HOST_TOKEN and their *_B64 forms, which redact hides.
-# The values go from the AWS CLI's output into variables, never into a file or an argument.
-load_secrets() {
-  local names=("$DB_ROOT_PASSWORD_PARAMETER" "$APP_DB_PASSWORD_PARAMETER" "$SOURCE_HOST_TOKEN_PARAMETER")
+# read_parameters VAR PARAMETER LABEL...: each PARAMETER's value into VAR and VAR_B64 (which redact
+# hides), all in one call (names only on its command line); the values go from the AWS CLI's output into
+# variables, never into a file or an argument.
+read_parameters() {
+  local vars=() names=() labels=() out fields i
   # shellcheck disable=SC2016 # JMESPath's literals, not shell
-  local vars=(DB_ROOT_PASSWORD APP_DB_PASSWORD SOURCE_HOST_TOKEN) query='[join(`, `, InvalidParameters)' name out fields i
-  for name in "${names[@]}"; do query+=", Parameters[?Name=='$name']|[0].Value"; done
+  local query='[join(`, `, InvalidParameters)'
+  while (($# >= 3)); do
+    vars+=("$1") names+=("$2") labels+=("$3")
+    query+=", Parameters[?Name=='$2']|[0].Value"
+    shift 3
+  done
   out=$(retry "Parameter Store" aws ssm get-parameters --region "$SECRETS_REGION" --with-decryption \
     --names "${names[@]}" --query "$query]" --output text) ||
     die "could not read the secrets from Parameter Store in $SECRETS_REGION (the AWS CLI's message is above)"
   mapfile -d $'\t' -t fields < <(printf '%s' "$out")
   [[ -z ${fields[0]} ]] || die "missing in Parameter Store ($SECRETS_REGION): ${fields[0]}; put them (npm run secrets -- <stack> set), then provision again (docs/secrets.md)"
-  [[ ${#fields[@]} == 4 && $out != *$'\n'* ]] || die "a secret in Parameter Store holds a tab or a line break; refusing it"
-  for i in 0 1 2; do
+  [[ ${#fields[@]} == $((${#names[@]} + 1)) && $out != *$'\n'* ]] || die "a secret in Parameter Store holds a tab or a line break; refusing it"
+  for i in "${!vars[@]}"; do
     printf -v "${vars[i]}_B64" '%s' "$(printf '%s' "${fields[i + 1]}" | base64 -w0)"
+    decode_secret "${vars[i]}" "${labels[i]} (${names[i]})"
   done
-  decode_secret DB_ROOT_PASSWORD "database root password ($DB_ROOT_PASSWORD_PARAMETER)"
-  decode_secret APP_DB_PASSWORD "application database password ($APP_DB_PASSWORD_PARAMETER)"
-  decode_secret SOURCE_HOST_TOKEN "source host token ($SOURCE_HOST_TOKEN_PARAMETER)"
   log "secrets read from Parameter Store ($SECRETS_REGION): ${names[*]}"
+}
+
+# load_secrets: the three parameters into DB_ROOT_PASSWORD, APP_DB_PASSWORD and SOURCE_HOST_TOKEN.
+load_secrets() {
+  read_parameters DB_ROOT_PASSWORD "$DB_ROOT_PASSWORD_PARAMETER" "database root password" \
+    APP_DB_PASSWORD "$APP_DB_PASSWORD_PARAMETER" "application database password" \
+    SOURCE_HOST_TOKEN "$SOURCE_HOST_TOKEN_PARAMETER" "source host token"
 }
 
 # rotate_secrets: applies the parameters' current values on the running host, after they changed

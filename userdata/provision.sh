@@ -561,6 +561,8 @@ main() {
   log "provisioning $APP_NAME: done"
 }
 
+# The run. Everything above defines functions only; userdata/script.ts puts the modules that replace
+# some of them (remote-database.sh: scriptModules, REPLACING_MODULES) between those and this run.
 mkdir -p "$(dirname "$LOG_FILE")"
 (umask 077 && : >>"$LOG_FILE")
 # The ops command first, with no secret in it: its reprovision repairs a run that fails from here on.

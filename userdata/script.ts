@@ -1,7 +1,8 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  APP_PORT, CADDY_PATHS, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_SERVICE, DATABASE_USER, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS, HTTP_PORT,
+  APP_PORT, CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
+  DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS, HTTP_PORT,
   KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME, USER_DATA_COPY,
@@ -34,9 +35,14 @@ export const SECRET_PARAMETER_VARIABLES: Readonly<Record<Exclude<keyof SecretPar
 /** The secrets as the script takes them: in base64 (`user-data` mode), or by their parameters' names (`parameter-store`). */
 export type SecretsInput = ScriptSecrets | SecretParameterNames;
 
+/** A shell file of userdata/, as written. */
+function shellFile(name: string): string {
+  return readFileSync(join(__dirname, `${name}.sh`), "utf8");
+}
+
 /** A shell file of userdata/ as it goes into the user data: without its comment lines (see withoutCommentLines). */
 function shellCode(name: string): string {
-  return withoutCommentLines(readFileSync(join(__dirname, `${name}.sh`), "utf8"));
+  return withoutCommentLines(shellFile(name));
 }
 
 /**
@@ -48,6 +54,29 @@ function shellCode(name: string): string {
  */
 export const PROVISIONING_CODE = shellCode("provision");
 
+/** The comment line of provision.sh after which only its run follows (no function is defined below it). */
+export const RUN_MARKER = "# The run.";
+
+/**
+ * PROVISIONING_CODE in two parts, split before the line that starts with RUN_MARKER: its function
+ * definitions, and its run. The modules that replace some of those functions go between them.
+ * Joined with a line break, they are PROVISIONING_CODE.
+ */
+export const [PROVISIONING_FUNCTIONS, PROVISIONING_RUN] = ((): [string, string] => {
+  const lines = shellFile("provision").split("\n");
+  const run = lines.findIndex((line) => line.startsWith(RUN_MARKER));
+  if (run < 0 || lines.findIndex((line, i) => i > run && line.startsWith(RUN_MARKER)) >= 0) {
+    throw new Error(`userdata/provision.sh must hold one line starting with "${RUN_MARKER}"`);
+  }
+  return [withoutCommentLines(lines.slice(0, run).join("\n")), withoutCommentLines(lines.slice(run).join("\n"))];
+})();
+
+/**
+ * The modules that replace functions of provision.sh (its step functions among them): they go after
+ * provision.sh's functions, before its run, where bash's later definition of a function is the one run.
+ */
+export const REPLACING_MODULES: readonly string[] = ["remote-database"];
+
 /**
  * Shell modules of userdata/ (`<name>.sh`, function definitions only) that the settings need,
  * in the order they go into the script: after the header, before provision.sh, whose steps call
@@ -55,13 +84,51 @@ export const PROVISIONING_CODE = shellCode("provision");
  * user data of the others does not carry it (EC2's 16 KiB limit; see ProvisioningUserData).
  */
 export function scriptModules(settings: ProvisioningSettings): string[] {
+  const scaleOut = settings.topology === "scale-out";
   return [
     // ops: the ops command (<app>-ops), which every host gets (installed before step 1).
     "ops",
     ...(settings.secrets === "parameter-store" ? ["parameter-store"] : []),
-    ...(settings.domain ? ["https"] : []),
+    // A scale-out topology's load balancer holds the domain's certificate (ACM): its hosts serve no HTTPS.
+    ...(settings.domain && !scaleOut ? ["https"] : []),
+    ...(scaleOut ? ["remote-database"] : []),
   ];
 }
+
+/**
+ * What the scale-out topology's hosts know of the stack besides the settings: Terraform expressions (or,
+ * in tests, their values), as the user data gives them to the script.
+ */
+export interface ScaleOutValues {
+  /** The database's host name (RDS's endpoint address) and port. */
+  readonly databaseHost: string;
+  readonly databasePort: string;
+  /** The ARN of the Secrets Manager secret in which RDS keeps the master user's name and password. */
+  readonly masterSecretArn: string;
+  /** The public name of the app: the load balancer's DNS name (a domain's name, when the settings give one, takes its place in the URIs). */
+  readonly loadBalancerName: string;
+  /** The git ref (branch, tag or commit) every host deploys; empty: the repository's default branch. */
+  readonly releaseRef: string;
+}
+
+/**
+ * A release the hosts deploy (variable release_ref): empty (the default branch), or a branch, tag or commit
+ * of letters, digits and . _ / - (a word in single quotes of the script, as RE2 and JavaScript read it).
+ */
+export const RELEASE_REF_PATTERN = "^([A-Za-z0-9][A-Za-z0-9._/-]{0,199})?$";
+
+/** What each of ScaleOutValues may be when it is not a Terraform expression: a shell word without quotes. */
+const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, RegExp>> = {
+  databaseHost: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
+  databasePort: /^[0-9]{1,5}$/,
+  masterSecretArn: /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@!-]+$/,
+  loadBalancerName: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
+  releaseRef: new RegExp(RELEASE_REF_PATTERN),
+};
+
+/** A Terraform expression that the header may hold between single quotes (it evaluates to one of the patterns above). */
+// eslint-disable-next-line no-control-regex
+const EXPRESSION = /^\$\{[^'\u0000-\u001f\u007f]*\}$/;
 
 /** Stands for the public hostname in the URI templates of the header; the script puts the name it reads at boot there. */
 export const PUBLIC_DNS_MARK = "@PUBLIC_DNS@";
@@ -85,9 +152,16 @@ export function withoutCommentLines(code: string): string {
 function renderSecretLines(settings: ProvisioningSettings, secrets: SecretsInput): string {
   if (settings.secrets === "parameter-store") {
     if (!("region" in secrets)) throw new Error("In parameter-store mode the script takes the secrets' parameter names, not their values.");
-    const names = (Object.keys(SECRET_PARAMETER_VARIABLES) as (keyof typeof SECRET_PARAMETER_VARIABLES)[]).map((key) => {
-      if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(secrets[key])) throw new Error(`The parameter name ${JSON.stringify(secrets[key])} must be a path of letters, digits, _ . -.`);
-      return `readonly ${SECRET_PARAMETER_VARIABLES[key]}=${shellQuote(secrets[key])}`;
+    // The scale-out topology's hosts read the database's master password from RDS's secret: no root password parameter.
+    const scaleOut = settings.topology === "scale-out";
+    if (scaleOut !== (secrets.dbRootPassword === undefined)) {
+      throw new Error(`The ${settings.topology} topology ${scaleOut ? "takes no" : "needs a"} database root password parameter.`);
+    }
+    const keys = (Object.keys(SECRET_PARAMETER_VARIABLES) as (keyof typeof SECRET_PARAMETER_VARIABLES)[]).filter((key) => secrets[key] !== undefined);
+    const names = keys.map((key) => {
+      const name = secrets[key] ?? "";
+      if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(name)) throw new Error(`The parameter name ${JSON.stringify(name)} must be a path of letters, digits, _ . -.`);
+      return `readonly ${SECRET_PARAMETER_VARIABLES[key]}=${shellQuote(name)}`;
     });
     return `# The secrets: read at boot from Parameter Store with the instance role (parameter-store.sh), never written here.
 readonly SECRETS_REGION=${shellQuote(secrets.region)}
@@ -120,9 +194,24 @@ function shellArray(words: readonly string[]): string {
  * secret is inserted verbatim, exactly once, inside single quotes: it must be base64 text or a
  * Terraform expression that evaluates to base64.
  */
-export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = ""): string {
-  const modules = scriptModules(settings).map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
-  return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp)}\n${modules}${PROVISIONING_CODE}`;
+export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
+  scaleOut?: ScaleOutValues): string {
+  const modules = (replacing: boolean) => scriptModules(settings).filter((name) => REPLACING_MODULES.includes(name) === replacing)
+    .map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
+  return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut)}\n${modules(false)}${PROVISIONING_FUNCTIONS}\n${modules(true)}${PROVISIONING_RUN}`;
+}
+
+/** The header's lines of the scale-out topology: the database, its master secret and the release (ScaleOutValues). */
+function renderScaleOutLines(values: ScaleOutValues): string {
+  for (const [key, pattern] of Object.entries(SCALE_OUT_VALUE_PATTERNS) as [keyof ScaleOutValues, RegExp][]) {
+    if (!pattern.test(values[key]) && !EXPRESSION.test(values[key])) {
+      throw new Error(`The scale-out topology's ${key} must match ${pattern} or be a Terraform expression; got ${JSON.stringify(values[key])}.`);
+    }
+  }
+  return `readonly DB_HOST='${values.databaseHost}' DB_PORT='${values.databasePort}'
+readonly MASTER_SECRET_ARN='${values.masterSecretArn}' RELEASE_REF='${values.releaseRef}'
+readonly DATABASE_WAIT_SECONDS=${DATABASE_WAIT_SECONDS} DATABASE_LOCK_SECONDS=${DATABASE_LOCK_SECONDS}
+`;
 }
 
 /**
@@ -133,18 +222,24 @@ export function renderProvisioningScript(settings: ProvisioningSettings, secrets
  * (an IPv4 address or a Terraform expression), which the first boot waits to see in the metadata
  * before it reads the public hostname; empty reads it at once.
  */
-export function renderScriptHeader(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = ""): string {
-  // eslint-disable-next-line no-control-regex
-  const expression = /^\$\{[^'\u0000-\u001f\u007f]*\}$/;
-  if (dataVolumeId !== "" && !/^vol-([0-9a-f]{8}|[0-9a-f]{17})$/.test(dataVolumeId) && !expression.test(dataVolumeId)) {
+export function renderScriptHeader(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
+  scaleOut?: ScaleOutValues): string {
+  if (dataVolumeId !== "" && !/^vol-([0-9a-f]{8}|[0-9a-f]{17})$/.test(dataVolumeId) && !EXPRESSION.test(dataVolumeId)) {
     throw new Error(`The data volume id must be vol- and 8 or 17 hexadecimal digits, or a Terraform expression; got ${JSON.stringify(dataVolumeId)}.`);
   }
-  if (elasticIp !== "" && !/^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(elasticIp) && !expression.test(elasticIp)) {
+  if (elasticIp !== "" && !/^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(elasticIp) && !EXPRESSION.test(elasticIp)) {
     throw new Error(`The Elastic IP must be an IPv4 address or a Terraform expression; got ${JSON.stringify(elasticIp)}.`);
   }
+  const onScaleOut = settings.topology === "scale-out";
+  if (onScaleOut !== (scaleOut !== undefined)) {
+    throw new Error(onScaleOut ? "The scale-out topology's script needs the database, its master secret, the load balancer's name and the release."
+      : "Only the scale-out topology's script takes the database, its master secret, the load balancer's name and the release.");
+  }
   const q = shellQuote;
-  const { domain } = settings;
-  const uris = applicationUris(PUBLIC_DNS_MARK, domain?.name);
+  // The scale-out topology's hosts serve no HTTPS themselves (the load balancer does) and keep no port-80 redirect.
+  const domain = onScaleOut ? undefined : settings.domain;
+  // Its URIs name the load balancer (or the domain) as they are: no public hostname of the host fills them in at boot.
+  const uris = applicationUris(scaleOut?.loadBalancerName ?? PUBLIC_DNS_MARK, settings.domain?.name);
   const ops = opsPaths(settings);
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
@@ -174,15 +269,15 @@ readonly DATABASE_DIR=${q(settings.databaseDir)}
 readonly FSTAB=${q(settings.fstabFile)}
 readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}
 readonly NFTABLES_CONFIG=${q(settings.nftablesConfig)}
-readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort && !domain ? "true" : "false"}
+readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort && !domain && !onScaleOut ? "true" : "false"}
 readonly ELASTIC_IP='${elasticIp}'
 readonly FRONTEND_URI=${q(uris.frontend)} BACKEND_URI=${q(uris.backend)}
 ${domain ? `readonly DOMAIN_NAME=${q(domain.name)} ACME_DIRECTORY=${q(domain.acmeDirectory)}
 readonly CADDY_URL=${q(domain.caddyUrl)} CADDY_SHA512=${q(domain.caddySha512)}
 readonly CADDY_BINARY=${q(CADDY_PATHS.binary)} CADDY_HOME=${q(CADDY_PATHS.home)} CADDY_CONFIG=${q(CADDY_PATHS.config)}
-` : ""}
+` : ""}${scaleOut ? renderScaleOutLines(scaleOut) : ""}
 # Constants (userdata/constants.ts).
-readonly PACKAGES=${shellArray(PACKAGES)}
+readonly PACKAGES=${shellArray(onScaleOut ? CLIENT_PACKAGES : PACKAGES)}
 readonly DATABASE_SERVICE=${q(DATABASE_SERVICE)} DATABASE_USER=${q(DATABASE_USER)}
 readonly DATA_FILE_SYSTEM=${q(DATA_FILE_SYSTEM)} DATABASE_DROP_IN=${q(DATABASE_DROP_IN)}
 readonly METADATA_TOKEN_TTL_SECONDS=${METADATA_TOKEN_TTL_SECONDS} ELASTIC_IP_WAIT_SECONDS=${ELASTIC_IP_WAIT_SECONDS}

@@ -67,6 +67,16 @@ function isMetadataAddress(url: string): boolean {
 /** The values of the `secrets` setting. */
 export const SECRET_SOURCES = ["user-data", "parameter-store"] as const;
 
+/** The values of the `topology` setting: the spec's one host, or the managed engines of docs/scale-out.md. */
+export const TOPOLOGIES = ["single-host", "scale-out"] as const;
+
+/**
+ * The master user of the scale-out topology's database (Amazon RDS for MariaDB), and the accounts RDS
+ * keeps for itself: the app's user may be none of them.
+ */
+export const DATABASE_MASTER_USER = "admin";
+export const RDS_RESERVED_USERS = [DATABASE_MASTER_USER, "rdsadmin", "rdsrepladmin", "rdsproxyadmin"] as const;
+
 export const PROVISIONING_FIELDS = {
   appName: text("`<app>`: name of the systemd units `<app>.service` and `<app>-public-uris.service` and of the nftables table " +
     "`inet <app>`; not a unit of the distribution, which it would shadow (RESERVED_UNIT_NAMES and RESERVED_UNIT_PREFIXES in " +
@@ -85,7 +95,8 @@ export const PROVISIONING_FIELDS = {
   (schema) => schema.regex(/^[A-Za-z0-9_]{1,64}$/, { error: DATABASE_NAME_EXPECTED })
     .refine((name) => name.replace(/_/g, "\\_").length <= 64, { error: DATABASE_NAME_EXPECTED })
     .refine(inList(RESERVED_DATABASE_NAMES), { error: DATABASE_NAME_EXPECTED })),
-  appDbUser: text("`<app_db_user>`: database account, created as `<app_db_user>`@localhost; not an account MariaDB " +
+  appDbUser: text("`<app_db_user>`: database account, created as `<app_db_user>`@localhost (`@'%'` on the scale-out topology's "
+    + "database); not an account MariaDB " +
     `creates or reserves (${RESERVED_DATABASE_USERS.join(", ")}).`, DATABASE_USER_EXPECTED,
   (schema) => schema.regex(/^[A-Za-z0-9_]{1,32}$/, { error: DATABASE_USER_EXPECTED })
     .refine(inList(RESERVED_DATABASE_USERS), { error: DATABASE_USER_EXPECTED })),
@@ -123,6 +134,9 @@ export const PROVISIONING_FIELDS = {
     + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`. "
     + "With a `domain`, the HTTPS server takes port 80 (to redirect it) and nothing is redirected."),
   domain: domainSettingsSchema.optional(),
+  topology: oneOf("How the stack runs the app. `single-host`: one EC2 instance with its own MariaDB (the spec). `scale-out`: "
+    + "hosts of an Auto Scaling group behind an Application Load Balancer, on a database of Amazon RDS for MariaDB; it needs "
+    + "`\"secrets\": \"parameter-store\"` (docs/scale-out.md).", TOPOLOGIES),
   healthCheckPath: matching("Path a release or rollback of the ops command (`<app>-ops`) asks on port 3000: the new release is kept "
     + "when it answers with an HTTP status below 500 (docs/operations.md).", /^\/[A-Za-z0-9._~%/-]{0,200}(\?[A-Za-z0-9._~%=&-]{0,200})?$/,
   "a path starting with / such as / or /health?full=1 (letters, digits and . _ ~ % / - only, then an optional ?query)"),
@@ -130,6 +144,31 @@ export const PROVISIONING_FIELDS = {
 
 /** Where the script's secrets come from: the spec's user data, or Parameter Store at boot (docs/secrets.md). */
 export type SecretSource = (typeof SECRET_SOURCES)[number];
+
+/** How the stack runs the app (docs/scale-out.md). */
+export type Topology = (typeof TOPOLOGIES)[number];
+
+/**
+ * What the scale-out topology needs of the provisioning settings: its secrets from Parameter Store (a
+ * launch template's user data is copied to every host and anyone who may describe launch templates reads
+ * it), and an app user that is not one of RDS's own accounts.
+ */
+export function scaleOutProvisioning(settings: { topology: Topology; secrets: SecretSource; appDbUser: string }, ctx: z.core.ParsePayload<unknown>): void {
+  if (settings.topology !== "scale-out") return;
+  if (settings.secrets !== "parameter-store") {
+    ctx.issues.push({
+      code: "custom", path: ["secrets"], input: settings.secrets,
+      message: "\"parameter-store\" with \"topology\": \"scale-out\" (a launch template's user data is copied to every host "
+        + "and readable through the EC2 API, ec2:DescribeLaunchTemplateVersions: no secret may be in it)",
+    });
+  }
+  if ((RDS_RESERVED_USERS as readonly string[]).includes(settings.appDbUser.toLowerCase())) {
+    ctx.issues.push({
+      code: "custom", path: ["appDbUser"], input: settings.appDbUser,
+      message: `a user other than RDS's own accounts with "topology": "scale-out" (${RDS_RESERVED_USERS.join(", ")}; ${DATABASE_MASTER_USER} is the database's master user)`,
+    });
+  }
+}
 
 /** Refuses a `domain` beside `redirectHttpPort: false`: the app and the HTTPS server would both bind port 80. */
 export function domainBesideOwnPort80(settings: { redirectHttpPort: boolean; domain?: unknown }, ctx: z.core.ParsePayload<unknown>): void {
@@ -148,7 +187,8 @@ export function domainBesideOwnPort80(settings: { redirectHttpPort: boolean; dom
  */
 export const provisioningSettingsSchema = z.object(PROVISIONING_FIELDS)
   .check((ctx) => pathsApart(ctx.value, ctx))
-  .check((ctx) => domainBesideOwnPort80(ctx.value, ctx));
+  .check((ctx) => domainBesideOwnPort80(ctx.value, ctx))
+  .check((ctx) => scaleOutProvisioning(ctx.value, ctx));
 
 /** Settings of the first-boot provisioning script and its service unit (see PROVISIONING_FIELDS). */
 export type ProvisioningSettings = Readonly<z.infer<typeof provisioningSettingsSchema>>;
@@ -170,7 +210,8 @@ export interface ScriptSecrets {
  */
 export interface SecretParameterNames {
   readonly region: string;
-  readonly dbRootPassword: string;
+  /** Not on the scale-out topology: its hosts read the database's master password from RDS's own secret. */
+  readonly dbRootPassword?: string;
   readonly appDbPassword: string;
   readonly sourceHostToken: string;
 }
@@ -197,6 +238,7 @@ export const PRODUCTION_PATHS = {
 export const PROVISIONING_DEFAULTS = {
   redirectHttpPort: true,
   secrets: "user-data",
+  topology: "single-host",
   healthCheckPath: "/",
 } as const satisfies Partial<ProvisioningSettings>;
 

@@ -15,6 +15,7 @@ import { opsPaths } from "../../userdata/ops";
 import { describeWithEngine } from "../support/terraform-engine";
 import { findMotoServer } from "../support/moto-server";
 import { hostC } from "./host-c";
+import { hostD } from "./host-d";
 import { opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
@@ -377,6 +378,9 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
       figure(`host B: HTTP on port ${port}`, answer ? `${answer.status}, ${rows} of ${want.length} rows` : "no answer", answer?.status === 200 && rows === want.length);
     }
   });
+
+  it("host D, a host of the scale-out topology: the database over TCP as RDS's, its master secret from Secrets Manager, DB_HOST in .env", () =>
+    hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: parameterStore.moto, work, settingsFile: join(__dirname, "settings.json"), figure }));
 
   it("host B: rotates the secrets on the running host; no secret, old or new, anywhere", async () => {
     await parameterStore.rotates(hostB!, standIns!, figure, appSql);

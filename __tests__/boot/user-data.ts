@@ -4,6 +4,7 @@
  * and all. Nothing is stubbed: the secrets reach the script only through Terraform.
  */
 import { TerraformOutput } from "cdktf";
+import { Construct } from "constructs";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { ProvisioningSettings } from "../../userdata/settings";
@@ -11,17 +12,23 @@ import { synthesize } from "../support/synth";
 import { EngineWorkspace, tfVars } from "../support/terraform-engine";
 
 /** The user data bytes for `settings`, with the data volume `dataVolumeId` and, if given, the Elastic IP `elasticIp`. */
-export async function engineUserData(engine: string, settings: ProvisioningSettings, secrets: Record<string, string>,
+export function engineUserData(engine: string, settings: ProvisioningSettings, secrets: Record<string, string>,
   dataVolumeId: string, elasticIp?: string): Promise<Buffer> {
-  const { json } = synthesize((scope) => {
+  return appliedUserData(engine, (scope) => {
     const variables = new SecretVariables(scope, "secrets");
-    const ud = new ProvisioningUserData(scope, "user_data", { settings, secrets: variables.scriptSecrets, dataVolumeId, elasticIp });
-    new TerraformOutput(scope, "user_data_base64", { value: ud.base64, sensitive: true });
+    return new ProvisioningUserData(scope, "user_data", { settings, secrets: variables.scriptSecrets, dataVolumeId, elasticIp });
+  }, secrets);
+}
+
+/** The user data bytes of the ProvisioningUserData that `make` builds, as `terraform apply` evaluates it with the variables `vars`. */
+export async function appliedUserData(engine: string, make: (scope: Construct) => ProvisioningUserData, vars: Record<string, string> = {}): Promise<Buffer> {
+  const { json } = synthesize((scope) => {
+    new TerraformOutput(scope, "user_data_base64", { value: make(scope).base64, sensitive: true });
   });
   const workspace = new EngineWorkspace(engine, json);
   try {
     await workspace.init();
-    const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"], tfVars(secrets));
+    const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"], tfVars(vars));
     if (applied.code !== 0) throw new Error(`terraform apply failed:\n${applied.stdout}\n${applied.stderr}`);
     return Buffer.from((await workspace.run(["output", "-raw", "user_data_base64"])).stdout, "base64");
   } finally {

@@ -13,7 +13,8 @@
  *
  * Every wait is bounded; qemu runs under `timeout` and a guard that kills it as soon as this
  * process is gone, however it ended. The guest has no route anywhere (`restrict=on`): it reaches
- * only the forwarded ports, and 10.0.2.100:443, which qemu forwards to the host's stand-in server.
+ * only the forwarded ports, and 10.0.2.100:443, which qemu forwards to the host's stand-in server
+ * (and any guestForwards).
  */
 import { ChildProcess, execFile, spawn } from "child_process";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
@@ -215,6 +216,12 @@ export interface BootOptions {
   readonly guestPorts?: readonly number[];
   /** Host port that STAND_IN_ADDRESS:443 in the guest reaches (the stand-in HTTPS server). */
   readonly standInPort?: number;
+  /**
+   * Further guest addresses (`10.0.2.x:port`) that qemu forwards to host loopback ports, such as a
+   * database server standing in for RDS (host D of the boot test).
+   * @default - none
+   */
+  readonly guestForwards?: readonly { readonly guest: string; readonly hostPort: number }[];
   /** Default 1024 (a t3.micro's 1 GiB). */
   readonly memoryMiB?: number;
   /** Default 2 (a t3.micro's 2 vCPUs). */
@@ -265,6 +272,9 @@ export class Vm {
     const forwards = [...ports].map(([guest, host]) => `hostfwd=tcp:127.0.0.1:${host}-:${guest}`);
     if (options.standInPort) {
       forwards.push(`guestfwd=tcp:${STAND_IN_ADDRESS}:443-cmd:${findTool("socat")} - TCP:127.0.0.1:${options.standInPort}`);
+    }
+    for (const { guest, hostPort } of options.guestForwards ?? []) {
+      forwards.push(`guestfwd=tcp:${guest}-cmd:${findTool("socat")} - TCP:127.0.0.1:${hostPort}`);
     }
     const args = [
       "-accel", options.accel === "kvm" ? "kvm" : "tcg,thread=multi", "-cpu", "max",

@@ -77,3 +77,34 @@ describe("ProvisioningUserData", () => {
     expect(userData!.maxCompressedBytes).toBeLessThanOrEqual(USER_DATA_LIMIT_BYTES);
   });
 });
+
+describe("terraformTemplate of the scale-out topology", () => {
+  const scaleOutSettings = exampleStackSettings({ topology: "scale-out", secrets: "parameter-store" }).provisioning;
+  const names = { region: "us-east-1", appDbPassword: "/S/crm/app-db-password", sourceHostToken: "/S/crm/source-host-token" };
+  const values = {
+    databaseHost: "${aws_db_instance.crm_database.address}", databasePort: "3306",
+    masterSecretArn: "${aws_db_instance.crm_database.master_user_secret[0].secret_arn}",
+    loadBalancerName: "${aws_lb.crm_load_balancer.dns_name}", releaseRef: "${var.release_ref}",
+  };
+
+  it("puts each expression where the header takes it (the load balancer's name in both URIs), and the port as it is", () => {
+    const template = terraformTemplate(scaleOutSettings, names, { scaleOut: values });
+    expect(template).toContain("readonly DB_HOST='${aws_db_instance.crm_database.address}' DB_PORT='3306'");
+    expect(template.split("${aws_db_instance.crm_database.master_user_secret[0].secret_arn}")).toHaveLength(2);
+    expect(template.split("${var.release_ref}")).toHaveLength(2);
+    expect(template).toContain("readonly FRONTEND_URI='http://${aws_lb.crm_load_balancer.dns_name}' BACKEND_URI='http://${aws_lb.crm_load_balancer.dns_name}:3000'");
+    expect(template).not.toContain("placeholder");
+  });
+
+  it("leaves the load balancer's name out when a domain names the site", () => {
+    const withDomain = exampleStackSettings({ topology: "scale-out", secrets: "parameter-store", domain: { hostedZone: "example.com", name: "crm.example.com" } });
+    const template = terraformTemplate(withDomain.provisioning, names, { scaleOut: values });
+    expect(template).not.toContain("aws_lb.crm_load_balancer");
+    expect(template).toContain("readonly FRONTEND_URI='https://crm.example.com'");
+  });
+
+  it("refuses a port given as an expression (a digit placeholder could be found in a setting)", () => {
+    expect(() => terraformTemplate(scaleOutSettings, names, { scaleOut: { ...values, databasePort: "${aws_db_instance.crm_database.port}" } }))
+      .toThrow("The database's port must be a number, not the expression ${aws_db_instance.crm_database.port}");
+  });
+});

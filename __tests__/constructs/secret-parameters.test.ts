@@ -35,4 +35,13 @@ describe("SecretParameters", () => {
     }]);
     expect(check.lifecycle.precondition[0].error_message).toContain(SECRET_PARAMETER_TAG);
   });
+
+  it("leaves out the database root password for the scale-out topology, whose master password RDS keeps", () => {
+    let names: Record<string, string> = {};
+    const { json: scaleOut } = synthesize((scope) => {
+      names = { ...new SecretParameters(scope, "secret_parameters", { stackName: "S", region: "us-east-1", rootPassword: false }).names };
+    });
+    expect(names).toEqual({ region: "us-east-1", appDbPassword: "/S/crm/app-db-password", sourceHostToken: "/S/crm/source-host-token" });
+    expect(JSON.stringify(scaleOut.locals?.crm_secrets_parameters)).not.toContain("db-root-password");
+  });
 });

@@ -19,4 +19,20 @@ describe("SiteDomain", () => {
     });
     expect(SITE_RECORD_TTL_SECONDS).toBe(300);
   });
+
+  it("points the name at a load balancer by an alias record instead, which answers only while a host is healthy", () => {
+    let twice: () => void = () => undefined;
+    const { json: alias } = synthesize((scope) => {
+      const site = new SiteDomain(scope, "domain", { hostedZone: "example.com", recordName: "crm.example.com" });
+      site.aliasTo("${aws_lb.crm_load_balancer.dns_name}", "${aws_lb.crm_load_balancer.zone_id}");
+      twice = () => site.aliasTo("x", "y");
+    });
+    expect(alias.resource?.aws_route53_record).toEqual({
+      crm_site: {
+        zone_id: "${data.aws_route53_zone.crm_site.zone_id}", name: "crm.example.com", type: "A",
+        alias: { name: "${aws_lb.crm_load_balancer.dns_name}", zone_id: "${aws_lb.crm_load_balancer.zone_id}", evaluate_target_health: true },
+      },
+    });
+    expect(twice).toThrow("already points at an address");
+  });
 });

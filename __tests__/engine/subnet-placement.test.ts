@@ -1,9 +1,10 @@
 /**
- * The placement checks, planned by a real engine: the stack's DeploymentVariables and SubnetPlacement,
+ * The placement checks, planned by a real engine: the stack's DeploymentVariables, SubnetVariables and SubnetPlacement,
  * with what the aws_subnet and aws_vpc data sources would read given as variables (stand-ins).
  */
 import { TerraformVariable } from "cdktf";
 import { DeploymentVariables } from "../../constructs/deployment-variables";
+import { SubnetVariables } from "../../constructs/subnet-variables";
 import { SubnetPlacement } from "../../constructs/subnet-placement";
 import { synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, flatten } from "../support/terraform-engine";
@@ -23,7 +24,8 @@ describeWithEngine("subnet placement checks, planned by a real engine", (engine)
 
   beforeAll(async () => {
     const { json } = synthesize((scope) => {
-      new DeploymentVariables(scope, "inputs", { region: "us-east-1" });
+      new DeploymentVariables(scope, "inputs");
+      new SubnetVariables(scope, "subnet", { region: "us-east-1" });
       new SubnetPlacement(scope, "placement", {
         subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
         facts: (construct) => {

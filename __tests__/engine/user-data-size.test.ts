@@ -6,10 +6,11 @@
  * longest secrets there are (256 characters of four UTF-8 bytes each): the margin covers Terraform's
  * gzip, and no user data goes over the construct's bound, or over EC2's limit.
  */
-import { Fn, TerraformOutput } from "cdktf";
+import { Fn, TerraformOutput, TerraformVariable } from "cdktf";
 import { writeFileSync } from "fs";
 import { join } from "path";
 import { gzipSize, ProvisioningUserData, TERRAFORM_GZIP_MARGIN, USER_DATA_LIMIT_BYTES } from "../../constructs/provisioning-user-data";
+import { secretParameterNames } from "../../constructs/secret-parameters";
 import { MAX_SECRET_LENGTH, SecretVariables } from "../../constructs/secret-variables";
 import { renderProvisioningScript } from "../../userdata";
 import { ProvisioningSettings } from "../../userdata/settings";
@@ -58,6 +59,43 @@ describeWithEngine("user data sizes, with the engine's own gzip", (engine) => {
       const terraformGzip = decodedBytes(await output("script_gzip_length"));
       expect(terraformGzip).toBeLessThanOrEqual(Math.ceil(gzipSize(script) * TERRAFORM_GZIP_MARGIN));
       const userData = decodedBytes(await output("user_data_length"));
+      expect(userData).toBeLessThanOrEqual(bound);
+      expect(bound).toBeLessThanOrEqual(USER_DATA_LIMIT_BYTES);
+    } finally {
+      workspace.remove();
+    }
+  }, 120_000);
+
+  it("the scale-out topology with a domain and the longest settings: its values at their longest, within the bound and EC2's limit", async () => {
+    const settings = exampleStackSettings({
+      topology: "scale-out", secrets: "parameter-store", domain: { hostedZone: "example.com", name: "crm.example.com" },
+      appName: `a${"b-_.".repeat(16)}`.slice(0, 64), databaseName: "crm_data".repeat(4),
+      repoUrl: `https://${"a".repeat(63)}.${"b".repeat(63)}.example.com:65535/${"org-name/".repeat(12)}app.git`,
+    }).provisioning;
+    const { appDbPassword, sourceHostToken } = secretParameterNames("S".repeat(64));
+    // What AWS writes at its longest: RDS's endpoint (a 63-character identifier), the secret RDS names, a load balancer's name; a 200-character ref.
+    const values = {
+      database_host: `${"d".repeat(63)}.c0123456789a.ap-southeast-5.rds.amazonaws.com`,
+      master_secret_arn: `arn:aws-us-gov:secretsmanager:ap-southeast-5:123456789012:secret:rds!db-${"0123abcd-".repeat(4)}0123-AbCdEf`,
+      load_balancer_name: `${"l".repeat(32)}-1234567890.ap-southeast-5.elb.amazonaws.com`, release_ref: `r${"e/".repeat(99)}f`,
+    };
+    let bound = 0;
+    const { json } = synthesize((scope) => {
+      const variable = (name: string) => new TerraformVariable(scope, name, { type: "string" }).stringValue;
+      const userData = new ProvisioningUserData(scope, "user_data", {
+        settings, secrets: { region: "ap-southeast-5", appDbPassword, sourceHostToken },
+        scaleOut: { databaseHost: variable("database_host"), databasePort: "65535", masterSecretArn: variable("master_secret_arn"),
+          loadBalancerName: variable("load_balancer_name"), releaseRef: variable("release_ref") },
+      });
+      bound = userData.maxCompressedBytes;
+      new TerraformOutput(scope, "user_data_length", { value: Fn.lengthOf(userData.base64) });
+    });
+    const workspace = new EngineWorkspace(engine, json);
+    try {
+      await workspace.init();
+      const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"], tfVars(values));
+      expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: "" });
+      const userData = decodedBytes(Number((await workspace.run(["output", "-raw", "user_data_length"])).stdout));
       expect(userData).toBeLessThanOrEqual(bound);
       expect(bound).toBeLessThanOrEqual(USER_DATA_LIMIT_BYTES);
     } finally {

@@ -17,7 +17,7 @@ import { describeWithTools } from "../support/required-tools";
 jest.setTimeout(180_000);
 
 const REGION = "us-east-1";
-const NAMES: SecretParameterNames = { region: REGION, ...secretParameterNames("CrmHostStack") };
+const NAMES = { region: REGION, ...secretParameterNames("CrmHostStack") } satisfies SecretParameterNames;
 const FIRST = {
   root: `r00t '"$HOME \`id\` \\ %s $(touch /tmp/pwned-ps-root)`,
   app: `it's "$USER" \`whoami\` 100% {}'; DROP DATABASE crm_test; -- é`,

@@ -163,4 +163,23 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(`no settings file of CRM_SETTINGS defines the stack "NoSuchStack" (it defines ${STACK})`);
   });
+
+  it("for a scale-out stack, knows no database root password: set and check take the other two, and naming it is refused", async () => {
+    const stack = "CrmHost-secrets-scale";
+    const names = secretParameterNames(stack);
+    const settings = join(dir, "scale-out.json");
+    writeFileSync(settings, JSON.stringify({ ...exampleSettings, $schema: undefined, stackName: stack, region: "eu-west-1", secrets: "parameter-store",
+      topology: "scale-out" }));
+    const scaleOut = (args: string[], input = "") => watched("npm", ["run", "-s", "secrets", "--", stack, ...args], { ...env, CRM_SETTINGS: settings }, input);
+    const refused = await scaleOut(["set", "db-root-password"], "x\n");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toMatch(/^db-root-password: the stack CrmHost-secrets-scale has "topology": "scale-out", .*nothing was put$/);
+    const set = await scaleOut(["set"], `${values.app}\n${values.token}\n`);
+    expect(set.code).toBe(0);
+    expect([await valueOf(names.appDbPassword), await valueOf(names.sourceHostToken)]).toEqual([values.app, values.token]);
+    await expect(valueOf(names.dbRootPassword)).rejects.toThrow();
+    const check = await scaleOut(["check"]);
+    expect(check.code).toBe(0);
+    expect(check.stdout.trim().split("\n").map((line) => line.split(":")[0])).toEqual([`ok      ${names.appDbPassword}`, `ok      ${names.sourceHostToken}`]);
+  });
 });

@@ -37,7 +37,7 @@ describe("environments (one stack per settings file)", () => {
     writeFileSync(join(dir, "more", "x.schema.json"), "{}");
     writeFileSync(join(dir, "more", "notes.txt"), "");
     expect(settingsFiles(` ${a} , ${join(dir, "more")},${a}`)).toEqual([a, join(dir, "more", "b.json"), join(dir, "more", "z.json")]);
-    expect(settingsFiles("examples").map((file) => file.slice(EXAMPLES.length + 1))).toEqual(["dev.json", "prod.json"]);
+    expect(settingsFiles("examples").map((file) => file.slice(EXAMPLES.length + 1))).toEqual(["dev.json", "prod.json", "scale-out.json"]);
   });
 
   it("refuses a directory without settings files", () => {
@@ -46,11 +46,12 @@ describe("environments (one stack per settings file)", () => {
     expect(() => settingsFiles(join(dir, "empty"))).toThrow(/Invalid setting "CRM_SETTINGS": expected a directory holding settings files/);
   });
 
-  it("ships two environments, each with its own stack and state key", () => {
+  it("ships three environments (the scale-out topology's among them), each with its own stack and state key", () => {
     const environments = loadEnvironments(settingsFiles(EXAMPLES));
     expect(environments.map((settings) => [settings.stackName, settings.backend])).toEqual([
       ["CrmHost-dev", { type: "s3", bucket: "crm-host-tfstate-123456789012", key: "crm-host/dev/terraform.tfstate", region: "us-east-1", kmsKeyId: undefined, workspaceKeyPrefix: undefined }],
       ["CrmHost-prod", expect.objectContaining({ type: "s3", key: "crm-host/prod/terraform.tfstate", kmsKeyId: expect.stringMatching(/^arn:aws:kms:/) })],
+      ["CrmHost-scale", expect.objectContaining({ type: "s3", key: "crm-host/scale/terraform.tfstate", kmsKeyId: expect.stringMatching(/^arn:aws:kms:/) })],
     ]);
   });
 
@@ -60,7 +61,8 @@ describe("environments (one stack per settings file)", () => {
     const stack = (name: string) => JSON.parse(readFileSync(join(outdir, "stacks", name, "cdk.tf.json"), "utf8"));
     expect(stack("CrmHost-dev").terraform.backend.s3).toMatchObject({ key: "crm-host/dev/terraform.tfstate", encrypt: true, use_lockfile: true });
     expect(stack("CrmHost-prod").terraform.backend.s3).toMatchObject({ key: "crm-host/prod/terraform.tfstate", encrypt: true, use_lockfile: true });
-    expect(Object.keys(JSON.parse(readFileSync(join(outdir, "manifest.json"), "utf8")).stacks).sort()).toEqual(["CrmHost-dev", "CrmHost-prod"]);
+    expect(stack("CrmHost-scale").terraform.backend.s3).toMatchObject({ key: "crm-host/scale/terraform.tfstate", encrypt: true, use_lockfile: true });
+    expect(Object.keys(JSON.parse(readFileSync(join(outdir, "manifest.json"), "utf8")).stacks).sort()).toEqual(["CrmHost-dev", "CrmHost-prod", "CrmHost-scale"]);
   });
 
   it("refuses two files with one stack name, naming both", () => {

@@ -96,7 +96,7 @@ export class MotoServer {
 }
 
 /** A TCP port that was free on loopback a moment ago. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

@@ -110,6 +110,13 @@ export interface HarnessOptions {
    */
   readonly awsEndpoint?: string;
   /**
+   * The scale-out topology (`"topology": "scale-out"`, which needs `awsEndpoint`): no server of the
+   * harness's own; the script's mariadb calls reach the database it is given, such as a DatabaseServer
+   * standing in for RDS, over TCP (the script's own MYSQL_HOST and MYSQL_TCP_PORT, from its header).
+   * Default: false (a server of the harness's own, on a Unix socket).
+   */
+  readonly remoteDatabase?: boolean;
+  /**
    * The app runs: `systemctl start|restart|stop <app>.service` (and `enable --now`) run the checkout's
    * server.js with this Node.js on `appPort` (the script's APP_PORT is rewritten to it), restarted
    * RESTART_SEC after it exits as Restart=always does; `systemctl show` reports its state. The script's
@@ -124,7 +131,7 @@ export const TEST_ROLE_NAME = "CrmHostStack-crm-host-role";
 /** Name of the database unit the script starts (userdata/constants.ts). */
 const DATABASE_UNIT = "mariadb";
 
-function findTool(name: string): string | undefined {
+export function findTool(name: string): string | undefined {
   const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/local/sbin", "/usr/sbin", "/sbin"];
   for (const dir of dirs) {
     if (!dir) continue;
@@ -139,7 +146,7 @@ function findTool(name: string): string | undefined {
   return undefined;
 }
 
-function tool(name: string): string {
+export function tool(name: string): string {
   const path = findTool(name);
   if (!path) throw new Error(`${name} is not installed`);
   return path;
@@ -255,6 +262,7 @@ export class ProvisioningHarness {
   private readonly databaseOnDataVolume: boolean;
   private readonly dataVolumeWaitSeconds: number;
   private readonly awsEndpoint?: string;
+  private readonly remoteDatabase: boolean;
   private readonly app: boolean;
   /** The port the app listens on (app mode). */
   appPort = 0;
@@ -287,6 +295,8 @@ export class ProvisioningHarness {
     this.databaseOnDataVolume = options.databaseOnDataVolume ?? false;
     this.dataVolumeWaitSeconds = options.dataVolumeWaitSeconds ?? 5;
     this.awsEndpoint = options.awsEndpoint;
+    this.remoteDatabase = options.remoteDatabase ?? false;
+    if (this.remoteDatabase && !this.awsEndpoint) throw new Error("remoteDatabase needs awsEndpoint: the scale-out topology reads its secrets from AWS");
     this.app = options.app ?? false;
     this.binDir = join(this.dir, "bin");
     this.callsFile = join(this.dir, "calls.log");
@@ -321,6 +331,7 @@ export class ProvisioningHarness {
       scriptDirectory: join(this.dir, "usr", "local", "sbin"),
       redirectHttpPort: true,
       secrets: this.awsEndpoint ? "parameter-store" : "user-data",
+      topology: this.remoteDatabase ? "scale-out" : "single-host",
       healthCheckPath: "/",
     };
   }
@@ -604,7 +615,7 @@ export class ProvisioningHarness {
     if (this.app) this.appPort = await freePort();
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
-    const database = this.databaseOnDataVolume ? Promise.resolve() : this.startDatabase();
+    const database = this.databaseOnDataVolume || this.remoteDatabase ? Promise.resolve() : this.startDatabase();
     await Promise.all([this.createRepository(), this.makeCertificate()]);
     await Promise.all([this.startGitServer(), this.startMetadataServer()]);
     this.writeStandIns();
@@ -940,9 +951,11 @@ esac
     write("git", [
       `if [[ $* == config* ]]; then fail step_07_configure_git; fi`,
       `exec ${shq(tool("git"))} "$@"`].join("\n"));
-    const realClient = `${shq(tool("mariadb"))} --no-defaults --socket=${shq(this.socket)}`;
+    const realClient = `${shq(tool("mariadb"))} --no-defaults${this.remoteDatabase ? "" : ` --socket=${shq(this.socket)}`}`;
     for (const client of ["mariadb", "mysql"]) {
       write(client, [record(client),
+        // A session that talks with the client statement by statement (the scale-out topology's database lock): as it is.
+        `if [[ " $* " == *" --unbuffered "* ]]; then exec ${realClient} "$@"; fi`,
         "sql=$(cat; echo .); sql=${sql%.}",
         `case $sql in`,
         `  *"SET PASSWORD"*) fail step_04_set_root_password ;;`,

@@ -186,7 +186,7 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     expect(count(withParameters, "\n  load_secrets() {\n")).toBe(1);
     const program = `${withParameters.replace(/\nmkdir -p "\$\(dirname "\$LOG_FILE"\)"\n[\s\S]*$/, "\n")}\ndeclare -f load_secrets`;
     const result = spawnSync("bash", ["-c", program], { encoding: "utf8" });
-    expect(result.stdout).toContain("aws ssm get-parameters");
+    expect(result.stdout).toContain("read_parameters DB_ROOT_PASSWORD");
     expect(withParameters.trimEnd().split("\n").slice(-2)).toEqual(['load_secrets 2> >(tee -a "$LOG_FILE" >&2)', 'main 2>&1 </dev/null | redact | tee -a "$LOG_FILE"']);
   });
 

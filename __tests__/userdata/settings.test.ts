@@ -30,7 +30,7 @@ describe("validateProvisioningSettings", () => {
       nftablesConfig: "/etc/sysconfig/nftables.conf",
       scriptDirectory: "/usr/local/sbin",
     });
-    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true, secrets: "user-data", healthCheckPath: "/" });
+    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true, secrets: "user-data", topology: "single-host", healthCheckPath: "/" });
   });
 
   const bad: [keyof ProvisioningSettings, unknown, RegExp][] = [

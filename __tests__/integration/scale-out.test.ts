@@ -1,0 +1,231 @@
+/**
+ * The scale-out topology's provisioning (userdata/remote-database.sh), run for real: two hosts (two
+ * harnesses, each with its own git server, metadata stand-in and paths) provision at the same time
+ * against one MariaDB server reached over TCP, standing in for Amazon RDS for MariaDB: root only through
+ * its socket, and a master user `admin` with exactly RDS's privileges, whose credentials the hosts read
+ * from a Secrets Manager secret (moto's server, through the machine's real AWS CLI), as RDS keeps them.
+ * One import, one creation of the app user, both hosts' .env reach the same rows.
+ */
+import { CreateSecretCommand, PutSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { spawn, spawnSync } from "child_process";
+import { randomBytes } from "crypto";
+import { parse } from "dotenv";
+import { readFileSync } from "fs";
+import { join } from "path";
+import { secretParameterNames } from "../../constructs/secret-parameters";
+import { CLIENT_PACKAGES, renderProvisioningScript, ScaleOutValues, SecretParameterNames, STEP_FUNCTIONS } from "../../userdata";
+import { DatabaseServer, databaseServerToolsMissing } from "../support/database-server";
+import { findMotoServer, MotoServer } from "../support/moto-server";
+import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { describeWithTools } from "../support/required-tools";
+
+jest.setTimeout(240_000);
+
+const REGION = "us-east-1";
+const { appDbPassword, sourceHostToken } = secretParameterNames("CrmHostStack");
+const NAMES: SecretParameterNames = { region: REGION, appDbPassword, sourceHostToken };
+const suffix = randomBytes(5).toString("hex");
+const MASTER = { username: "admin", password: `Master '"$(id) \`x\` %{y} ${suffix}` };
+const APP_PASSWORD = `App pass'; DROP DATABASE crm_test; -- ${suffix}`;
+const TOKEN = `ghp_ScaleOut${suffix}/+=`;
+const LOAD_BALANCER = "crm-host-alb-1234567890.us-east-1.elb.amazonaws.com";
+const RELEASE = "v1";
+const forms = (...values: string[]) => values.flatMap((value) =>
+  [value, encodeURIComponent(value), Buffer.from(value).toString("base64"), Buffer.from(value).toString("hex")]);
+
+const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? [] : ["the AWS CLI (aws)"];
+const motoServer = findMotoServer();
+
+describeWithTools("scale-out topology: two hosts provisioning at once against one database over TCP (an RDS stand-in)",
+  [...ProvisioningHarness.toolsMissing(), ...databaseServerToolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing], () => {
+    let moto: MotoServer;
+    let secrets: SecretsManagerClient;
+    let db: DatabaseServer;
+    let hosts: ProvisioningHarness[] = [];
+    let scripts: string[];
+    let runs: RunResult[];
+    let releases: string[];
+    let masterSecretArn: string;
+
+    const values = (): ScaleOutValues => ({
+      databaseHost: "127.0.0.1", databasePort: String(db.port), masterSecretArn, loadBalancerName: LOAD_BALANCER, releaseRef: RELEASE,
+    });
+    const env = (host: ProvisioningHarness) => parse(readFileSync(join(host.settings.appDir, ".env")));
+    const count = (pattern: RegExp) => runs.map((run) => (run.output.match(pattern) ?? []).length).reduce((a, b) => a + b, 0);
+
+    beforeAll(async () => {
+      moto = await MotoServer.start(motoServer!);
+      const credentials = { accessKeyId: "moto", secretAccessKey: "moto" };
+      const ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials });
+      secrets = new SecretsManagerClient({ region: REGION, endpoint: moto.endpoint, credentials });
+      db = await DatabaseServer.start({ masterUser: MASTER.username, masterPassword: MASTER.password });
+      // As RDS names the secret it manages: rds!db-<resource id>.
+      masterSecretArn = (await secrets.send(new CreateSecretCommand({
+        Name: `rds!db-${randomBytes(8).toString("hex")}`, SecretString: JSON.stringify(MASTER),
+      }))).ARN!;
+      for (const [name, value] of [[appDbPassword, APP_PASSWORD], [sourceHostToken, TOKEN]]) {
+        await ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
+      }
+      ssm.destroy();
+      hosts = await Promise.all(["crm-one", "crm-two"].map((appName) =>
+        ProvisioningHarness.start({ appName, sourceHostToken: TOKEN, awsEndpoint: moto.endpoint, remoteDatabase: true })));
+      releases = await Promise.all(hosts.map((host) => host.pushCommit({ "RELEASE": `${RELEASE}\n` }, `release ${RELEASE}`, `refs/tags/${RELEASE}`)));
+      scripts = hosts.map((host) => renderProvisioningScript(host.settings, NAMES, "", "", values()));
+      runs = await Promise.all(hosts.map((host, i) => host.run(scripts[i])));
+      for (const run of runs) if (run.exitCode !== 0) console.error(run.output);
+    });
+
+    afterAll(async () => {
+      await Promise.all(hosts.map((host) => host.stop()));
+      secrets?.destroy();
+      await db?.stop();
+      await moto?.stop();
+    });
+
+    test("both hosts provision, every step done, with the master credentials from Secrets Manager", () => {
+      for (const run of runs) {
+        expect(run.exitCode).toBe(0);
+        for (const step of STEP_FUNCTIONS) expect(run.output).toContain(`DONE ${step}`);
+        expect(run.output).toContain(`the database's master user admin: credentials read from Secrets Manager (${masterSecretArn})`);
+        expect(run.output).toContain(`secrets read from Parameter Store (${REGION}): ${appDbPassword} ${sourceHostToken}`);
+      }
+    });
+
+    test("one host imports export.sql and creates the app user, the other finds them: steps 6 and 9 under the database lock", async () => {
+      expect(count(/created the database user crm_app@%/g)).toBe(1);
+      expect(count(/the database user crm_app@% exists/g)).toBe(1);
+      expect(count(/was imported before; not importing it again/g)).toBe(1);
+      expect(count(/: the database lock crm-provisioning:crm_test is ours/g)).toBe(4);
+      expect(await db.query("SELECT COUNT(*) FROM crm_test.customers")).toBe("3");
+      expect(await db.query("SELECT SCHEMA_COMMENT FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'crm_test'"))
+        .toBe("crm-provisioning: export.sql imported");
+      expect(await db.query("SELECT CONCAT(User, '@', Host) FROM mysql.user WHERE User = 'crm_app'")).toBe("crm_app@%");
+      // Every privilege on its one database that RDS's master user may grant (all but DELETE HISTORY).
+      const grants = await db.query("SHOW GRANTS FOR 'crm_app'@'%'");
+      expect(grants).toContain("CREATE TEMPORARY TABLES, LOCK TABLES, EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER ON `crm\\\\_test`.* TO `crm_app`@`%`");
+    });
+
+    test("each host's .env names the database and the load balancer, and reaches the same rows with it", async () => {
+      const rows: string[] = [];
+      for (const host of hosts) {
+        const values = env(host);
+        expect(values).toMatchObject({
+          DB_HOST: "127.0.0.1", DB_PORT: String(db.port), DB_USER: "crm_app", DB_NAME: "crm_test", DB_PASSWORD: APP_PASSWORD,
+          FRONTENDURI: `http://${LOAD_BALANCER}`, BACKENDURI: `http://${LOAD_BALANCER}:3000`, SESSION_SECRET: "keep-me",
+        });
+        const result = await db.queryAs(values.DB_USER, values.DB_PASSWORD, `SELECT id, name FROM ${values.DB_NAME}.customers ORDER BY id`);
+        expect(result.code).toBe(0);
+        rows.push(result.stdout);
+      }
+      expect(rows[0]).toBe("1\tAda\n2\tGrace\n3\tLinus\n");
+      expect(rows[1]).toBe(rows[0]);
+    });
+
+    test("no database server of their own: the client package, no mariadb unit, every SQL call as the master or the app user", () => {
+      const users = new Set<string | undefined>();
+      for (const run of runs) {
+        expect(run.calls).toContain(`dnf -y install ${CLIENT_PACKAGES.join(" ")}`);
+        expect(run.calls.filter((call) => /^systemctl .*mariadb/.test(call))).toEqual([]);
+        for (const call of run.calls.filter((line) => /^(mariadb|mysql) /.test(line))) users.add(/--user=(\S+)/.exec(call)?.[1]);
+      }
+      // The app user only for the one import.
+      expect([...users].sort()).toEqual(["admin", "crm_app"]);
+    });
+
+    test("each host deploys the release the launch template names (release_ref), and the public name stays the load balancer's", () => {
+      hosts.forEach((host, i) => {
+        const head = spawnSync("git", ["-C", host.settings.appDir, "rev-parse", "HEAD"], { encoding: "utf8" }).stdout.trim();
+        expect(head).toBe(releases[i]);
+        expect(runs[i].output).toContain(`release ${RELEASE}: ${releases[i]}`);
+        expect(runs[i].output).toContain(`public name: ${LOAD_BALANCER}`);
+        // No metadata read for the public name: only the role's credentials, for the AWS CLI.
+        expect(host.metadataRequests.filter((request) => /public-(hostname|ipv4)/.test(request.path))).toEqual([]);
+      });
+    });
+
+    test("no secret (the master password, the app's, the token) in the user data, the output, the log or a command line", () => {
+      const all = forms(MASTER.password, APP_PASSWORD, TOKEN);
+      hosts.forEach((host, i) => {
+        const texts = [scripts[i], runs[i].output, readFileSync(host.settings.logFile, "utf8"), ...runs[i].calls];
+        expect(all.filter((form) => texts.some((text) => text.includes(form)))).toEqual([]);
+      });
+    });
+
+    test("a second run of a host (reprovision) changes nothing", async () => {
+      const again = await hosts[0].run(scripts[0]);
+      expect(again.exitCode).toBe(0);
+      expect(again.output).toContain("the database user crm_app@% exists");
+      expect(again.output).toContain("was imported before; not importing it again");
+      expect(again.output).toContain("is there: keeping it");
+      expect(await db.query("SELECT COUNT(*) FROM crm_test.customers")).toBe("3");
+    });
+
+    test("a host waits for the database lock while another session holds it", async () => {
+      // A session of the master user holds the lock, as a host's import would, for HOLD_MS.
+      const HOLD_MS = 6_000;
+      const session = spawn("mariadb", ["--no-defaults", "--host=127.0.0.1", `--port=${db.port}`, `--user=${MASTER.username}`,
+        "--batch", "--skip-column-names", "--unbuffered"], { env: { PATH: process.env.PATH, MYSQL_PWD: MASTER.password }, stdio: ["pipe", "pipe", "inherit"] });
+      const held = new Promise<string>((resolve) => session.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim())));
+      session.stdin.write("SELECT GET_LOCK('crm-provisioning:crm_test', 10);\n");
+      expect(await held).toBe("1");
+      const started = Date.now();
+      const release = setTimeout(() => session.stdin.end(), HOLD_MS);
+      try {
+        const waited = await hosts[1].run(scripts[1]);
+        expect(waited.exitCode).toBe(0);
+        expect(waited.durationMs).toBeGreaterThanOrEqual(HOLD_MS);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(HOLD_MS);
+      } finally {
+        clearTimeout(release);
+        session.stdin.end();
+        await new Promise((resolve) => (session.exitCode === null ? session.once("exit", resolve) : resolve(undefined)));
+      }
+    });
+
+    test("the ops command refuses a release or a rotation on one host of the group", async () => {
+      for (const action of [["release", "main"], ["rotate-secrets"]]) {
+        const result = await hosts[1].runCommand(hosts[1].opsCommand, action);
+        expect(result.exitCode).not.toBe(0);
+        expect(result.output).toMatch(new RegExp(`ERROR: ${action[0]}: .*instance refresh.* \\(docs/scale-out\\.md\\)`));
+      }
+    });
+
+    test("a master secret the database refuses stops the run at step 4, naming the secret", async () => {
+      await secrets.send(new PutSecretValueCommand({ SecretId: masterSecretArn, SecretString: JSON.stringify({ ...MASTER, password: "not-it" }) }));
+      try {
+        const refused = await hosts[1].run(scripts[1]);
+        expect(refused.exitCode).toBe(1);
+        expect(refused.output).toContain(`the database refuses its master user admin with the password of ${masterSecretArn}`);
+        expect(refused.output).toContain("FAILED: step_04_set_root_password");
+        expect(refused.output).not.toContain("START step_05");
+      } finally {
+        await secrets.send(new PutSecretValueCommand({ SecretId: masterSecretArn, SecretString: JSON.stringify(MASTER) }));
+      }
+    });
+
+    test("moving the data from a single host (docs/scale-out.md): its mariadb-dump, imported as the master user, replaces export.sql's rows", async () => {
+      // The single host: its own server, the database as its app left it, dumped as root through the socket (sudo mariadb-dump).
+      const single = await DatabaseServer.start({ masterUser: "unused", masterPassword: randomBytes(8).toString("hex") });
+      try {
+        await single.query(`CREATE DATABASE crm_test; CREATE TABLE crm_test.customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);
+INSERT INTO crm_test.customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus'), (4, 'Written on the single host: it''s "quoted"');
+CREATE TABLE crm_test.notes (id INT PRIMARY KEY, body TEXT); INSERT INTO crm_test.notes VALUES (1, 'only on the single host');`);
+        const dump = spawnSync("mariadb-dump", ["--no-defaults", `--socket=${single.socket}`, "--user=root", "--single-transaction", "crm_test"],
+          { encoding: "utf8", timeout: 60_000 });
+        expect(dump.status).toBe(0);
+        const imported = spawnSync("mariadb", ["--no-defaults", "--host=127.0.0.1", `--port=${db.port}`, `--user=${MASTER.username}`, "crm_test"],
+          { input: dump.stdout, encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH, MYSQL_PWD: MASTER.password } });
+        expect({ status: imported.status, stderr: imported.stderr }).toEqual({ status: 0, stderr: "" });
+      } finally {
+        await single.stop();
+      }
+      const values = env(hosts[0]);
+      const read = await db.queryAs(values.DB_USER, values.DB_PASSWORD, "SELECT COUNT(*), MAX(name) FROM crm_test.customers WHERE id = 4; SELECT body FROM crm_test.notes");
+      expect(read).toMatchObject({ code: 0, stdout: "1\tWritten on the single host: it's \"quoted\"\nonly on the single host\n" });
+      // The hosts' import mark stays: a new host does not import export.sql over the moved data.
+      const again = await hosts[1].run(scripts[1]);
+      expect(again.output).toContain("was imported before; not importing it again");
+      expect(await db.query("SELECT COUNT(*) FROM crm_test.customers")).toBe("4");
+    });
+  });

@@ -1,0 +1,102 @@
+import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
+import { IResolvable, Token } from "cdktf";
+import { Construct } from "constructs";
+import { nameElements } from "./addresses";
+import { INSTANCE_TYPE, metadataOptions, ROOT_VOLUME_SIZE_GIB } from "./crm-instance";
+
+/** Props of {@link HostLaunchTemplate}. */
+export interface HostLaunchTemplateProps {
+  /** AMI id (from the image parameter). */
+  readonly imageId: string;
+  /** The image's root device name (`/dev/xvda` on Amazon Linux 2023), for the root volume's settings. */
+  readonly rootDeviceName: string;
+  /**
+   * InstanceType (a string or an expression such as a variable).
+   * @default INSTANCE_TYPE ("t3.micro")
+   */
+  readonly instanceType?: string;
+  /** Security groups of the hosts' network interface (the app hosts' tier). */
+  readonly securityGroupIds: string[];
+  /** KeyName of the SSH key pair. */
+  readonly keyName: string;
+  /** Name of the instance profile. */
+  readonly instanceProfileName: string;
+  /** The user data, already base64-encoded (it holds no secret in this topology: the settings demand parameter-store). */
+  readonly userDataBase64: string;
+  /** Prefix of the template's name (`<stack_name>-<instance_name>-`): AWS adds a unique suffix. */
+  readonly namePrefix: string;
+  /** Value of the Name tag of the hosts and their volumes (`<stack_name>/<instance_name>`). */
+  readonly nameTag: string;
+  /**
+   * Detailed (1-minute) CloudWatch monitoring, a boolean or an expression such as the `detailed_monitoring` variable.
+   * @default false
+   */
+  readonly detailedMonitoring?: boolean | IResolvable;
+  /**
+   * Whether the metadata service also answers on its IPv6 address (as CrmInstance's metadataIpv6).
+   * @default false
+   */
+  readonly metadataIpv6?: boolean;
+  /**
+   * Size of the encrypted gp3 root volume, in GiB (no database on it here: the hosts keep the OS, the swap file and the app).
+   * @default ROOT_VOLUME_SIZE_GIB (16)
+   */
+  readonly rootVolumeSizeGiB?: number;
+  /**
+   * Terraform name of the template (`aws_launch_template.<name>`).
+   * @default "crm_hosts"
+   */
+  readonly name?: string;
+}
+
+/**
+ * What every host of the scale-out topology is launched from: the single host's instance settings
+ * (CrmInstance) as a launch template. The image from the image parameter, the instance type, the instance
+ * profile, the key pair, the app hosts' security group on a network interface with a public address (the
+ * first boot downloads from the internet: public subnets, no NAT), IMDSv2 required with one hop (the
+ * provisioning script's metadata lock-down keeps it to root), an encrypted gp3 root volume, `standard` CPU
+ * credits, automatic recovery, and the user data. Each change (a new AMI in the image parameter, a new
+ * release_ref, a setting) makes a new version, the default one, which the Auto Scaling group's instance
+ * refresh rolls out. Modelled on terraform-aws-modules/autoscaling's launch template inputs
+ * (update_default_version, metadata_options, block_device_mappings, network_interfaces, tag_specifications).
+ */
+export class HostLaunchTemplate extends Construct {
+  public readonly template: LaunchTemplate;
+
+  constructor(scope: Construct, id: string, props: HostLaunchTemplateProps) {
+    super(scope, id);
+    const tags = { Name: props.nameTag };
+    this.template = new LaunchTemplate(this, "template", {
+      namePrefix: props.namePrefix,
+      description: `Hosts of ${props.nameTag}`,
+      updateDefaultVersion: true,
+      imageId: props.imageId,
+      instanceType: props.instanceType ?? INSTANCE_TYPE,
+      keyName: props.keyName,
+      iamInstanceProfile: { name: props.instanceProfileName },
+      userData: props.userDataBase64,
+      ebsOptimized: "true",
+      creditSpecification: { cpuCredits: "standard" },
+      monitoring: { enabled: props.detailedMonitoring ?? false },
+      maintenanceOptions: { autoRecovery: "default" },
+      metadataOptions: metadataOptions(props.metadataIpv6 ?? false),
+      networkInterfaces: [{ deviceIndex: 0, associatePublicIpAddress: "true", deleteOnTermination: "true", securityGroups: props.securityGroupIds }],
+      blockDeviceMappings: [{
+        deviceName: props.rootDeviceName,
+        ebs: { encrypted: "true", volumeType: "gp3", volumeSize: props.rootVolumeSizeGiB ?? ROOT_VOLUME_SIZE_GIB, deleteOnTermination: "true" },
+      }],
+      tagSpecifications: [{ resourceType: "instance", tags }, { resourceType: "volume", tags }],
+      tags,
+    });
+    nameElements(props.name ?? "crm_hosts", this.template);
+  }
+
+  /** The template's id, and its newest version (the one the group launches). */
+  public get id(): string {
+    return this.template.id;
+  }
+
+  public get latestVersion(): string {
+    return Token.asString(this.template.latestVersion);
+  }
+}

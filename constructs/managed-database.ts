@@ -1,0 +1,147 @@
+import { DbInstance } from "@cdktf/provider-aws/lib/db-instance";
+import { DbSubnetGroup } from "@cdktf/provider-aws/lib/db-subnet-group";
+import { IResolvable } from "cdktf";
+import { Construct } from "constructs";
+import { DATABASE_MASTER_USER } from "../userdata/settings";
+import { nameElements } from "./addresses";
+
+/**
+ * RDS for MariaDB's engine version: the major version only, so that RDS applies its minor versions in the
+ * maintenance window (auto_minor_version_upgrade) without a diff in the plan. 10.11, an LTS release (RDS
+ * supports it to 2028), is the nearest to the single host's MariaDB 10.5 of Amazon Linux 2023: its dump
+ * imports as it is (docs/scale-out.md).
+ */
+export const DATABASE_ENGINE_VERSION = "10.11";
+/** MariaDB's port. */
+export const DATABASE_PORT = 3306;
+/** When RDS takes the daily backup and applies maintenance (UTC): the backup as the single host's snapshots, at 03:00. */
+export const DATABASE_BACKUP_WINDOW = "03:00-04:00";
+export const DATABASE_MAINTENANCE_WINDOW = "sun:04:30-sun:05:30";
+/** The logs RDS exports to CloudWatch Logs: MariaDB's error log, and its slow query log (empty unless slow_query_log is turned on). */
+export const DATABASE_LOG_EXPORTS = ["error", "slowquery"];
+
+/** An RDS identifier from a stack name: lower case, letters, digits and single hyphens, starting with a letter, at most 63 characters. */
+export function databaseIdentifier(stackName: string): string {
+  const base = stackName.toLowerCase().replace(/[^a-z0-9-]/g, "-").replace(/-+/g, "-").replace(/^[^a-z]+/, "");
+  return `${base.slice(0, 63 - "-crm".length).replace(/-+$/, "")}-crm`;
+}
+
+/** Props of {@link ManagedDatabase}. */
+export interface ManagedDatabaseProps {
+  /** The instance's identifier (databaseIdentifier); its final snapshot is `<identifier>-final`. */
+  readonly identifier: string;
+  /** Subnets of the DB subnet group: two or more zones. */
+  readonly subnetIds: string[];
+  /** Security groups of the instance (the database tier's). */
+  readonly securityGroupIds: string[];
+  /** Instance class, such as db.t4g.micro (a string or an expression). */
+  readonly instanceClass: string;
+  /** Storage in GiB, and the most storage autoscaling may grow it to (0: off). */
+  readonly allocatedStorageGib: number;
+  readonly maxAllocatedStorageGib: number;
+  /** A standby in another zone. */
+  readonly multiAz: boolean | IResolvable;
+  /** Days of automated backups (point-in-time restore within them): 1 to 35. */
+  readonly backupRetentionDays: number;
+  /** Whether RDS refuses to delete the instance. */
+  readonly deletionProtection: boolean | IResolvable;
+  /** Value of the Name tag. */
+  readonly nameTag: string;
+  /**
+   * The master user's name: its password RDS makes, keeps in Secrets Manager and rotates (manage_master_user_password).
+   * @default DATABASE_MASTER_USER ("admin")
+   */
+  readonly masterUsername?: string;
+  /**
+   * KMS key of the master user's secret.
+   * @default - Secrets Manager's AWS managed key, aws/secretsmanager
+   */
+  readonly masterSecretKmsKeyId?: string;
+  /**
+   * The engine version.
+   * @default DATABASE_ENGINE_VERSION ("10.11")
+   */
+  readonly engineVersion?: string;
+  /**
+   * Terraform name of the subnet group and the instance (`aws_db_subnet_group.<name>`, `aws_db_instance.<name>`).
+   * @default "crm_database"
+   */
+  readonly name?: string;
+}
+
+/**
+ * The scale-out topology's database: Amazon RDS for MariaDB in a DB subnet group on the stack's subnets,
+ * never publicly accessible, storage encrypted (gp3, autoscaling up to a bound), the master password made
+ * and kept by RDS in Secrets Manager, automated backups with point-in-time restore, minor versions applied
+ * by RDS, Multi-AZ on request, deletion protection and a final snapshot, tags copied to snapshots; its
+ * error and slow-query logs exported to CloudWatch Logs. Inputs and defaults modelled on
+ * terraform-aws-modules/rds (manage_master_user_password, storage_encrypted, skip_final_snapshot false,
+ * auto_minor_version_upgrade, max_allocated_storage, backup_retention_period, multi_az,
+ * deletion_protection, copy_tags_to_snapshot), with deletion protection on by default.
+ */
+export class ManagedDatabase extends Construct {
+  public readonly subnetGroup: DbSubnetGroup;
+  public readonly instance: DbInstance;
+
+  constructor(scope: Construct, id: string, props: ManagedDatabaseProps) {
+    super(scope, id);
+    const name = props.name ?? "crm_database";
+    this.subnetGroup = new DbSubnetGroup(this, "subnet_group", {
+      namePrefix: `${props.identifier}-`,
+      description: `Subnets of the database ${props.identifier}`,
+      subnetIds: props.subnetIds,
+      tags: { Name: props.nameTag },
+    });
+    nameElements(name, this.subnetGroup);
+    this.instance = new DbInstance(this, "instance", {
+      identifier: props.identifier,
+      engine: "mariadb",
+      engineVersion: props.engineVersion ?? DATABASE_ENGINE_VERSION,
+      autoMinorVersionUpgrade: true,
+      allowMajorVersionUpgrade: false,
+      instanceClass: props.instanceClass,
+      storageType: "gp3",
+      allocatedStorage: props.allocatedStorageGib,
+      maxAllocatedStorage: props.maxAllocatedStorageGib,
+      storageEncrypted: true,
+      username: props.masterUsername ?? DATABASE_MASTER_USER,
+      manageMasterUserPassword: true,
+      masterUserSecretKmsKeyId: props.masterSecretKmsKeyId,
+      port: DATABASE_PORT,
+      dbSubnetGroupName: this.subnetGroup.name,
+      vpcSecurityGroupIds: props.securityGroupIds,
+      publiclyAccessible: false,
+      multiAz: props.multiAz,
+      backupRetentionPeriod: props.backupRetentionDays,
+      backupWindow: DATABASE_BACKUP_WINDOW,
+      maintenanceWindow: DATABASE_MAINTENANCE_WINDOW,
+      deleteAutomatedBackups: false,
+      copyTagsToSnapshot: true,
+      deletionProtection: props.deletionProtection,
+      skipFinalSnapshot: false,
+      finalSnapshotIdentifier: `${props.identifier}-final`,
+      enabledCloudwatchLogsExports: DATABASE_LOG_EXPORTS,
+      tags: { Name: props.nameTag },
+    });
+    nameElements(name, this.instance);
+  }
+
+  /** The endpoint's host name, for the hosts' DB_HOST. */
+  public get address(): string {
+    return this.instance.address;
+  }
+
+  /** The port the database listens on (DATABASE_PORT, as the instance sets it), for the hosts' DB_PORT. */
+  public get port(): string {
+    return String(DATABASE_PORT);
+  }
+
+  /** The ARN of the secret in which RDS keeps the master user's name and password, and the ARN of its KMS key. */
+  public get masterSecretArn(): string {
+    return this.instance.masterUserSecret.get(0).secretArn;
+  }
+
+  public get masterSecretKmsKeyArn(): string {
+    return this.instance.masterUserSecret.get(0).kmsKeyId;
+  }
+}
