@@ -1,0 +1,157 @@
+import { TerraformStack } from "cdktf";
+import { ApplicationLoadBalancer } from "../constructs/application-load-balancer";
+import { BACK_END_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../constructs/crm-security-group";
+import { HostGroup } from "../constructs/host-group";
+import { HostLaunchTemplate } from "../constructs/host-launch-template";
+import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
+import { InstanceRole } from "../constructs/instance-role";
+import { DATABASE_PORT, databaseIdentifier, ManagedDatabase } from "../constructs/managed-database";
+import { ProvisioningUserData } from "../constructs/provisioning-user-data";
+import { ScaleOutOutputs } from "../constructs/scale-out-outputs";
+import { ScaleOutVariables } from "../constructs/scale-out-variables";
+import { SecretParameters } from "../constructs/secret-parameters";
+import { SecretsReadPolicy } from "../constructs/secrets-read-policy";
+import { SiteCertificate } from "../constructs/site-certificate";
+import { SiteDomain } from "../constructs/site-domain";
+import { SshKeyPair } from "../constructs/ssh-key-pair";
+import { SubnetZones } from "../constructs/subnet-zones";
+import { TierSecurityGroup } from "../constructs/tier-security-group";
+import { usesIpv6Metadata } from "../userdata/host";
+import { SharedParts } from "./shared";
+
+/**
+ * The scale-out topology (docs/scale-out.md): security groups chained load balancer → hosts (3000) →
+ * database (3306); RDS for MariaDB; the hosts' launch template and Auto Scaling group, in the load
+ * balancer's target group; with a domain, an ACM certificate and an alias record.
+ */
+export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
+  if (!(secrets instanceof SecretParameters)) throw new Error("The scale-out topology reads its secrets from Parameter Store.");
+  const variables = new ScaleOutVariables(stack, "scale_out");
+  const subnetIds = variables.subnetIds.listValue;
+  const architecture = new ImageArchitectureCheck(stack, "image_architecture", {
+    imageId: image.imageId, instanceType: variables.hostInstanceType.stringValue, imageParameter: image.parameterName,
+  });
+  const placement = new SubnetZones(stack, "placement", { subnetIds: "var.subnet_ids", variableName: "subnet_ids" });
+  const { domain } = settings.provisioning;
+  const quotaNames = { cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"', quota: "variable inbound_rule_quota" };
+
+  const app = inputs.appIngressCidrs.listValue;
+  const loadBalancerGroup = new TierSecurityGroup(stack, "load_balancer_group", {
+    vpcId: placement.vpcId,
+    description: `Allow HTTP (80, 3000${domain ? ", HTTPS 443" : ""}) to the CRM load balancer, and it to the hosts' 3000`,
+    ingress: [
+      { port: BACK_END_PORT.port, description: BACK_END_PORT.description, cidrBlocks: app },
+      { port: HTTP_PORT.port, description: HTTP_PORT.description, cidrBlocks: app },
+      ...(domain ? [{ port: HTTPS_PORT.port, description: HTTPS_PORT.description, cidrBlocks: app }] : []),
+    ],
+    egress: [{ port: BACK_END_PORT.port, description: "to the hosts' application port", cidrBlocks: placement.cidrBlocks }],
+    inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
+    inboundRuleNames: quotaNames,
+    nameTag: `${nameTag}/load-balancer`,
+    name: "crm_load_balancer",
+  });
+  const hostsGroup = new TierSecurityGroup(stack, "hosts_group", {
+    vpcId: placement.vpcId,
+    description: "Allow the CRM load balancer to the hosts' 3000, and SSH (22)",
+    ingress: [
+      { port: SSH_PORT.port, description: SSH_PORT.description, cidrBlocks: inputs.sshIngressCidrs.listValue },
+      { port: BACK_END_PORT.port, description: "application back end, from the load balancer", securityGroups: [loadBalancerGroup.id] },
+    ],
+    egress: [{ description: "all outbound traffic", cidrBlocks: ["0.0.0.0/0"] }],
+    inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
+    inboundRuleNames: quotaNames,
+    nameTag: `${nameTag}/hosts`,
+    name: "crm_hosts",
+  });
+  const databaseGroup = new TierSecurityGroup(stack, "database_group", {
+    vpcId: placement.vpcId,
+    description: "Allow the CRM hosts to the database's MariaDB port (3306)",
+    ingress: [{ port: DATABASE_PORT, description: "MariaDB, from the app hosts", securityGroups: [hostsGroup.id] }],
+    nameTag: `${nameTag}/database`,
+    name: "crm_database",
+  });
+
+  const database = new ManagedDatabase(stack, "database", {
+    identifier: databaseIdentifier(settings.stackName),
+    subnetIds,
+    securityGroupIds: [databaseGroup.id],
+    instanceClass: variables.databaseInstanceClass.stringValue,
+    allocatedStorageGib: variables.databaseAllocatedStorageGib.numberValue,
+    maxAllocatedStorageGib: variables.databaseMaxAllocatedStorageGib.numberValue,
+    multiAz: variables.databaseMultiAz.booleanValue,
+    backupRetentionDays: variables.databaseBackupRetentionDays.numberValue,
+    deletionProtection: variables.databaseDeletionProtection.booleanValue,
+    nameTag: `${nameTag}/database`,
+  });
+  const site = domain ? new SiteDomain(stack, "domain", { hostedZone: domain.hostedZone, recordName: domain.name }) : undefined;
+  const certificate = site && domain
+    ? new SiteCertificate(stack, "certificate", { domainName: domain.name, zoneId: site.zone.zoneId, nameTag }) : undefined;
+  const loadBalancer = new ApplicationLoadBalancer(stack, "load_balancer", {
+    subnetIds,
+    securityGroupIds: [loadBalancerGroup.id],
+    vpcId: placement.vpcId,
+    healthCheckPath: settings.provisioning.healthCheckPath,
+    certificateArn: certificate?.arn,
+    nameTag,
+  });
+  site?.aliasTo(loadBalancer.dnsName, loadBalancer.zoneId);
+
+  const keyPair = new SshKeyPair(stack, "key_pair", {
+    keyName: inputs.keyPairName.stringValue,
+    publicKey: inputs.sshPublicKey.stringValue,
+  });
+  const identity = new InstanceRole(stack, "instance_role", { nameTag });
+  const secretsPolicy = new SecretsReadPolicy(stack, "secrets_policy", {
+    roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
+    databaseSecret: { arn: database.masterSecretArn, kmsKeyArn: database.masterSecretKmsKeyArn },
+  });
+  const userData = new ProvisioningUserData(stack, "user_data", {
+    settings: settings.provisioning,
+    secrets: secrets.names,
+    scaleOut: {
+      databaseHost: database.address,
+      databasePort: database.port,
+      masterSecretArn: database.masterSecretArn,
+      loadBalancerName: loadBalancer.dnsName,
+      releaseRef: variables.releaseRef.stringValue,
+    },
+  });
+  const namePrefix = `${settings.stackName}-${settings.instanceName}-`;
+  const template = new HostLaunchTemplate(stack, "launch_template", {
+    imageId: image.imageId,
+    rootDeviceName: architecture.image.rootDeviceName,
+    instanceType: variables.hostInstanceType.stringValue,
+    securityGroupIds: [hostsGroup.id],
+    keyName: keyPair.keyName,
+    instanceProfileName: identity.instanceProfile.name,
+    userDataBase64: userData.base64,
+    namePrefix,
+    nameTag,
+    detailedMonitoring: inputs.detailedMonitoring.booleanValue,
+    metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
+  });
+  const hosts = new HostGroup(stack, "hosts", {
+    launchTemplateId: template.id,
+    launchTemplateVersion: template.latestVersion,
+    subnetIds,
+    targetGroupArns: [loadBalancer.targetGroup.arn],
+    minSize: variables.hostsMinSize.numberValue,
+    maxSize: variables.hostsMaxSize.numberValue,
+    desiredCapacity: variables.hostsDesiredCapacity.numberValue,
+    minHealthyPercentage: variables.refreshMinHealthyPercentage.numberValue,
+    namePrefix,
+    nameTag,
+    // The hosts read their secrets at first boot: the policy must be in place before the first one starts.
+    dependsOn: [identity.role, secretsPolicy.policy],
+  });
+
+  new ScaleOutOutputs(stack, "outputs", {
+    instanceName: settings.instanceName,
+    nameTag,
+    loadBalancerDns: loadBalancer.dnsName,
+    domainName: domain?.name,
+    databaseEndpoint: database.instance.endpoint,
+    databaseSecretArn: database.masterSecretArn,
+    autoScalingGroupName: hosts.groupName,
+  });
+}

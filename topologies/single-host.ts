@@ -1,0 +1,99 @@
+import { TerraformStack } from "cdktf";
+import { CrmInstance, INSTANCE_TYPE } from "../constructs/crm-instance";
+import { CrmSecurityGroup } from "../constructs/crm-security-group";
+import { DataVolume } from "../constructs/data-volume";
+import { DataVolumeBackups } from "../constructs/data-volume-backups";
+import { ElasticIp } from "../constructs/elastic-ip";
+import { HostAlarms } from "../constructs/host-alarms";
+import { HostOutputs } from "../constructs/host-outputs";
+import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
+import { InstanceRole } from "../constructs/instance-role";
+import { ProvisioningUserData } from "../constructs/provisioning-user-data";
+import { SecretParameters } from "../constructs/secret-parameters";
+import { SecretsReadPolicy } from "../constructs/secrets-read-policy";
+import { SiteDomain } from "../constructs/site-domain";
+import { SshKeyPair } from "../constructs/ssh-key-pair";
+import { SubnetPlacement } from "../constructs/subnet-placement";
+import { SubnetVariables } from "../constructs/subnet-variables";
+import { usesIpv6Metadata } from "../userdata/host";
+import { SharedParts } from "./shared";
+
+/** The spec's one host, its own MariaDB on a data volume with daily snapshots, an Elastic IP and alarms. */
+export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
+  const subnet = new SubnetVariables(stack, "subnet", { region: settings.region });
+  new ImageArchitectureCheck(stack, "image_architecture", {
+    imageId: image.imageId, instanceType: INSTANCE_TYPE, imageParameter: image.parameterName,
+  });
+  const placement = new SubnetPlacement(stack, "placement", {
+    subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
+  });
+  const { domain } = settings.provisioning;
+
+  const securityGroup = new CrmSecurityGroup(stack, "security_group", {
+    vpcId: placement.vpcId,
+    sshIngressCidrs: inputs.sshIngressCidrs.listValue,
+    appIngressCidrs: inputs.appIngressCidrs.listValue,
+    inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
+    inboundRuleNames: { cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"', quota: "variable inbound_rule_quota" },
+    https: domain !== undefined,
+  });
+  const keyPair = new SshKeyPair(stack, "key_pair", {
+    keyName: inputs.keyPairName.stringValue,
+    publicKey: inputs.sshPublicKey.stringValue,
+  });
+  const identity = new InstanceRole(stack, "instance_role", { nameTag });
+  // The role's one policy, in parameter-store mode only: the instance reads its secrets with it at first boot.
+  const secretsPolicy = secrets instanceof SecretParameters ? new SecretsReadPolicy(stack, "secrets_policy", {
+    roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
+  }) : undefined;
+  // Created before the instance, whose user data names it; attached after.
+  const backupTag = { Backup: `${nameTag}/data` };
+  const dataVolume = new DataVolume(stack, "data_volume", {
+    availabilityZone: placement.availabilityZone,
+    nameTag: `${nameTag}/data`,
+    tags: backupTag,
+    preventDestroy: !settings.deleteDataVolumeOnDestroy,
+  });
+  // Allocated before the instance, whose user data names it; associated after.
+  const address = new ElasticIp(stack, "address", { nameTag });
+  const userData = new ProvisioningUserData(stack, "user_data", {
+    settings: settings.provisioning,
+    secrets: secrets instanceof SecretParameters ? secrets.names : secrets.scriptSecrets,
+    dataVolumeId: dataVolume.volumeId,
+    elasticIp: address.publicIp,
+  });
+  const host = new CrmInstance(stack, "instance", {
+    imageId: image.imageId,
+    subnetId: subnet.subnetId.stringValue,
+    availabilityZone: placement.availabilityZone,
+    securityGroupIds: [securityGroup.id],
+    keyName: keyPair.keyName,
+    instanceProfileName: identity.instanceProfile.name,
+    userDataBase64: userData.base64,
+    nameTag,
+    detailedMonitoring: inputs.detailedMonitoring.booleanValue,
+    metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
+    dependsOn: secretsPolicy ? [identity.role, secretsPolicy.policy] : [identity.role],
+  });
+  dataVolume.attachTo(host.instanceId);
+  address.associateWith(host.instanceId);
+  if (domain) new SiteDomain(stack, "domain", { hostedZone: domain.hostedZone, recordName: domain.name, address: address.publicIp });
+  new HostAlarms(stack, "alarms", { instanceId: host.instanceId, region: settings.region, nameTag, email: settings.alarmEmail });
+  new DataVolumeBackups(stack, "backups", {
+    targetTags: backupTag,
+    stackName: settings.stackName,
+    instanceName: settings.instanceName,
+  });
+
+  new HostOutputs(stack, "outputs", {
+    instanceName: settings.instanceName,
+    nameTag,
+    instanceId: host.instance.id,
+    publicIp: address.publicIp,
+    publicDns: address.publicDns,
+    domainName: domain?.name,
+    loginUser: settings.provisioning.loginUser,
+    provisioningLog: settings.provisioning.logFile,
+    dataVolumeId: dataVolume.volumeId,
+  });
+}
