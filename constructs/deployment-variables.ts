@@ -1,6 +1,6 @@
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
-import { DEFAULT_INBOUND_RULE_QUOTA, MAX_INBOUND_RULE_QUOTA } from "./crm-security-group";
+import { DEFAULT_INBOUND_RULE_QUOTA, InboundRuleNames, MAX_INBOUND_RULE_QUOTA } from "./crm-security-group";
 import { PlanCheck } from "./plan-check";
 import { distinctIpv4Cidrs, ipv4CidrList, matchesPattern, sshPublicKeyRules, stackVariable, wholeNumberBetween } from "./variable-rules";
 
@@ -39,6 +39,10 @@ export class DeploymentVariables extends Construct {
   public readonly appIngressCidrs: TerraformVariable;
   /** `inbound_rule_quota`: the account's quota of inbound rules per security group. */
   public readonly inboundRuleQuota: TerraformVariable;
+  /** What a security group's refusal of too many inbound rules names: the CIDR lists' variables and the quota's. */
+  public readonly inboundRuleNames: InboundRuleNames = {
+    cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"', quota: "variable inbound_rule_quota",
+  };
   /** `detailed_monitoring`: whether the instance has detailed (1-minute) CloudWatch monitoring. */
   public readonly detailedMonitoring: TerraformVariable;
 

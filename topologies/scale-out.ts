@@ -33,7 +33,6 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   });
   const placement = new SubnetZones(stack, "placement", { subnetIds: "var.subnet_ids", variableName: "subnet_ids" });
   const { domain } = settings.provisioning;
-  const quotaNames = { cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"', quota: "variable inbound_rule_quota" };
 
   const app = inputs.appIngressCidrs.listValue;
   const loadBalancerGroup = new TierSecurityGroup(stack, "load_balancer_group", {
@@ -46,7 +45,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     ],
     egress: [{ port: BACK_END_PORT.port, description: "to the hosts' application port", cidrBlocks: placement.cidrBlocks }],
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
-    inboundRuleNames: quotaNames,
+    inboundRuleNames: inputs.inboundRuleNames,
     nameTag: `${nameTag}/load-balancer`,
     name: "crm_load_balancer",
   });
@@ -59,7 +58,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     ],
     egress: [{ description: "all outbound traffic", cidrBlocks: ["0.0.0.0/0"] }],
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
-    inboundRuleNames: quotaNames,
+    inboundRuleNames: inputs.inboundRuleNames,
     nameTag: `${nameTag}/hosts`,
     name: "crm_hosts",
   });

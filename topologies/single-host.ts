@@ -34,7 +34,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     sshIngressCidrs: inputs.sshIngressCidrs.listValue,
     appIngressCidrs: inputs.appIngressCidrs.listValue,
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
-    inboundRuleNames: { cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"', quota: "variable inbound_rule_quota" },
+    inboundRuleNames: inputs.inboundRuleNames,
     https: domain !== undefined,
   });
   const keyPair = new SshKeyPair(stack, "key_pair", {
