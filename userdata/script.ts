@@ -45,22 +45,13 @@ function shellCode(name: string): string {
   return withoutCommentLines(shellFile(name));
 }
 
-/**
- * The provisioning code, read once: userdata/provision.sh without its #! line and its comment lines
- * (shellcheck's directives kept, so that the rendered script is checked as the file is).
- * The comments are for readers of the file; left out of the user data, they leave room under EC2's
- * 16 KiB limit (about 2.4 KiB of the compressed script). Safe because no string or here-document of
- * the file holds a line starting with # (a test compares the functions bash reads from both).
- */
-export const PROVISIONING_CODE = shellCode("provision");
-
 /** The comment line of provision.sh after which only its run follows (no function is defined below it). */
 export const RUN_MARKER = "# The run.";
 
 /**
- * PROVISIONING_CODE in two parts, split before the line that starts with RUN_MARKER: its function
- * definitions, and its run. The modules that replace some of those functions go between them.
- * Joined with a line break, they are PROVISIONING_CODE.
+ * The provisioning code (userdata/provision.sh), read once, as it goes into the user data, in two parts
+ * split before the line that starts with RUN_MARKER: its function definitions, and its run. The modules
+ * that replace some of those functions go between them.
  */
 export const [PROVISIONING_FUNCTIONS, PROVISIONING_RUN] = ((): [string, string] => {
   const lines = shellFile("provision").split("\n");
@@ -70,6 +61,15 @@ export const [PROVISIONING_FUNCTIONS, PROVISIONING_RUN] = ((): [string, string] 
   }
   return [withoutCommentLines(lines.slice(0, run).join("\n")), withoutCommentLines(lines.slice(run).join("\n"))];
 })();
+
+/**
+ * The provisioning code whole: provision.sh without its #! line and its comment lines (shellcheck's
+ * directives kept, so that the rendered script is checked as the file is), the two parts above joined.
+ * The comments are for readers of the file; left out of the user data, they leave room under EC2's
+ * 16 KiB limit (about 2.4 KiB of the compressed script). Safe because no string or here-document of
+ * the file holds a line starting with # (a test compares the functions bash reads from both).
+ */
+export const PROVISIONING_CODE = `${PROVISIONING_FUNCTIONS}\n${PROVISIONING_RUN}`;
 
 /**
  * The modules that replace functions of provision.sh (its step functions among them): they go after
