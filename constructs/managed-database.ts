@@ -2,7 +2,7 @@ import { DbInstance } from "@cdktf/provider-aws/lib/db-instance";
 import { DbSubnetGroup } from "@cdktf/provider-aws/lib/db-subnet-group";
 import { IResolvable } from "cdktf";
 import { Construct } from "constructs";
-import { DATABASE_MASTER_USER } from "../userdata/settings";
+import { DATABASE_MASTER_USER } from "../settings/provisioning-settings";
 import { nameElements } from "./addresses";
 
 /**

@@ -2,7 +2,7 @@ import { Fn, TerraformLocal } from "cdktf";
 import { Construct } from "constructs";
 import { gzipSync } from "zlib";
 import { renderProvisioningScript, ScaleOutValues, SecretsInput } from "../userdata";
-import { ProvisioningSettings, ScriptSecrets } from "../userdata/settings";
+import { ProvisioningSettings, ScriptSecrets } from "../settings/provisioning-settings";
 import { nameElements } from "./addresses";
 import { MAX_SECRET_LENGTH } from "./secret-variables";
 

@@ -3,7 +3,7 @@ import { DataAwsResourcegroupstaggingapiResources } from "@cdktf/provider-aws/li
 import { partition } from "@aws-sdk/util-endpoints";
 import { TerraformLocal } from "cdktf";
 import { Construct } from "constructs";
-import { SecretParameterNames } from "../userdata/settings";
+import { SecretParameterNames } from "../settings/provisioning-settings";
 import { nameElements } from "./addresses";
 import { PlanCheck } from "./plan-check";
 

@@ -1,6 +1,6 @@
 import { Fn, TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
-import { ScriptSecrets } from "../userdata/settings";
+import { ScriptSecrets } from "../settings/provisioning-settings";
 import { PlanCheck } from "./plan-check";
 import { dotenvValue, printableText, stackVariable } from "./variable-rules";
 

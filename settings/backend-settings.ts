@@ -1,14 +1,44 @@
 /**
- * The `backend` setting: where Terraform keeps the stack's state (constructs/state-backend.ts).
+ * The `backend` setting: where Terraform keeps the stack's state (the StateBackend construct,
+ * constructs/state-backend.ts, takes the BackendSettings defined here).
  * One object for both kinds, so that a misplaced option is named: `bucket` on a local backend,
  * or `path` on S3, is refused with the setting's name.
  */
 import { partition } from "@aws-sdk/util-endpoints";
 import { posix } from "path";
 import { z } from "zod";
-import { BackendSettings } from "../constructs/state-backend";
-import { isInside } from "../userdata/host";
+import { isInside } from "./host-layout";
 import { awsRegion, matching, settingRules } from "./rules";
+
+/** Where Terraform keeps the state of a stack: a local file (the default) or an S3 bucket. */
+export type BackendSettings = LocalBackendSettings | S3BackendSettings;
+
+/** State in a file on the machine that runs Terraform: for one person trying the stack. */
+export interface LocalBackendSettings {
+  readonly type: "local";
+  /**
+   * State file, relative to the stack's directory (`cdktf.out/stacks/<stack>`, where Terraform
+   * runs). Relative so that the synthesized JSON holds no path of the machine that synthesized it.
+   * @default "../../../terraform.<stack>.tfstate": the project directory, where cdktf keeps it by
+   * default, outside `cdktf.out` (which cdktf cleans)
+   */
+  readonly path?: string;
+}
+
+/** State in an S3 bucket, encrypted, locked by S3 itself (`use_lockfile`, Terraform >= 1.10): for teams and CI. */
+export interface S3BackendSettings {
+  readonly type: "s3";
+  /** The bucket (created beforehand: versioned, private; docs/github-actions.md). */
+  readonly bucket: string;
+  /** Object key of the state. @default "<stack>/terraform.tfstate" (one key per stack, hence per environment) */
+  readonly key?: string;
+  /** Region of the bucket. @default the stack's region */
+  readonly region?: string;
+  /** ARN of a KMS key that encrypts the state (SSE-KMS). @default none: S3-managed keys (SSE-S3, AES256) */
+  readonly kmsKeyId?: string;
+  /** Key prefix of the states of non-default Terraform workspaces. @default Terraform's, "env:" */
+  readonly workspaceKeyPrefix?: string;
+}
 
 /** cdktf's synthesis output (cdktf.json's default `output`): it deletes the stack folders there that a synthesis did not produce. */
 export const SYNTH_OUTPUT = "cdktf.out";
@@ -111,4 +141,14 @@ export function stateKeyInBucketRegion(settings: { region: string; backend?: z.o
       message: `a KMS key in the bucket's region, ${region} (an ARN starting arn:${bucketPartition}:kms:${region}:): S3 encrypts only with a key of its own region`,
     });
   }
+}
+
+/** The default local state file of a stack, relative to `cdktf.out/stacks/<stack>`. */
+export function defaultLocalStatePath(stackName: string): string {
+  return `../../../terraform.${stackName}.tfstate`;
+}
+
+/** The default S3 key of a stack's state. */
+export function defaultStateKey(stackName: string): string {
+  return `${stackName}/terraform.tfstate`;
 }

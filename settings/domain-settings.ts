@@ -4,8 +4,21 @@
  * the stack serves the spec's plain HTTP on the instance's public DNS name, and holds none of this.
  */
 import { z } from "zod";
-import { CADDY_DOWNLOAD_URL, CADDY_SHA512, LETS_ENCRYPT_DIRECTORY } from "../userdata/constants";
 import { matching } from "./rules";
+
+/** The ACME directory Caddy gets certificates from by default: Let's Encrypt's. */
+export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
+/**
+ * The TLS server of a stack with a domain: Caddy (HTTPS with certificates from an ACME CA, renewed on
+ * its own, and port 80 redirected), which Amazon Linux 2023 does not package. The release and its
+ * SHA-512 are the ones the official caddy Docker image pins: caddyserver/caddy-docker, 2.11/alpine/Dockerfile
+ * at commit 0379cde2647584e89fa3a7e9a587b3d25845f49c (x86_64, binArch amd64).
+ */
+export const CADDY_VERSION = "2.11.4";
+export const CADDY_DOWNLOAD_URL =
+  `https://github.com/caddyserver/caddy/releases/download/v${CADDY_VERSION}/caddy_${CADDY_VERSION}_linux_amd64.tar.gz`;
+export const CADDY_SHA512 =
+  "8220d1f013b6f27510247b2360c9e0ca9f018feebd82515f07635318b34ff9777ccc8fd0b6e6f2486ce3a33fe389fbb7db12d05baa474f4587509fb4f5ebf1c9";
 
 /** A DNS name of at least two labels, lower case, without the trailing dot; at most 253 characters. */
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;

@@ -4,7 +4,7 @@
  */
 import { readdirSync, statSync } from "fs";
 import { join, resolve } from "path";
-import { defaultLocalStatePath, defaultStateKey } from "../constructs/state-backend";
+import { defaultLocalStatePath, defaultStateKey } from "./backend-settings";
 import { SettingsError, SettingsFileError } from "./errors";
 import { DEFAULT_SETTINGS_FILE, loadStackSettings, StackSettings } from "./stack-settings";
 

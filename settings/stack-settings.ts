@@ -8,11 +8,11 @@
  */
 import { resolve } from "path";
 import { z } from "zod";
-import { BackendSettings } from "../constructs/state-backend";
-import { hostLayout, pathsApart } from "../userdata/host";
+import { BackendSettings } from "./backend-settings";
+import { hostLayout, pathsApart } from "./host-layout";
 import {
   domainBesideOwnPort80, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS, scaleOutProvisioning,
-} from "../userdata/settings";
+} from "./provisioning-settings";
 import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
 import { alarmEmailSchema } from "./domain-settings";
 import { settingsErrorFrom } from "./errors";

@@ -16,7 +16,7 @@ import { SiteDomain } from "../constructs/site-domain";
 import { SshKeyPair } from "../constructs/ssh-key-pair";
 import { SubnetZones } from "../constructs/subnet-zones";
 import { TierSecurityGroup } from "../constructs/tier-security-group";
-import { usesIpv6Metadata } from "../userdata/host";
+import { usesIpv6Metadata } from "../settings/host-layout";
 import { SharedParts } from "./shared";
 
 /**

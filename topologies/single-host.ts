@@ -15,7 +15,7 @@ import { SiteDomain } from "../constructs/site-domain";
 import { SshKeyPair } from "../constructs/ssh-key-pair";
 import { SubnetPlacement } from "../constructs/subnet-placement";
 import { SubnetVariables } from "../constructs/subnet-variables";
-import { usesIpv6Metadata } from "../userdata/host";
+import { usesIpv6Metadata } from "../settings/host-layout";
 import { SharedParts } from "./shared";
 
 /** The spec's one host, its own MariaDB on a data volume with daily snapshots, an Elastic IP and alarms. */

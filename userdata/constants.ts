@@ -86,18 +86,5 @@ export function nodeBinDir(loginHome: string): string {
 /** How long the first boot waits for the metadata service to report the Elastic IP (associated once the instance runs). */
 export const ELASTIC_IP_WAIT_SECONDS = 300;
 
-/** The ACME directory Caddy gets certificates from by default: Let's Encrypt's. */
-export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
-/**
- * The TLS server of a stack with a domain: Caddy (HTTPS with certificates from an ACME CA, renewed on
- * its own, and port 80 redirected), which Amazon Linux 2023 does not package. The release and its
- * SHA-512 are the ones the official caddy Docker image pins: caddyserver/caddy-docker, 2.11/alpine/Dockerfile
- * at commit 0379cde2647584e89fa3a7e9a587b3d25845f49c (x86_64, binArch amd64).
- */
-export const CADDY_VERSION = "2.11.4";
-export const CADDY_DOWNLOAD_URL =
-  `https://github.com/caddyserver/caddy/releases/download/v${CADDY_VERSION}/caddy_${CADDY_VERSION}_linux_amd64.tar.gz`;
 /** Where the script installs Caddy, the home of its certificates and ACME account, and its configuration. */
 export const CADDY_PATHS = { binary: "/usr/local/bin/caddy", home: "/var/lib/caddy", config: "/etc/caddy/Caddyfile" } as const;
-export const CADDY_SHA512 =
-  "8220d1f013b6f27510247b2360c9e0ca9f018feebd82515f07635318b34ff9777ccc8fd0b6e6f2486ce3a33fe389fbb7db12d05baa474f4587509fb4f5ebf1c9";

@@ -1,5 +1,5 @@
 import { dirname } from "path";
-import { ProvisioningSettings } from "./settings";
+import { ProvisioningSettings } from "../settings/provisioning-settings";
 
 /** Where the ops command and its state live on the host (docs/operations.md). */
 export interface OpsPaths {

@@ -8,7 +8,7 @@ import {
   TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
 import { opsPaths } from "./ops";
-import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "./settings";
+import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../settings/provisioning-settings";
 import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
 
 export type StepFunction = (typeof STEP_FUNCTIONS)[number];

@@ -1,5 +1,5 @@
 import { DATABASE_SERVICE, nodeBinDir, RESTART_SEC, SERVICE_DESCRIPTION } from "./constants";
-import { ProvisioningSettings } from "./settings";
+import { ProvisioningSettings } from "../settings/provisioning-settings";
 
 /** Search path of the service after the Node.js bin directory (Amazon Linux's default for services). */
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";

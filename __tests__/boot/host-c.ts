@@ -21,7 +21,7 @@ import * as https from "https";
 import { join } from "path";
 import * as tls from "tls";
 import { parseStackSettings } from "../../settings/stack-settings";
-import { LETS_ENCRYPT_DIRECTORY } from "../../userdata/constants";
+import { LETS_ENCRYPT_DIRECTORY } from "../../settings/domain-settings";
 import { Pebble } from "./pebble";
 import { StandInServer } from "./stand-ins";
 import { engineUserData } from "./user-data";

@@ -25,7 +25,7 @@ import { HEALTH_CHECK_GRACE_SECONDS } from "../../constructs/host-group";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { parseStackSettings } from "../../settings/stack-settings";
-import { DATABASE_MASTER_USER } from "../../userdata/settings";
+import { DATABASE_MASTER_USER } from "../../settings/provisioning-settings";
 import { DatabaseServer, sqlString } from "../support/database-server";
 import { MotoServer } from "../support/moto-server";
 import { StandInServer } from "./stand-ins";

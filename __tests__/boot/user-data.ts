@@ -7,7 +7,7 @@ import { TerraformOutput } from "cdktf";
 import { Construct } from "constructs";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { SecretVariables } from "../../constructs/secret-variables";
-import { ProvisioningSettings } from "../../userdata/settings";
+import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { synthesize } from "../support/synth";
 import { EngineWorkspace, tfVars } from "../support/terraform-engine";
 

@@ -4,7 +4,7 @@ import { hostPathsTable, outputsTable, pathSettingsTable, plain, settingsTable, 
 import { matching } from "../../settings/rules";
 import { backendSettingsSchema } from "../../settings/backend-settings";
 import { domainSettingsSchema } from "../../settings/domain-settings";
-import { CADDY_SHA512 } from "../../userdata/constants";
+import { CADDY_SHA512 } from "../../settings/domain-settings";
 import { stackSettingsSchema } from "../../settings/stack-settings";
 import { PlanCheck } from "../../constructs/plan-check";
 import { synthesize } from "../support/synth";

@@ -13,7 +13,7 @@ import { gzipSize, ProvisioningUserData, TERRAFORM_GZIP_MARGIN, USER_DATA_LIMIT_
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { MAX_SECRET_LENGTH, SecretVariables } from "../../constructs/secret-variables";
 import { renderProvisioningScript } from "../../userdata";
-import { ProvisioningSettings } from "../../userdata/settings";
+import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { exampleStackSettings, synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
 

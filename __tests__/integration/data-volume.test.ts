@@ -11,7 +11,8 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
-import { DATABASE_DROP_IN, renderProvisioningScript, ScriptSecrets } from "../../userdata";
+import { DATABASE_DROP_IN, renderProvisioningScript } from "../../userdata";
+import { ScriptSecrets } from "../../settings/provisioning-settings";
 
 jest.setTimeout(180_000);
 

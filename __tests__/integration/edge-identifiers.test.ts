@@ -6,7 +6,8 @@
  */
 import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
-import { renderProvisioningScript, ScriptSecrets, validateProvisioningSettings } from "../../userdata";
+import { renderProvisioningScript } from "../../userdata";
+import { ScriptSecrets, validateProvisioningSettings } from "../../settings/provisioning-settings";
 
 jest.setTimeout(180_000);
 

@@ -7,7 +7,8 @@
 import { readFileSync } from "fs";
 import { ProvisioningHarness, TEST_PUBLIC_HOSTNAME, TEST_PUBLIC_IP } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
-import { ELASTIC_IP_WAIT_SECONDS, refreshScriptPath, renderProvisioningScript, ScriptSecrets } from "../../userdata";
+import { ELASTIC_IP_WAIT_SECONDS, refreshScriptPath, renderProvisioningScript } from "../../userdata";
+import { ScriptSecrets } from "../../settings/provisioning-settings";
 
 jest.setTimeout(120_000);
 

@@ -9,7 +9,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "path";
 import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
-import { renderProvisioningScript, ScriptSecrets } from "../../userdata";
+import { renderProvisioningScript } from "../../userdata";
+import { ScriptSecrets } from "../../settings/provisioning-settings";
 
 jest.setTimeout(120_000);
 

@@ -6,7 +6,8 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "fs";
 import { get } from "http";
 import { join } from "path";
-import { opsPaths, renderProvisioningScript, renderServiceUnit, ScriptSecrets } from "../../userdata";
+import { opsPaths, renderProvisioningScript, renderServiceUnit } from "../../userdata";
+import { ScriptSecrets } from "../../settings/provisioning-settings";
 import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 

@@ -8,9 +8,9 @@ import { join } from "path";
 import { nativePasswordHash, ProvisioningHarness, RunResult, TEST_PUBLIC_HOSTNAME } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import {
-  NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, PACKAGES, renderProvisioningScript, renderServiceUnit, ScriptSecrets,
-  STEP_FUNCTIONS, SWAP_SIZE, validateProvisioningSettings,
+  NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, PACKAGES, renderProvisioningScript, renderServiceUnit, STEP_FUNCTIONS, SWAP_SIZE,
 } from "../../userdata";
+import { ScriptSecrets, validateProvisioningSettings } from "../../settings/provisioning-settings";
 
 jest.setTimeout(120_000);
 

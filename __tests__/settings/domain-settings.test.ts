@@ -1,7 +1,7 @@
 import { parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
 import { settingsErrorOf } from "../support/synth";
-import { CADDY_DOWNLOAD_URL, CADDY_SHA512, CADDY_VERSION, LETS_ENCRYPT_DIRECTORY } from "../../userdata/constants";
+import { CADDY_DOWNLOAD_URL, CADDY_SHA512, CADDY_VERSION, LETS_ENCRYPT_DIRECTORY } from "../../settings/domain-settings";
 
 const errorOf = settingsErrorOf;
 

@@ -31,7 +31,7 @@ import { delimiter, join } from "path";
 import { gzipSync } from "zlib";
 import { APP_PORT, NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, TOKEN_USERNAME, USER_DATA_COPY } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
-import { ProvisioningSettings } from "../../userdata/settings";
+import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
 
 /** Hostname and public IPv4 address the stand-in metadata service reports (until a test changes them). */

@@ -11,7 +11,7 @@ import { join } from "path";
 import { parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
 import { renderProvisioningScript, renderScriptHeader, shellQuote } from "../../userdata";
-import { ProvisioningSettings } from "../../userdata/settings";
+import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
 /** The ruleset configure_firewall gives nft, where `ec2-instance-connect` has `uid` (undefined: no such user). */

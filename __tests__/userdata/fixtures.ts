@@ -1,6 +1,8 @@
 import { spawnSync } from "child_process";
 import { reportMissingTools } from "../support/required-tools";
-import { PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../../userdata";
+import {
+  PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, ScriptSecrets, SecretParameterNames,
+} from "../../settings/provisioning-settings";
 
 /** The example settings of the repository, with the spec's production paths. */
 export const PRODUCTION_SETTINGS: ProvisioningSettings = {

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { settingRules } from "../../settings/rules";
-import { HOST_PATHS, LOGIN_HOME_PATHS, PATH_SETTINGS, PathRole } from "../../userdata/host";
+import { HOST_PATHS, LOGIN_HOME_PATHS, PATH_SETTINGS, PathRole } from "../../settings/host-layout";
 import { referencesOf, StackJson } from "./terraform-json";
 
 /** A Markdown table; cells are kept on one line, and `|` escaped (also inside code spans, as GFM requires). */

@@ -16,12 +16,13 @@ import { dirname, join } from "path";
 import { SettingsError } from "../../settings/errors";
 import exampleSettings from "../../settings/example.json";
 import { parseStackSettings } from "../../settings/stack-settings";
+import { NFT_KEYWORDS } from "../../settings/grammars";
+import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import {
-  NFT_KEYWORDS, ProvisioningSettings, refreshScriptPath, refreshUnitName, renderProvisioningScript, renderRefreshUnit,
-  renderScriptHeader, renderServiceUnit, serviceUnitName,
+  refreshScriptPath, refreshUnitName, renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, serviceUnitName,
 } from "../../userdata";
-import { PATH_SETTINGS, PathSettingName } from "../../userdata/host";
-import { haveTool, SECRETS, shellFunction } from "./fixtures";
+import { PATH_SETTINGS, PathSettingName } from "../../settings/host-layout";
+import { haveTool, SECRETS, shellFunction } from "../userdata/fixtures";
 
 jest.setTimeout(60_000);
 

@@ -1,6 +1,8 @@
 import { SettingsError } from "../../settings/errors";
-import { PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, validateProvisioningSettings } from "../../userdata";
-import { PRODUCTION_SETTINGS } from "./fixtures";
+import {
+  PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, validateProvisioningSettings,
+} from "../../settings/provisioning-settings";
+import { PRODUCTION_SETTINGS } from "../userdata/fixtures";
 
 function errorOf(settings: ProvisioningSettings, prefix?: string): SettingsError {
   try {

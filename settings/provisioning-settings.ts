@@ -3,7 +3,7 @@ import { settingsErrorFrom } from "../settings/errors";
 import { domainSettingsSchema } from "../settings/domain-settings";
 import { absolutePath, flag, matching, oneOf, text, wholeNumber } from "../settings/rules";
 import { gitKeepsIdent, isBracketedIPv6, isHostName, isIPv4Address, isNftTableName, isPort } from "./grammars";
-import { pathsApart } from "./host";
+import { pathsApart } from "./host-layout";
 
 /** MariaDB's own schemas: the app user gets ALL PRIVILEGES on its database (on `mysql`, it could read root's hash). */
 export const RESERVED_DATABASE_NAMES = ["mysql", "information_schema", "performance_schema", "sys"] as const;
@@ -27,7 +27,7 @@ const inList = (list: readonly string[]) => (value: string) => !list.includes(va
  * Settings of the first-boot provisioning script (spec section 3) and its service unit (3.1),
  * one schema per setting. The script quotes every setting, but each also lands in other grammars
  * (a unit name, an nftables table, SQL, a git identity, a URL, a path in a unit file and in the file
- * system table), and is checked against every one of them (userdata/grammars.ts), reserved words
+ * system table), and is checked against every one of them (settings/grammars.ts), reserved words
  * included. Everything here is public: the three secrets never pass through these settings (see ScriptSecrets).
  */
 const APP_NAME_EXPECTED = "a name of 1 to 64 letters, digits, _ . or -, starting with a letter, that is a systemd unit " +
@@ -80,7 +80,7 @@ export const RDS_RESERVED_USERS = [DATABASE_MASTER_USER, "rdsadmin", "rdsrepladm
 export const PROVISIONING_FIELDS = {
   appName: text("`<app>`: name of the systemd units `<app>.service` and `<app>-public-uris.service` and of the nftables table " +
     "`inet <app>`; not a unit of the distribution, which it would shadow (RESERVED_UNIT_NAMES and RESERVED_UNIT_PREFIXES in " +
-    "userdata/settings.ts), nor an nftables keyword or a distribution's table (NFT_KEYWORDS, NFT_RESERVED_TABLES in userdata/grammars.ts).",
+    "settings/provisioning-settings.ts), nor an nftables keyword or a distribution's table (NFT_KEYWORDS, NFT_RESERVED_TABLES in settings/grammars.ts).",
   APP_NAME_EXPECTED,
   (schema) => schema.regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, { error: APP_NAME_EXPECTED })
     .refine((name) => inList(RESERVED_UNIT_NAMES.map((unit) => unit.toLowerCase()))(name) &&
@@ -107,7 +107,7 @@ export const PROVISIONING_FIELDS = {
     /^(?=[^@]{1,64}@)[A-Za-z0-9_%+-]+(\.[A-Za-z0-9_%+-]+)*@(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
     GIT_EMAIL_EXPECTED),
   loginUser: matching("Default login user of the image, who owns the checkout and runs the service; not root nor a system " +
-    "account (SYSTEM_ACCOUNTS in userdata/host.ts). Spec: `ec2-user`.",
+    "account (SYSTEM_ACCOUNTS in settings/host-layout.ts). Spec: `ec2-user`.",
   /^[a-z_][a-z0-9_-]{0,30}$/,
   "a Linux user name of 1 to 31 lower-case letters, digits, _ or -, starting with a letter or _ (systemd's strict rule for User=)"),
   loginHome: absolutePath("Home directory of the login user. Spec: `/home/ec2-user`."),

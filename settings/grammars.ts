@@ -3,7 +3,7 @@
  * name elsewhere is checked against each grammar it lands in, reserved words included, so that a
  * value the settings accept cannot fail where the provisioning script writes it. The tests run every
  * rendered artifact through its own tool (`nft -c`, `systemd-analyze verify`, `bash -n`, shellcheck,
- * git, `findmnt --verify`): __tests__/userdata/grammars.test.ts.
+ * git, `findmnt --verify`): __tests__/settings/grammars.test.ts.
  */
 import { isIPv6 } from "net";
 

@@ -6,7 +6,9 @@
 import { SettingsError } from "../../settings/errors";
 import exampleSettings from "../../settings/example.json";
 import { parseStackSettings } from "../../settings/stack-settings";
-import { HOST_PATHS, isInside, LOGIN_HOME_PATHS, METADATA_ENDPOINTS, PATH_SETTINGS, relation, SYSTEM_ACCOUNTS, usesIpv6Metadata } from "../../userdata/host";
+import {
+  HOST_PATHS, isInside, LOGIN_HOME_PATHS, METADATA_ENDPOINTS, PATH_SETTINGS, relation, SYSTEM_ACCOUNTS, usesIpv6Metadata,
+} from "../../settings/host-layout";
 
 function refusal(changes: Record<string, unknown>): string {
   try {
