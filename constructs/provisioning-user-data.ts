@@ -4,7 +4,7 @@ import { gzipSync } from "zlib";
 import { renderProvisioningScript, ScaleOutValues, SecretsInput } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../settings/provisioning-settings";
 import { nameElements } from "./addresses";
-import { MAX_SECRET_LENGTH } from "./secret-variables";
+import { MAX_SECRET_LENGTH } from "./constants";
 
 /** Stand for the data volume's id and the Elastic IP while the script is rendered: the longest there are. */
 const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
