@@ -97,7 +97,7 @@ export class CrmSecurityGroup extends Construct {
     const ingress = [tcp(SSH_RULE, ssh), tcp(BACK_END_RULE, app), tcp(HTTP_RULE, app), ...(props.https ? [tcp(HTTPS_RULE, app)] : [])];
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,
-      description: props.description ?? "Allow SSH (22) and HTTP (80, 3000) access to the CRM host",
+      description: props.description ?? `Allow SSH (${SSH_RULE.port}) and HTTP (${HTTP_RULE.port}, ${BACK_END_RULE.port}) access to the CRM host`,
       ingress,
       lifecycle: { precondition: [inboundRuleQuotaCheck(ingress, props.inboundRuleQuota, props.inboundRuleNames)] },
       egress: [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }],
