@@ -12,8 +12,8 @@ export const INSTANCE_TYPE = "t3.micro";
  * Size of the root volume, in GiB (the AMI's snapshot is 8 GiB). It holds the OS after the full
  * update, the Development Tools group, MariaDB's binaries, the 2 GiB swap file, nvm with Node.js
  * 21.7.3, the app with its node_modules and yarn's cache, and the journal (up to 10% of the file
- * system); the database lives on the data volume. The estimate in docs/architecture.md comes to about 7 GiB, too
- * close to 8 for unattended updates, so 16 GiB: $0.64 a month more than 8.
+ * system); the database lives on the data volume. The estimate in docs/architecture.md comes too close
+ * to 8 GiB for unattended updates, so twice that.
  */
 export const ROOT_VOLUME_SIZE_GIB = 16;
 

@@ -64,7 +64,7 @@ export const [PROVISIONING_FUNCTIONS, PROVISIONING_RUN] = ((): [string, string] 
  * The provisioning code whole: provision.sh without its #! line and its comment lines (shellcheck's
  * directives kept, so that the rendered script is checked as the file is), the two parts above joined.
  * The comments are for readers of the file; left out of the user data, they leave room under EC2's
- * 16 KiB limit (about 2.4 KiB of the compressed script). Safe because no string or here-document of
+ * 16 KiB limit. Safe because no string or here-document of
  * the file holds a line starting with # (a test compares the functions bash reads from both).
  */
 export const PROVISIONING_CODE = `${PROVISIONING_FUNCTIONS}\n${PROVISIONING_RUN}`;
