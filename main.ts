@@ -41,7 +41,7 @@ export class CrmHostStack extends TerraformStack {
     const image = new SsmImageParameter(this, "image");
     const shared: SharedParts = { settings, nameTag, inputs, secrets, image };
     // Each topology's module is loaded only by a stack that uses it: the single host's synthesis then
-    // skips the scale-out's constructs and provider bindings (about 70 ms of each `cdktf synth`).
+    // skips the scale-out's constructs and provider bindings (what that saves: docs/testing.md, Benchmarks).
     if (scaleOut) {
       (require("./topologies/scale-out") as typeof import("./topologies/scale-out")).buildScaleOut(this, shared);
     } else {

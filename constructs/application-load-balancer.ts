@@ -2,9 +2,8 @@ import { Lb } from "@cdktf/provider-aws/lib/lb";
 import { LbListener } from "@cdktf/provider-aws/lib/lb-listener";
 import { LbTargetGroup } from "@cdktf/provider-aws/lib/lb-target-group";
 import { Construct } from "constructs";
-import { APP_PORT, HTTP_PORT } from "../userdata/constants";
+import { APP_PORT, HTTP_PORT, HTTPS_PORT } from "../settings/ports";
 import { nameElements } from "./addresses";
-import { HTTPS_PORT } from "./crm-security-group";
 
 /** TLS policy of the HTTPS listener: TLS 1.3 and 1.2 with forward secrecy, AWS's recommendation for new listeners. */
 export const HTTPS_SSL_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06";
@@ -88,10 +87,10 @@ export class ApplicationLoadBalancer extends Construct {
     };
     this.listeners = [
       listener("front_end", HTTP_PORT, props.certificateArn === undefined ? {}
-        : { defaultAction: [{ type: "redirect", redirect: { port: String(HTTPS_PORT.port), protocol: "HTTPS", statusCode: "HTTP_301" } }] }),
+        : { defaultAction: [{ type: "redirect", redirect: { port: String(HTTPS_PORT), protocol: "HTTPS", statusCode: "HTTP_301" } }] }),
       listener("back_end", APP_PORT, {}),
       ...(props.certificateArn === undefined ? []
-        : [listener("https", HTTPS_PORT.port, { protocol: "HTTPS", sslPolicy: HTTPS_SSL_POLICY, certificateArn: props.certificateArn })]),
+        : [listener("https", HTTPS_PORT, { protocol: "HTTPS", sslPolicy: HTTPS_SSL_POLICY, certificateArn: props.certificateArn })]),
     ];
   }
 

@@ -2,18 +2,7 @@ import { Instance } from "@cdktf/provider-aws/lib/instance";
 import { IResolvable, ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-
-/** InstanceType of the spec (2.1, 8). */
-export const INSTANCE_TYPE = "t3.micro";
-
-/**
- * Size of the root volume, in GiB (the AMI's snapshot is 8 GiB). It holds the OS after the full
- * update, the Development Tools group, MariaDB's binaries, the 2 GiB swap file, nvm with Node.js
- * 21.7.3, the app with its node_modules and yarn's cache, and the journal (up to 10% of the file
- * system); the database lives on the data volume. The estimate in docs/architecture.md comes to about 7 GiB, too
- * close to 8 for unattended updates, so 16 GiB: $0.64 a month more than 8.
- */
-export const ROOT_VOLUME_SIZE_GIB = 16;
+import { INSTANCE_TYPE, ROOT_VOLUME_SIZE_GIB } from "./constants";
 
 /**
  * Attributes of the instance Terraform leaves alone after creation. Both force a replacement

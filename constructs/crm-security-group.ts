@@ -2,23 +2,9 @@ import { SecurityGroup } from "@cdktf/provider-aws/lib/security-group";
 import { Fn, Op, Precondition, Token } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-
-/** Ports of spec 2.2 / 8, with the description each ingress rule carries. */
-export const SSH_PORT = { port: 22, description: "SSH" } as const;
-export const BACK_END_PORT = { port: 3000, description: "application back end" } as const;
-export const HTTP_PORT = { port: 80, description: "HTTP" } as const;
-/** Opened only for a stack with a domain, to the same sources as 80 and 3000. */
-export const HTTPS_PORT = { port: 443, description: "HTTPS" } as const;
-
-/** AWS's default quota "Inbound or outbound rules per security group", and the most any account can have (with one group per interface). */
-export const DEFAULT_INBOUND_RULE_QUOTA = 60;
-export const MAX_INBOUND_RULE_QUOTA = 1000;
-
-/** What the refusal of too many inbound rules names: the variables of the CIDR lists, and of the quota. */
-export interface InboundRuleNames {
-  readonly cidrs: string;
-  readonly quota: string;
-}
+import {
+  BACK_END_RULE, DEFAULT_INBOUND_RULE_QUOTA, HTTP_RULE, HTTPS_RULE, InboundRuleNames, MAX_INBOUND_RULE_QUOTA, SSH_RULE,
+} from "./constants";
 
 /**
  * The precondition of a security group that stops the plan before its inbound rules exceed the account's
@@ -108,10 +94,10 @@ export class CrmSecurityGroup extends Construct {
       cidrBlocks,
       description: rule.description,
     });
-    const ingress = [tcp(SSH_PORT, ssh), tcp(BACK_END_PORT, app), tcp(HTTP_PORT, app), ...(props.https ? [tcp(HTTPS_PORT, app)] : [])];
+    const ingress = [tcp(SSH_RULE, ssh), tcp(BACK_END_RULE, app), tcp(HTTP_RULE, app), ...(props.https ? [tcp(HTTPS_RULE, app)] : [])];
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,
-      description: props.description ?? "Allow SSH (22) and HTTP (80, 3000) access to the CRM host",
+      description: props.description ?? `Allow SSH (${SSH_RULE.port}) and HTTP (${HTTP_RULE.port}, ${BACK_END_RULE.port}) access to the CRM host`,
       ingress,
       lifecycle: { precondition: [inboundRuleQuotaCheck(ingress, props.inboundRuleQuota, props.inboundRuleNames)] },
       egress: [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }],

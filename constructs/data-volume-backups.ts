@@ -6,7 +6,7 @@ import { IamRolePolicyAttachment } from "@cdktf/provider-aws/lib/iam-role-policy
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-import { POLICY_VERSION } from "./instance-role";
+import { POLICY_VERSION } from "./constants";
 import { stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /** Trust policy that lets only Data Lifecycle Manager assume the role. */

@@ -6,10 +6,9 @@ import { nameElements } from "./addresses";
 import { matchesPattern, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /**
- * Default size of the data volume, in GiB. A new MariaDB data directory takes 113 MiB (measured:
- * 96 MiB redo log, 12 MiB ibdata1, system tables), and a CRM's tables of a few hundred thousand
- * rows stay well under 1 GiB; 10 GiB leaves room for years of growth, binary logs or a dump beside
- * the data, for $0.80 a month; gp3 performance does not depend on size. It grows in place
+ * Default size of the data volume, in GiB. A new MariaDB data directory and a CRM's tables of a few
+ * hundred thousand rows stay well under 1 GiB (the figures: docs/architecture.md); 10 GiB leaves room
+ * for years of growth, binary logs or a dump beside the data; gp3 performance does not depend on size. It grows in place
  * (`data_volume_size_gib`, then `xfs_growfs`), never shrinks.
  */
 export const DEFAULT_DATA_VOLUME_SIZE_GIB = 10;

@@ -1,6 +1,7 @@
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
-import { DEFAULT_INBOUND_RULE_QUOTA, InboundRuleNames, MAX_INBOUND_RULE_QUOTA } from "./crm-security-group";
+import { APP_PORT, HTTP_PORT } from "../settings/ports";
+import { DEFAULT_INBOUND_RULE_QUOTA, InboundRuleNames, MAX_INBOUND_RULE_QUOTA } from "./constants";
 import { PlanCheck } from "./plan-check";
 import { conditionRule, distinctIpv4Cidrs, ipv4CidrList, matchesPattern, sshPublicKeyRules, stackVariable, wholeNumberBetween } from "./variable-rules";
 
@@ -89,7 +90,7 @@ export class DeploymentVariables extends Construct {
       type: "list(string)",
       nullable: false,
       default: props.defaultAppIngressCidrs ?? ["0.0.0.0/0"],
-      description: "IPv4 CIDR blocks allowed to reach the front end (port 80) and the back end (port 3000), " +
+      description: `IPv4 CIDR blocks allowed to reach the front end (port ${HTTP_PORT}) and the back end (port ${APP_PORT}), ` +
         "each written with its network address (10.0.0.0/8, not 10.0.0.1/8).",
     });
     this.appIngressCidrs.addValidation(ipv4CidrList(this.appIngressCidrs));

@@ -7,6 +7,7 @@ import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
+import { POLICY_VERSION } from "./constants";
 
 /** One status-check alarm: its metric, what EC2 does when it fires, and after how many failed minutes. */
 export interface StatusCheckAlarm {
@@ -113,7 +114,7 @@ export class HostAlarms extends Construct {
       enableKeyRotation: true,
       deletionWindowInDays: 7,
       policy: JSON.stringify({
-        Version: "2012-10-17",
+        Version: POLICY_VERSION,
         Statement: [
           {
             Sid: "AccountAdministers",

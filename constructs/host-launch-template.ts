@@ -2,7 +2,8 @@ import { LaunchTemplate } from "@cdktf/provider-aws/lib/launch-template";
 import { IResolvable, Token } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-import { INSTANCE_TYPE, metadataOptions, ROOT_VOLUME_SIZE_GIB } from "./crm-instance";
+import { INSTANCE_TYPE, ROOT_VOLUME_SIZE_GIB } from "./constants";
+import { metadataOptions } from "./crm-instance";
 
 /** Props of {@link HostLaunchTemplate}. */
 export interface HostLaunchTemplateProps {

@@ -1,10 +1,7 @@
 import { TerraformOutput } from "cdktf";
 import { Construct } from "constructs";
+import { APP_PORT, HTTP_PORT } from "../settings/ports";
 import { applicationUris } from "../userdata/script";
-
-/** The application's ports (spec: the front end on 80, the back end on 3000). */
-export const FRONT_END_PORT = 80;
-export const BACK_END_PORT = 3000;
 
 /** Props of {@link HostOutputs}. */
 export interface HostOutputsProps {
@@ -51,8 +48,8 @@ export class HostOutputs extends Construct {
       ["PublicIP", props.publicIp, `Public IP address of ${props.nameTag}`],
       ["PublicDns", props.publicDns, `Public DNS name of ${props.nameTag}`],
       ["InstanceId", props.instanceId, `EC2 instance id of ${props.nameTag}`],
-      ["FrontendUrl", uris.frontend, `The application's front end (${props.domainName ? "HTTPS" : `port ${FRONT_END_PORT}`}, FRONTENDURI)`],
-      ["BackendUrl", uris.backend, `The application's back end (port ${BACK_END_PORT}, BACKENDURI)`],
+      ["FrontendUrl", uris.frontend, `The application's front end (${props.domainName ? "HTTPS" : `port ${HTTP_PORT}`}, FRONTENDURI)`],
+      ["BackendUrl", uris.backend, `The application's back end (port ${APP_PORT}, BACKENDURI)`],
       ["SshCommand", `ssh ${login}`, "Log in to the host (add -i with the private key of key_pair_name)"],
       ["ProvisioningLogCommand", `ssh ${login} sudo tail -n +1 -f ${props.provisioningLog}`,
         "Follow the first-boot provisioning log (it ends with the last step's line)"],

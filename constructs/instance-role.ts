@@ -2,9 +2,7 @@ import { IamInstanceProfile } from "@cdktf/provider-aws/lib/iam-instance-profile
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-
-/** Version of the IAM policy language (spec 9). */
-export const POLICY_VERSION = "2012-10-17";
+import { POLICY_VERSION } from "./constants";
 
 /** Trust policy that lets only the EC2 service assume the role. */
 export const EC2_ASSUME_ROLE_POLICY = {

@@ -4,7 +4,7 @@ import { gzipSync } from "zlib";
 import { renderProvisioningScript, ScaleOutValues, SecretsInput } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../settings/provisioning-settings";
 import { nameElements } from "./addresses";
-import { MAX_SECRET_LENGTH } from "./secret-variables";
+import { MAX_SECRET_LENGTH } from "./constants";
 
 /** Stand for the data volume's id and the Elastic IP while the script is rendered: the longest there are. */
 const VOLUME_PLACEHOLDER = "vol-0ca7a1c0ffee00000";
@@ -16,9 +16,9 @@ function standIn(what: string, length: number): string {
 }
 
 /**
- * What stands for each of the scale-out topology's values: longer than any real one (an RDS endpoint is
- * at most about 110 characters, a Secrets Manager ARN about 100, a load balancer's DNS name about 80;
- * release_ref at most 200), in the form the script's header accepts.
+ * What stands for each of the scale-out topology's values: longer than any real one (an RDS endpoint,
+ * a Secrets Manager ARN, a load balancer's DNS name; release_ref at most as long as its rule allows),
+ * in the form the script's header accepts.
  */
 const SCALE_OUT_PLACEHOLDERS: ScaleOutValues = {
   databaseHost: standIn("databasehost", 128),
@@ -34,9 +34,9 @@ export const USER_DATA_LIMIT_BYTES = 16 * 1024;
 
 /**
  * How much more Terraform's `base64gzip` (Go's deflate) may write than Node.js's zlib, which
- * measures the script at synthesis: 0.6 % more was measured on these scripts (9855 against 9801
- * bytes, 10572 against 10519 with a domain); __tests__/engine/user-data-size.test.ts has the engine
- * compress the scripts and fails when it writes more than this allows.
+ * measures the script at synthesis: a margin above what the two were seen to differ by (docs/testing.md);
+ * __tests__/engine/user-data-size.test.ts has the engine compress the scripts and fails when it writes
+ * more than this allows.
  */
 export const TERRAFORM_GZIP_MARGIN = 1.02;
 
@@ -112,7 +112,7 @@ export class ProvisioningUserData extends Construct {
   /**
    * The script, gzip-compressed and base64-encoded, for `user_data_base64`. cloud-init inflates
    * gzip user data before it runs it; EC2's 16 KiB limit then counts the compressed bytes, which
-   * leaves the script room to grow (uncompressed it had reached 15.9 KiB with the longest secrets).
+   * leaves the script room to grow (uncompressed, it came near the limit: docs/provisioning.md).
    */
   public readonly base64: string;
   /** Upper bound of the compressed user data's size, whatever the (accepted) secrets are. */

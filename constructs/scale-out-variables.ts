@@ -1,7 +1,7 @@
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { REF_EXPECTED, REF_FORBIDDEN, REF_SHAPE } from "../settings/git-ref";
-import { INSTANCE_TYPE } from "./crm-instance";
+import { INSTANCE_TYPE } from "./constants";
 import { conditionRule, matchesPattern, patternCondition, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /** Subnet ids as EC2 writes them. */

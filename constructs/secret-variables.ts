@@ -1,11 +1,9 @@
 import { Fn, TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { ScriptSecrets } from "../settings/provisioning-settings";
+import { MAX_SECRET_LENGTH } from "./constants";
 import { PlanCheck } from "./plan-check";
 import { dotenvValue, printableText, stackVariable } from "./variable-rules";
-
-/** Longest secret accepted; far above any real password or token, far below the 16 KiB user-data limit. */
-export const MAX_SECRET_LENGTH = 256;
 
 /** Props of {@link SecretVariables}. */
 export interface SecretVariablesProps {

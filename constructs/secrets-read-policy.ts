@@ -4,7 +4,7 @@ import { IamRolePolicy } from "@cdktf/provider-aws/lib/iam-role-policy";
 import { partition } from "@aws-sdk/util-endpoints";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-import { POLICY_VERSION } from "./instance-role";
+import { POLICY_VERSION } from "./constants";
 
 /** The condition that KMS is asked by `service` (ssm, secretsmanager) of the region on the caller's behalf. */
 function viaService(service: string, region: string): { test: string; variable: string; values: string[] } {

@@ -1,7 +1,8 @@
 import { SecurityGroup, SecurityGroupEgress, SecurityGroupIngress } from "@cdktf/provider-aws/lib/security-group";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-import { inboundRuleQuotaCheck, InboundRuleNames } from "./crm-security-group";
+import { inboundRuleQuotaCheck } from "./crm-security-group";
+import { InboundRuleNames } from "./constants";
 
 /** One rule of a tier: a TCP port (or every protocol), from or to CIDR blocks or security groups, described. */
 export interface TierRule {

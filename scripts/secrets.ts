@@ -18,7 +18,7 @@ import { randomBytes } from "crypto";
 import {
   AddTagsToResourceCommand, DescribeParametersCommand, ListTagsForResourceCommand, PutParameterCommand, SSMClient,
 } from "@aws-sdk/client-ssm";
-import { MAX_SECRET_LENGTH } from "../constructs/secret-variables";
+import { MAX_SECRET_LENGTH } from "../constructs/constants";
 import { SECRET_PARAMETER_LEAVES, SECRET_PARAMETER_TAG, secretParameterNames } from "../constructs/secret-parameters";
 import { isPrintableDotenvValue, isPrintableText, UNPRINTABLE_WORDS } from "../constructs/variable-rules";
 import { loadEnvironments } from "../settings/environments";

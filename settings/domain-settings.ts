@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { isHostName, isPort } from "./grammars";
+import { APP_PORT } from "./ports";
 import { matching, text } from "./rules";
 
 /** The ACME directory Caddy gets certificates from by default: Let's Encrypt's. */
@@ -51,7 +52,7 @@ export const domainSettingsSchema = z.strictObject({
   hostedZone: matching("Name of the Route 53 public hosted zone that holds the record (created beforehand, its name servers "
     + "delegated), such as `example.com`.", DNS_NAME, DNS_NAME_EXPECTED),
   name: matching("The site's name: an A record in `hostedZone` pointing at the host's Elastic IP, served over HTTPS "
-    + "(FRONTENDURI `https://<name>`, BACKENDURI `http://<name>:3000`), such as `crm.example.com` or the zone's own name.",
+    + `(FRONTENDURI \`https://<name>\`, BACKENDURI \`http://<name>:${APP_PORT}\`), such as \`crm.example.com\` or the zone's own name.`,
   DNS_NAME, `${DNS_NAME_EXPECTED.replace("example.com", "crm.example.com")}, in hostedZone`),
   acmeDirectory: httpsUrl("Directory URL of the ACME CA that issues and renews the certificate (default: Let's Encrypt; "
     + "its staging directory `https://acme-staging-v02.api.letsencrypt.org/directory` for trials).",

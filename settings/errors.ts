@@ -32,6 +32,19 @@ export class SettingsError extends SettingsProblem {
   }
 }
 
+/** A setting of an earlier version that is gone: the message names it and what took its place. */
+export class RemovedSettingError extends SettingsProblem {
+  constructor(
+    /** The setting's name, as written in the settings file. */
+    public readonly setting: string,
+    /** What took its place, as a phrase. */
+    instead: string,
+  ) {
+    super(`The setting "${setting}" is gone: ${instead}; remove it from the settings file (see CHANGELOG.md).`);
+    this.name = "RemovedSettingError";
+  }
+}
+
 /** Longest value shown in a message, in characters (a pasted file or key must not flood the terminal). */
 export const SHOWN_VALUE_LENGTH = 80;
 

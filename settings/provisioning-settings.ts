@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { settingsErrorFrom } from "../settings/errors";
-import { domainSettingsSchema } from "../settings/domain-settings";
-import { absolutePath, flag, matching, oneOf, text, wholeNumber } from "../settings/rules";
+import { settingsErrorFrom } from "./errors";
+import { domainSettingsSchema } from "./domain-settings";
+import { absolutePath, flag, matching, oneOf, text, wholeNumber } from "./rules";
 import { gitKeepsIdent, isBracketedIPv6, isHostName, isIPv4Address, isNftTableName, isPort } from "./grammars";
 import { pathsApart } from "./host-layout";
+import { APP_PORT, HTTP_PORT } from "./ports";
 
 /** MariaDB's own schemas: the app user gets ALL PRIVILEGES on its database (on `mysql`, it could read root's hash). */
 export const RESERVED_DATABASE_NAMES = ["mysql", "information_schema", "performance_schema", "sys"] as const;
@@ -111,33 +112,27 @@ export const PROVISIONING_FIELDS = {
   /^[a-z_][a-z0-9_-]{0,30}$/,
   "a Linux user name of 1 to 31 lower-case letters, digits, _ or -, starting with a letter or _ (systemd's strict rule for User=)"),
   loginHome: absolutePath("Home directory of the login user. Spec: `/home/ec2-user`."),
-  unitDirectory: absolutePath("Directory the units are written to: one systemd loads units from. Spec: `/etc/systemd/system`."),
   swapFile: absolutePath("Swap file path. Spec: `/swapfile`. Clear of the system's own paths and of the other path settings."),
   logFile: absolutePath("File the script's output is appended to (besides cloud-init's own log), inside /var/log."),
   metadataEndpoint: text("Base address of the instance metadata service (IMDSv2): `http://169.254.169.254` (the spec's), or " +
     "its IPv6 form `http://[fd00:ec2::254]`, which the instance then enables.", METADATA_EXPECTED,
   (schema) => schema.regex(/^http:\/\/(\[[0-9A-Fa-f:.]+\]|[0-9.]+)(:[0-9]+)?$/, { error: METADATA_EXPECTED })
     .refine(isMetadataAddress, { error: METADATA_EXPECTED })),
-  deviceDirectory: absolutePath("Where the data volume's device appears: `<deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…` (Nitro), else `<deviceDirectory>/sdf` or `xvdf`. Production: `/dev`."),
   dataMount: absolutePath("Mount point of the data volume; MariaDB's data lives in its `mysql` directory. Production: `/var/lib/crm-data`."),
-  databaseDir: absolutePath("MariaDB's data directory, bind-mounted from `<dataMount>/mysql`. Production: `/var/lib/mysql`."),
-  fstabFile: absolutePath("The file system table the mounts are written to. Production: `/etc/fstab`."),
   dataVolumeWaitSeconds: wholeNumber("How long the first boot waits for the data volume's device. Production: 300.", 1, 3600, "seconds"),
-  nftablesConfig: absolutePath("The file the distribution's nftables service loads at boot, where the script keeps its "
-    + "block of rules (port-80 redirect, metadata lock-down). Amazon Linux 2023: `/etc/sysconfig/nftables.conf`; Debian: `/etc/nftables.conf`."),
   scriptDirectory: absolutePath("Directory of root's helper scripts: the one that refreshes the public addresses in .env at each boot, "
     + "and the ops command `<app>-ops` (releases, rollback, patch, reprovision, rotate-secrets). `/usr/local/sbin`."),
   secrets: oneOf("Where the host gets the three secrets. `user-data`: Terraform variables written into the user data "
     + "(the spec). `parameter-store`: SecureString parameters `/<stackName>/crm/…` read at boot with the instance role; "
     + "the stack then holds no secret (docs/secrets.md).", SECRET_SOURCES),
-  redirectHttpPort: flag("Redirect tcp/80 to the app's port 3000 with nftables (the app runs as the login user, who cannot "
-    + "bind 80). `false` for an app that binds 80 itself: its unit then gets `AmbientCapabilities=CAP_NET_BIND_SERVICE`. "
-    + "With a `domain`, the HTTPS server takes port 80 (to redirect it) and nothing is redirected."),
+  redirectHttpPort: flag(`Redirect tcp/${HTTP_PORT} to the app's port ${APP_PORT} with nftables (the app runs as the login user, who cannot `
+    + `bind ${HTTP_PORT}). \`false\` for an app that binds ${HTTP_PORT} itself: its unit then gets \`AmbientCapabilities=CAP_NET_BIND_SERVICE\`. `
+    + `With a \`domain\`, the HTTPS server takes port ${HTTP_PORT} (to redirect it) and nothing is redirected.`),
   domain: domainSettingsSchema.optional(),
   topology: oneOf("How the stack runs the app. `single-host`: one EC2 instance with its own MariaDB (the spec). `scale-out`: "
     + "hosts of an Auto Scaling group behind an Application Load Balancer, on a database of Amazon RDS for MariaDB; it needs "
     + "`\"secrets\": \"parameter-store\"` (docs/scale-out.md).", TOPOLOGIES),
-  healthCheckPath: matching("Path a release or rollback of the ops command (`<app>-ops`) asks on port 3000: the new release is kept "
+  healthCheckPath: matching(`Path a release or rollback of the ops command (\`<app>-ops\`) asks on port ${APP_PORT}: the new release is kept `
     + "when it answers with an HTTP status below 500 (docs/operations.md).", /^\/[A-Za-z0-9._~%/-]{0,200}(\?[A-Za-z0-9._~%=&-]{0,200})?$/,
   "a path starting with / such as / or /health?full=1 (letters, digits and . _ ~ % / - only, then an optional ?query)"),
 } as const;
@@ -175,7 +170,7 @@ export function domainBesideOwnPort80(settings: { redirectHttpPort: boolean; dom
   if (settings.domain !== undefined && !settings.redirectHttpPort) {
     ctx.issues.push({
       code: "custom", path: ["redirectHttpPort"], input: false,
-      message: "true with a domain (the HTTPS server binds port 80 to redirect it; the app cannot bind it too)",
+      message: `true with a domain (the HTTPS server binds port ${HTTP_PORT} to redirect it; the app cannot bind it too)`,
     });
   }
 }
@@ -220,17 +215,12 @@ export interface SecretParameterNames {
 export const PRODUCTION_PATHS = {
   loginUser: "ec2-user",
   loginHome: "/home/ec2-user",
-  unitDirectory: "/etc/systemd/system",
   swapFile: "/swapfile",
   logFile: "/var/log/crm-provisioning.log",
   metadataEndpoint: "http://169.254.169.254",
-  deviceDirectory: "/dev",
   dataMount: "/var/lib/crm-data",
-  databaseDir: "/var/lib/mysql",
-  fstabFile: "/etc/fstab",
   // The attachment is made only after the instance is running: the first boot may get there first.
   dataVolumeWaitSeconds: 300,
-  nftablesConfig: "/etc/sysconfig/nftables.conf",
   scriptDirectory: "/usr/local/sbin",
 } as const satisfies Partial<ProvisioningSettings>;
 

@@ -9,13 +9,13 @@
 import { resolve } from "path";
 import { z } from "zod";
 import { BackendSettings } from "./backend-settings";
-import { hostLayout, pathsApart } from "./host-layout";
+import { HOST_FILES, hostLayout, pathsApart } from "./host-layout";
 import {
   domainBesideOwnPort80, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS, scaleOutProvisioning,
 } from "./provisioning-settings";
 import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
 import { alarmEmailSchema, MAX_CERTIFICATE_NAME_LENGTH } from "./domain-settings";
-import { settingsErrorFrom } from "./errors";
+import { RemovedSettingError, settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
 import { awsRegion, flag, isKmsKeyInRegion, kmsArnStart, matching, settingRules, text } from "./rules";
 
@@ -40,16 +40,11 @@ const provisioningWithDefaults = {
   ...PROVISIONING_FIELDS,
   loginUser: PROVISIONING_FIELDS.loginUser.default(PRODUCTION_PATHS.loginUser),
   loginHome: PROVISIONING_FIELDS.loginHome.default(PRODUCTION_PATHS.loginHome),
-  unitDirectory: PROVISIONING_FIELDS.unitDirectory.default(PRODUCTION_PATHS.unitDirectory),
   swapFile: PROVISIONING_FIELDS.swapFile.default(PRODUCTION_PATHS.swapFile),
   logFile: PROVISIONING_FIELDS.logFile.default(PRODUCTION_PATHS.logFile),
   metadataEndpoint: PROVISIONING_FIELDS.metadataEndpoint.default(PRODUCTION_PATHS.metadataEndpoint),
-  deviceDirectory: PROVISIONING_FIELDS.deviceDirectory.default(PRODUCTION_PATHS.deviceDirectory),
   dataMount: PROVISIONING_FIELDS.dataMount.default(PRODUCTION_PATHS.dataMount),
-  databaseDir: PROVISIONING_FIELDS.databaseDir.default(PRODUCTION_PATHS.databaseDir),
-  fstabFile: PROVISIONING_FIELDS.fstabFile.default(PRODUCTION_PATHS.fstabFile),
   dataVolumeWaitSeconds: PROVISIONING_FIELDS.dataVolumeWaitSeconds.default(PRODUCTION_PATHS.dataVolumeWaitSeconds),
-  nftablesConfig: PROVISIONING_FIELDS.nftablesConfig.default(PRODUCTION_PATHS.nftablesConfig),
   scriptDirectory: PROVISIONING_FIELDS.scriptDirectory.default(PRODUCTION_PATHS.scriptDirectory),
   redirectHttpPort: PROVISIONING_FIELDS.redirectHttpPort.default(PROVISIONING_DEFAULTS.redirectHttpPort),
   secrets: PROVISIONING_FIELDS.secrets.default(PROVISIONING_DEFAULTS.secrets),
@@ -172,6 +167,13 @@ export interface StackSettings {
   readonly provisioning: ProvisioningSettings;
 }
 
+/**
+ * Settings that are gone, with what took their place: the host's own paths became constants of the
+ * host (HOST_FILES). A file that still names one is told so, rather than that the key is unknown.
+ */
+export const REMOVED_SETTINGS: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(HOST_FILES)
+  .map(([name, path]) => [name, `the host's path ${path} is a constant of the host, no longer a setting`]));
+
 /** Reads and validates a settings file (default: `$CRM_SETTINGS`, else the example set). */
 export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEFAULT_SETTINGS_FILE): StackSettings {
   return parseStackSettings(readJsonFile(file));
@@ -182,6 +184,8 @@ export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEF
  * provisioning paths. Throws a SettingsError naming the first bad setting.
  */
 export function parseStackSettings(raw: unknown): StackSettings {
+  const removed = typeof raw === "object" && raw !== null ? Object.keys(raw).find((key) => Object.hasOwn(REMOVED_SETTINGS, key)) : undefined;
+  if (removed !== undefined) throw new RemovedSettingError(removed, REMOVED_SETTINGS[removed]);
   const result = stackSettingsSchema.safeParse(raw);
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);

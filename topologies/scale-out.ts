@@ -1,7 +1,8 @@
 import { TerraformStack } from "cdktf";
 import { awsName, AWS_NAME_RULES, fitted } from "../constructs/aws-names";
 import { ApplicationLoadBalancer } from "../constructs/application-load-balancer";
-import { BACK_END_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../constructs/crm-security-group";
+import { BACK_END_RULE, HTTP_RULE, HTTPS_RULE, SSH_RULE } from "../constructs/constants";
+import { APP_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../settings/ports";
 import { HostGroup } from "../constructs/host-group";
 import { HostLaunchTemplate } from "../constructs/host-launch-template";
 import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
@@ -38,13 +39,13 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   const app = inputs.appIngressCidrs.listValue;
   const loadBalancerGroup = new TierSecurityGroup(stack, "load_balancer_group", {
     vpcId: placement.vpcId,
-    description: `Allow HTTP (80, 3000${domain ? ", HTTPS 443" : ""}) to the CRM load balancer, and it to the hosts' 3000`,
+    description: `Allow HTTP (${HTTP_PORT}, ${APP_PORT}${domain ? `, HTTPS ${HTTPS_PORT}` : ""}) to the CRM load balancer, and it to the hosts' ${APP_PORT}`,
     ingress: [
-      { port: BACK_END_PORT.port, description: BACK_END_PORT.description, cidrBlocks: app },
-      { port: HTTP_PORT.port, description: HTTP_PORT.description, cidrBlocks: app },
-      ...(domain ? [{ port: HTTPS_PORT.port, description: HTTPS_PORT.description, cidrBlocks: app }] : []),
+      { ...BACK_END_RULE, cidrBlocks: app },
+      { ...HTTP_RULE, cidrBlocks: app },
+      ...(domain ? [{ ...HTTPS_RULE, cidrBlocks: app }] : []),
     ],
-    egress: [{ port: BACK_END_PORT.port, description: "to the hosts' application port", cidrBlocks: placement.cidrBlocks }],
+    egress: [{ port: BACK_END_RULE.port, description: "to the hosts' application port", cidrBlocks: placement.cidrBlocks }],
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
     inboundRuleNames: inputs.inboundRuleNames,
     nameTag: `${nameTag}/load-balancer`,
@@ -52,10 +53,10 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   });
   const hostsGroup = new TierSecurityGroup(stack, "hosts_group", {
     vpcId: placement.vpcId,
-    description: "Allow the CRM load balancer to the hosts' 3000, and SSH (22)",
+    description: `Allow the CRM load balancer to the hosts' ${APP_PORT}, and SSH (${SSH_PORT})`,
     ingress: [
-      { port: SSH_PORT.port, description: SSH_PORT.description, cidrBlocks: inputs.sshIngressCidrs.listValue },
-      { port: BACK_END_PORT.port, description: "application back end, from the load balancer", securityGroups: [loadBalancerGroup.id] },
+      { ...SSH_RULE, cidrBlocks: inputs.sshIngressCidrs.listValue },
+      { port: BACK_END_RULE.port, description: "application back end, from the load balancer", securityGroups: [loadBalancerGroup.id] },
     ],
     egress: [{ description: "all outbound traffic", cidrBlocks: ["0.0.0.0/0"] }],
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,

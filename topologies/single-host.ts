@@ -1,5 +1,6 @@
 import { TerraformStack } from "cdktf";
-import { CrmInstance, INSTANCE_TYPE } from "../constructs/crm-instance";
+import { CrmInstance } from "../constructs/crm-instance";
+import { INSTANCE_TYPE } from "../constructs/constants";
 import { CrmSecurityGroup } from "../constructs/crm-security-group";
 import { DataVolume } from "../constructs/data-volume";
 import { DataVolumeBackups } from "../constructs/data-volume-backups";

@@ -24,10 +24,7 @@ export const RESTART_SEC = 10;
 export const SERVICE_DESCRIPTION = "Node.js server of the CRM application";
 /** Mode of `<app_dir>/.env`, which holds the application's database password. */
 export const ENV_FILE_MODE = "600";
-/** Port the app listens on (the back end, spec 4), and the front end's port redirected to it. */
-export const APP_PORT = 3000;
-export const HTTP_PORT = 80;
-/** The distribution's nftables service, which loads the settings' nftablesConfig at boot. */
+/** The distribution's nftables service, which loads HOST_FILES.nftablesConfig at boot. */
 export const NFTABLES_SERVICE = "nftables";
 /** Amazon Linux 2023 package of the MySQL-compatible server, and its systemd unit. */
 export const DATABASE_PACKAGE = "mariadb105-server";

@@ -1,15 +1,13 @@
 import { readFileSync } from "fs";
 import { join } from "path";
+import { APP_PORT, HTTP_PORT } from "../settings/ports";
 import {
-  APP_PORT, CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
-  DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS, HTTP_PORT,
-  KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
-  NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
-  TOKEN_USERNAME, USER_DATA_COPY,
+  CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER, DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS, KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE, NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE, TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
 import { opsPaths } from "./ops";
 import { REF_FORBIDDEN, REF_SHAPE, isGitRef } from "../settings/git-ref";
 import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../settings/provisioning-settings";
+import { HOST_FILES, HostFiles } from "../settings/host-layout";
 import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
 
 export type StepFunction = (typeof STEP_FUNCTIONS)[number];
@@ -67,7 +65,7 @@ export const [PROVISIONING_FUNCTIONS, PROVISIONING_RUN] = ((): [string, string] 
  * The provisioning code whole: provision.sh without its #! line and its comment lines (shellcheck's
  * directives kept, so that the rendered script is checked as the file is), the two parts above joined.
  * The comments are for readers of the file; left out of the user data, they leave room under EC2's
- * 16 KiB limit (about 2.4 KiB of the compressed script). Safe because no string or here-document of
+ * 16 KiB limit. Safe because no string or here-document of
  * the file holds a line starting with # (a test compares the functions bash reads from both).
  */
 export const PROVISIONING_CODE = `${PROVISIONING_FUNCTIONS}\n${PROVISIONING_RUN}`;
@@ -177,6 +175,18 @@ ${Object.values(SECRET_VARIABLES).map((name) => `${name}=''`).join(" ")}`;
 ${lines.join("\n")}`;
 }
 
+/**
+ * The header's variables of the host's own paths (HOST_FILES), constants of the host: the tests'
+ * stand-in hosts move them under a root of their own by these names (__tests__/support/provisioning-harness.ts).
+ */
+export const HOST_FILE_VARIABLES: Readonly<Record<keyof HostFiles, string>> = {
+  unitDirectory: "UNIT_DIRECTORY",
+  deviceDirectory: "DEVICE_DIR",
+  databaseDir: "DATABASE_DIR",
+  fstabFile: "FSTAB",
+  nftablesConfig: "NFTABLES_CONFIG",
+};
+
 /** Bash array literal of words that need no quoting (package names). */
 function shellArray(words: readonly string[]): string {
   return `(${words.map(shellQuote).join(" ")})`;
@@ -254,17 +264,17 @@ readonly GIT_USER=${q(settings.gitUser)}
 readonly GIT_EMAIL=${q(settings.gitEmail)}
 readonly LOGIN_USER=${q(settings.loginUser)}
 readonly LOGIN_HOME=${q(settings.loginHome)}
-readonly UNIT_DIRECTORY=${q(settings.unitDirectory)}
+readonly UNIT_DIRECTORY=${q(HOST_FILES.unitDirectory)}
 readonly SWAP_FILE=${q(settings.swapFile)}
 readonly LOG_FILE=${q(settings.logFile)}
 readonly METADATA_ENDPOINT=${q(settings.metadataEndpoint)}
 readonly DATA_VOLUME_ID='${dataVolumeId}'
-readonly DEVICE_DIR=${q(settings.deviceDirectory)}
+readonly DEVICE_DIR=${q(HOST_FILES.deviceDirectory)}
 readonly DATA_MOUNT=${q(settings.dataMount)}
-readonly DATABASE_DIR=${q(settings.databaseDir)}
-readonly FSTAB=${q(settings.fstabFile)}
+readonly DATABASE_DIR=${q(HOST_FILES.databaseDir)}
+readonly FSTAB=${q(HOST_FILES.fstabFile)}
 readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}
-readonly NFTABLES_CONFIG=${q(settings.nftablesConfig)}
+readonly NFTABLES_CONFIG=${q(HOST_FILES.nftablesConfig)}
 readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort && !domain && !onScaleOut ? "true" : "false"}
 readonly ELASTIC_IP='${elasticIp}'
 readonly FRONTEND_URI=${q(uris.frontend)} BACKEND_URI=${q(uris.backend)}

@@ -5,7 +5,7 @@ import { ProvisioningSettings } from "../settings/provisioning-settings";
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";
 
 /**
- * The systemd unit `<unitDirectory>/<appName>.service` (spec 3.1). Node and yarn are called by
+ * The systemd unit `<HOST_FILES.unitDirectory>/<appName>.service` (spec 3.1). Node and yarn are called by
  * absolute path, and PATH names their directory too, because yarn starts with
  * `#!/usr/bin/env node` and systemd reads no shell profile where nvm would set PATH.
  * Paths are validated settings (no spaces, quotes or %), so they need no quoting here.
@@ -56,7 +56,7 @@ export function refreshScriptPath(settings: ProvisioningSettings): string {
 }
 
 /**
- * The oneshot unit `<unitDirectory>/<appName>-public-uris.service`: EC2 gives an instance a new
+ * The oneshot unit `<HOST_FILES.unitDirectory>/<appName>-public-uris.service`: EC2 gives an instance a new
  * public hostname at every stop and start, so before the app starts, at each boot, it rewrites
  * FRONTENDURI and BACKENDURI in .env from the metadata service (IMDSv2), keeping every other line.
  * Pulled in by the app's unit (Wants/After), so it needs no [Install] section.

@@ -21,6 +21,7 @@ import { ParameterStoreHost } from "./parameter-store-host";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
 import { engineUserData } from "./user-data";
 import { Accelerator, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
+import { HOST_FILES } from "../../settings/host-layout";
 
 jest.setTimeout(40 * 60_000);
 
@@ -93,7 +94,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   async function dataVolumeState(host: Vm): Promise<{ device: string; dbSource: string; dataSource: string; uuid: string }> {
     const [device, dbSource, dataSource, uuid] = (await host.sshOk([
       `dev=$(readlink -f "$(ls /dev/disk/by-id/*_${dataDisk.serial} | head -1)")`, `echo "$dev"`,
-      `findmnt -n -o SOURCE -M ${SETTINGS.databaseDir} | head -1`, `findmnt -n -o SOURCE,FSTYPE -M ${SETTINGS.dataMount} | head -1`,
+      `findmnt -n -o SOURCE -M ${HOST_FILES.databaseDir} | head -1`, `findmnt -n -o SOURCE,FSTYPE -M ${SETTINGS.dataMount} | head -1`,
       `blkid -p -o value -s UUID "$dev"`,
     ].join("; "))).split("\n").map((line) => line.trim().replace(/\s+/g, " "));
     return { device, dbSource: dbSource ?? "", dataSource: dataSource ?? "", uuid: uuid ?? "" };
@@ -196,7 +197,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   it("keeps the database on the data volume, which it formatted because it was blank", async () => {
     const state = await dataVolumeState(vm!);
     figure("data volume device", `${DATA_VOLUME_ID} is ${state.device} (NVMe, serial ${dataDisk.serial})`, /^\/dev\/nvme\d+n1$/.test(state.device));
-    figure("database directory on the data volume", `${SETTINGS.databaseDir} from ${state.dbSource}, ${SETTINGS.dataMount} from ${state.dataSource}`,
+    figure("database directory on the data volume", `${HOST_FILES.databaseDir} from ${state.dbSource}, ${SETTINGS.dataMount} from ${state.dataSource}`,
       state.dbSource === `${state.device}[/mysql]` && state.dataSource.startsWith(`${state.device} `));
     const log = await vm!.sshOk(`grep -F 'data volume' ${SETTINGS.logFile} | cut -d' ' -f2-`);
     const formatted = log.includes("the data volume holds no file system: creating");
@@ -284,7 +285,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     figure("after reboot: swap", swaps.trim() || "off", swaps.includes(SETTINGS.swapFile));
     figure("user data runs", `${starts.trim()} time(s), ${reprovisions.trim()} by reprovision`, Number(starts) === 1 + Number(reprovisions));
     const volume = await dataVolumeState(vm!);
-    figure("after reboot: database directory", `${SETTINGS.databaseDir} from ${volume.dbSource}`, volume.dbSource === `${volume.device}[/mysql]`);
+    figure("after reboot: database directory", `${HOST_FILES.databaseDir} from ${volume.dbSource}`, volume.dbSource === `${volume.device}[/mysql]`);
     const rows = ROWS.filter((row) => body.includes(row)).length;
     figure("after reboot: rows on port 80", `${rows} of ${ROWS.length}`, rows === ROWS.length);
     const env = await vm!.sshOk(`grep -E '^(FRONTENDURI|BACKENDURI|SESSION_SECRET)=' ${SETTINGS.appDir}/.env`);
@@ -355,7 +356,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const volumeB = await dataVolumeState(hostB);
     const kept = log.includes(`the data volume holds a ${DATA_FILE_SYSTEM} file system: mounting it as it is`);
     figure("host B: data volume mounted, not formatted", `${kept ? "mounted as it is" : "NOT as it is"}, UUID ${volumeB.uuid === volumeA.uuid ? "unchanged" : `${volumeA.uuid} -> ${volumeB.uuid}`}, `
-      + `${SETTINGS.databaseDir} from ${volumeB.dbSource}`, kept && volumeB.uuid === volumeA.uuid && volumeB.dbSource === `${volumeB.device}[/mysql]`);
+      + `${HOST_FILES.databaseDir} from ${volumeB.dbSource}`, kept && volumeB.uuid === volumeA.uuid && volumeB.dbSource === `${volumeB.device}[/mysql]`);
     const foreignB = (await hostB.sshOk(`cat ${SETTINGS.dataMount}/foreign.txt`)).trim();
     figure("host B: a foreign file at the volume's top", foreignB === foreign ? "kept" : `"${foreignB}"`, foreignB === foreign);
 

@@ -12,6 +12,7 @@ import { join } from "path";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { opsPaths } from "../../userdata/ops";
 import { CommandResult, run, Vm } from "./vm";
+import { HOST_FILES } from "../../settings/host-layout";
 
 const SETTINGS_FILE = join(__dirname, "settings.json");
 /** What release v2 adds to the app's page. */
@@ -165,7 +166,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
     && dnf.join("; ") === "dnf check-release-update; dnf -y upgrade --releasever=latest; dnf needs-restarting -r" && (await page(3000)).includes(V2_LINE));
 
   // reprovision on a healthy host: what the first run settled stays (.env, rows, unit, release).
-  const settled = `sha256sum ${settings.appDir}/.env ${settings.unitDirectory}/${settings.appName}.service | cut -d' ' -f1; `
+  const settled = `sha256sum ${settings.appDir}/.env ${HOST_FILES.unitDirectory}/${settings.appName}.service | cut -d' ' -f1; `
     + `readlink ${settings.appDir}; mariadb --batch ${settings.databaseName} -e 'SELECT * FROM customers ORDER BY id' | sha256sum`;
   const settledBefore = await vm.sshOk(settled);
   const reprovision = await opsCommand("reprovision");

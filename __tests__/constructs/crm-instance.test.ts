@@ -1,7 +1,8 @@
 import { Instance } from "@cdktf/provider-aws/lib/instance";
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { TerraformVariable } from "cdktf";
-import { CrmInstance, CrmInstanceProps, ROOT_VOLUME_SIZE_GIB } from "../../constructs/crm-instance";
+import { CrmInstance, CrmInstanceProps } from "../../constructs/crm-instance";
+import { ROOT_VOLUME_SIZE_GIB } from "../../constructs/constants";
 import { only, synthesize } from "../support/synth";
 
 const props: CrmInstanceProps = {

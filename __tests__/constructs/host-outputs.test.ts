@@ -1,4 +1,5 @@
-import { BACK_END_PORT, FRONT_END_PORT, HostOutputs } from "../../constructs/host-outputs";
+import { HostOutputs } from "../../constructs/host-outputs";
+import { APP_PORT, HTTP_PORT } from "../../settings/ports";
 import { synthesize } from "../support/synth";
 
 describe("HostOutputs", () => {
@@ -20,7 +21,7 @@ describe("HostOutputs", () => {
 
   it("gives the spec's addresses of the front end and back end, and the commands to log in and follow the first boot", () => {
     const value = (name: string) => json.output?.[name].value;
-    expect([FRONT_END_PORT, BACK_END_PORT]).toEqual([80, 3000]);
+    expect([HTTP_PORT, APP_PORT]).toEqual([80, 3000]);
     expect(value("WebPublicIP")).toBe("${aws_instance.host.public_ip}");
     expect(value("WebPublicDns")).toBe("${aws_instance.host.public_dns}");
     expect(value("WebInstanceId")).toBe("${aws_instance.host.id}");

@@ -60,7 +60,7 @@ describe("README tables", () => {
 
   it("lists where each path setting may be on the instance, and the host's own paths they stay clear of", () => {
     expect(pathSettingsTable().split("\n")).toContain(
-      "| `unitDirectory` | the directory of the app's units | `/etc/systemd/system` or `/usr/local/lib/systemd/system` | directories systemd loads units from and keeps across reboots |");
+      "| `logFile` | the provisioning log | inside `/var/log` | where the system keeps logs |");
     expect(pathSettingsTable().split("\n")).toContain("| `appDir` | the checkout of the app | inside `/home` | inside loginHome; it lies in the login user's home |");
     const host = hostPathsTable().split("\n");
     expect(host).toContain("| `/etc` | the system's configuration | be it, hold it or lie inside it |");

@@ -107,14 +107,14 @@ describeWithTools("the database on the data volume, with real devices and mounts
       // The server runs on the bind mount of <dataMount>/mysql, on the volume.
       const pid = String(hostA.databasePid());
       const mounted = execFileSync("findmnt", ["--task", pid, "--noheadings", "--output", "SOURCE,FSTYPE", "--target",
-        hostA.settings.databaseDir], { encoding: "utf8" }).trim();
+        hostA.host.databaseDir], { encoding: "utf8" }).trim();
       expect(mounted).toBe(`${device}[/mysql] xfs`);
       expect(readFileSync(join(hostA.seenByDatabase(hostA.settings.dataMount), "mysql", "crm_test", "customers.frm")).length)
         .toBeGreaterThan(0);
     });
 
     test("the volume is mounted before the database starts, which started on no other directory", () => {
-      const { databaseDir } = hostA.settings;
+      const { databaseDir } = hostA.host;
       const calls = runA.newCalls.filter((line) => /^(systemctl|database-)/.test(line));
       expect(calls.slice(0, 7)).toEqual([
         "systemctl enable nftables", // step 2: the firewall rules, before the database
@@ -128,7 +128,8 @@ describeWithTools("the database on the data volume, with real devices and mounts
     });
 
     test("the fstab mounts the volume by UUID and binds the data directory, and the database unit waits for them", () => {
-      const { fstabFile, dataMount, databaseDir, unitDirectory } = hostA.settings;
+      const { dataMount } = hostA.settings;
+      const { fstabFile, databaseDir, unitDirectory } = hostA.host;
       expect(readFileSync(fstabFile, "utf8")).toBe([
         `UUID=${uuidA} ${dataMount} xfs defaults,nofail,x-systemd.device-timeout=2min 0 2`,
         `${dataMount}/mysql ${databaseDir} none bind,nofail,x-systemd.requires-mounts-for=${dataMount} 0 0`,
@@ -140,7 +141,8 @@ describeWithTools("the database on the data volume, with real devices and mounts
     });
 
     test("the app writes rows; a reboot mounts the volume from the fstab and the database keeps them", async () => {
-      const { appDbUser, databaseName, dataMount, databaseDir } = hostA.settings;
+      const { appDbUser, databaseName, dataMount } = hostA.settings;
+      const { databaseDir } = hostA.host;
       await hostA.queryAs(appDbUser, APP_PASSWORD, `INSERT INTO ${databaseName}.customers VALUES ${APP_ROWS};`);
       beforeReplacement = await fingerprint(hostA);
       const calls = hostA.calls().length;
@@ -207,7 +209,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       // The data directory is a directory of its own beside them (ext4's lost+found stays outside it).
       expect(execFileSync("ls", ["-A", top], { encoding: "utf8" }).split("\n").filter(Boolean).sort())
         .toEqual(["lost+found", "mysql", "notes.txt"]);
-      expect(readFileSync(h.settings.fstabFile, "utf8")).toContain(`UUID=${uuid} ${h.settings.dataMount} ext4 defaults,nofail`);
+      expect(readFileSync(h.host.fstabFile, "utf8")).toContain(`UUID=${uuid} ${h.settings.dataMount} ext4 defaults,nofail`);
       expect(await h.query(`SELECT COUNT(*) FROM ${h.settings.databaseName}.customers`)).toBe("3");
     } finally {
       await h.stop();

@@ -40,7 +40,8 @@ describeWithTools("fault injection: every step fails once, then a re-run recover
 
   /** What a finished run leaves, in a form two runs can be compared by. */
   async function snapshot(): Promise<Record<string, unknown>> {
-    const { appDir, databaseName: db, appDbUser, unitDirectory, appName, swapFile } = h.settings;
+    const { appDir, databaseName: db, appDbUser, appName, swapFile } = h.settings;
+    const { unitDirectory } = h.host;
     const git = (args: string[]) => spawnSync("git", ["-C", appDir, ...args], { encoding: "utf8" }).stdout.trim();
     const grep = spawnSync("grep", ["-rlaF", "-e", TOKEN, "-e", encodeURIComponent(TOKEN), h.dir], { encoding: "utf8" });
     return {

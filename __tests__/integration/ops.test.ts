@@ -291,7 +291,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(again.output).toContain("export.sql was imported before; not importing it again");
     expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
     expect(await h.query(`SELECT * FROM ${h.settings.databaseName}.customers ORDER BY id`)).toBe(rows);
-    expect(readFileSync(join(h.settings.unitDirectory, `${h.settings.appName}.service`), "utf8")).toBe(renderServiceUnit(h.settings));
+    expect(readFileSync(join(h.host.unitDirectory, `${h.settings.appName}.service`), "utf8")).toBe(renderServiceUnit(h.settings));
     expect(current()).toBe(release);
     expect((await answer(h.appPort))?.body).toBe("crm v2");
   });

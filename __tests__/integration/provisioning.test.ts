@@ -145,7 +145,7 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
   });
 
   test("the unit file is renderServiceUnit(settings)", () => {
-    const unit = join(h.settings.unitDirectory, `${h.settings.appName}.service`);
+    const unit = join(h.host.unitDirectory, `${h.settings.appName}.service`);
     expect(readFileSync(unit, "utf8")).toBe(renderServiceUnit(h.settings));
   });
 
@@ -216,8 +216,8 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     });
 
     test("keeps one swap line in the file system table and one block of rules in the nftables file", () => {
-      expect(readFileSync(h.settings.fstabFile, "utf8")).toBe(`${h.settings.swapFile} none swap defaults 0 0\n`);
-      const rules = readFileSync(h.settings.nftablesConfig, "utf8");
+      expect(readFileSync(h.host.fstabFile, "utf8")).toBe(`${h.settings.swapFile} none swap defaults 0 0\n`);
+      const rules = readFileSync(h.host.nftablesConfig, "utf8");
       expect(rules.match(/^# BEGIN crm-test \(provisioning script\)$/gm)).toHaveLength(1);
       expect(rules).toContain("ip daddr 127.0.0.1 meta skuid != 0 counter reject");
       expect(rules).toContain("tcp dport 80 counter redirect to :3000");

@@ -21,8 +21,9 @@ import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import {
   refreshScriptPath, refreshUnitName, renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, serviceUnitName,
 } from "../../userdata";
-import { PATH_SETTINGS, PathSettingName } from "../../settings/host-layout";
+import { HostFiles, PATH_SETTINGS, PathSettingName } from "../../settings/host-layout";
 import { haveTool, SECRETS, shellFunction } from "../userdata/fixtures";
+import { hostFilesUnder, relocateHostFiles } from "../support/provisioning-harness";
 
 jest.setTimeout(60_000);
 
@@ -45,9 +46,9 @@ const EDGES: Record<string, Record<string, unknown>> = {
     gitUser: long(`O'Brien "Deploy" $(id) \`x\` \\ ; & | Jérôme 🔑 `, 99).trimEnd() + "Z",
     gitEmail: `${long("a+b%c_d-e.", 63)}z@${long("x-y.", 200)}example.co`,
     loginUser: `_${long("d-1", 30)}`,
-    loginHome: pathOf("/home", 150), unitDirectory: "/usr/local/lib/systemd/system", swapFile: pathOf("/var/swap", 200),
+    loginHome: pathOf("/home", 150), swapFile: pathOf("/var/swap", 200),
     logFile: pathOf("/var/log/crm", 200), dataMount: pathOf("/srv/crm-data", 200), scriptDirectory: pathOf("/opt/crm", 200),
-    nftablesConfig: "/etc/nftables.conf", metadataEndpoint: "http://[fd00:ec2::254]", dataVolumeWaitSeconds: 3600,
+    metadataEndpoint: "http://[fd00:ec2::254]", dataVolumeWaitSeconds: 3600,
     redirectHttpPort: false,
   },
   "names beside reserved words": {
@@ -92,7 +93,6 @@ const BEYOND: [string, unknown, string][] = [
   ["swapFile", "/var/log/swap", "apart from the system's own paths: it lies inside /var/log"],
   ["logFile", "/var/log", "a path inside /var/log"],
   ["scriptDirectory", "/usr/local", "a path inside /usr/local or /opt"],
-  ["unitDirectory", "/run/systemd/system", "/etc/systemd/system or /usr/local/lib/systemd/system"],
   ["metadataEndpoint", "http://169.254.169.254/", "no trailing slash"],
   ["metadataEndpoint", "http://[fd00:ec2::254", "IPv6 in brackets"],
   ["metadataEndpoint", "http://169.254.169.253", "the instance metadata service's own address"],
@@ -103,10 +103,13 @@ const BEYOND: [string, unknown, string][] = [
 const accepted = (changes: Record<string, unknown>) => parseStackSettings({ ...exampleSettings, ...changes }).provisioning;
 
 /** The same settings with every path inside `root`: the same grammar, in places a test may write. */
-function local(settings: ProvisioningSettings, root: string): ProvisioningSettings {
+/** Settings with every path under `root`, and the host's own paths there too (the stand-in hosts' route). */
+type Here = ProvisioningSettings & { readonly root: string; readonly host: HostFiles };
+
+function local(settings: ProvisioningSettings, root: string): Here {
   const moved: Record<string, unknown> = { ...settings };
   for (const name of Object.keys(PATH_SETTINGS) as PathSettingName[]) moved[name] = `${root}${settings[name]}`;
-  return moved as unknown as ProvisioningSettings;
+  return { ...(moved as unknown as ProvisioningSettings), root, host: hostFilesUnder(root) };
 }
 
 function run(command: string, args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): SpawnSyncReturns<string> {
@@ -148,28 +151,28 @@ function sandbox(): { dir: string; bin: string; env: NodeJS.ProcessEnv } {
 }
 
 /** Runs shell functions of the rendered script after its header, then `calls`. */
-function runFunctions(settings: ProvisioningSettings, functions: string[], calls: string, env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
-  const script = renderProvisioningScript(settings, SECRETS);
-  const program = [renderScriptHeader(settings, SECRETS), "set -Eeuo pipefail", "TEMP_FILES=() PUBLIC_DNS=''",
+function runFunctions(here: Here, functions: string[], calls: string, env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
+  const script = renderProvisioningScript(here, SECRETS);
+  const program = [relocateHostFiles(renderScriptHeader(here, SECRETS), here.root), "set -Eeuo pipefail", "TEMP_FILES=() PUBLIC_DNS=''",
     ...functions.map((name) => shellFunction(script, name)), calls].join("\n");
   return run("bash", ["-c", program], { env });
 }
 
 /** Writes the two units (and the helper script the refresh unit runs) where `here` says; their paths. */
-function writeUnits(here: ProvisioningSettings): string[] {
-  mkdirSync(here.unitDirectory, { recursive: true });
+function writeUnits(here: Here): string[] {
+  mkdirSync(here.host.unitDirectory, { recursive: true });
   mkdirSync(dirname(refreshScriptPath(here)), { recursive: true });
   writeFileSync(refreshScriptPath(here), "#!/bin/bash\n");
   chmodSync(refreshScriptPath(here), 0o755);
   return [[serviceUnitName(here), renderServiceUnit(here)], [refreshUnitName(here), renderRefreshUnit(here)]].map(([name, text]) => {
-    writeFileSync(join(here.unitDirectory, name), text);
-    return join(here.unitDirectory, name);
+    writeFileSync(join(here.host.unitDirectory, name), text);
+    return join(here.host.unitDirectory, name);
   });
 }
 
 /** Runs the script's configure_firewall `times` times on the file the nftables service loads, as `here` names it. */
-function configureFirewall(here: ProvisioningSettings, env: NodeJS.ProcessEnv, times: number): SpawnSyncReturns<string> {
-  mkdirSync(dirname(here.nftablesConfig), { recursive: true });
+function configureFirewall(here: Here, env: NodeJS.ProcessEnv, times: number): SpawnSyncReturns<string> {
+  mkdirSync(dirname(here.host.nftablesConfig), { recursive: true });
   return runFunctions(here, ["metadata_address", "install_file", "configure_firewall"], Array(times).fill("configure_firewall").join("\n"), env);
 }
 
@@ -183,7 +186,7 @@ const withTool = (have: boolean) => (have ? test : test.skip);
 describe.each(Object.entries(EDGES))("settings at the edges: %s", (_name, changes) => {
   const settings = accepted(changes);
   let box: ReturnType<typeof sandbox>;
-  let here: ProvisioningSettings;
+  let here: Here;
   beforeAll(() => {
     box = sandbox();
     here = local(settings, box.dir);
@@ -210,23 +213,23 @@ describe.each(Object.entries(EDGES))("settings at the edges: %s", (_name, change
   });
 
   withTool(haveNft)("the firewall's rules, and the file the nftables service loads, pass nft -c (twice run, after Debian's own)", () => {
-    mkdirSync(dirname(here.nftablesConfig), { recursive: true });
-    writeFileSync(here.nftablesConfig, DEBIAN_NFTABLES_CONF);
+    mkdirSync(dirname(here.host.nftablesConfig), { recursive: true });
+    writeFileSync(here.host.nftablesConfig, DEBIAN_NFTABLES_CONF);
     const result = configureFirewall(here, box.env, 2);
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
     const rules = join(box.dir, "rules.nft");
     expect(readFileSync(rules, "utf8")).toContain(`table inet ${settings.appName} {`);
     expect(readFileSync(rules, "utf8")).toContain(settings.metadataEndpoint.includes("[") ? "ip6 daddr fd00:ec2::254" : "ip daddr 169.254.169.254");
-    for (const file of [rules, here.nftablesConfig]) {
+    for (const file of [rules, here.host.nftablesConfig]) {
       const checked = nftCheck(file);
       expect({ file, status: checked.status, stderr: checked.stderr }).toEqual({ file, status: 0, stderr: "" });
     }
-    expect(readFileSync(here.nftablesConfig, "utf8").split(`# BEGIN ${settings.appName} (provisioning script)`)).toHaveLength(2);
+    expect(readFileSync(here.host.nftablesConfig, "utf8").split(`# BEGIN ${settings.appName} (provisioning script)`)).toHaveLength(2);
   });
 
   withTool(haveFindmnt)("the file system table's lines read back through libmount as written", () => {
-    mkdirSync(dirname(here.fstabFile), { recursive: true });
-    writeFileSync(here.fstabFile, "");
+    mkdirSync(dirname(here.host.fstabFile), { recursive: true });
+    writeFileSync(here.host.fstabFile, "");
     const script = renderProvisioningScript(here, SECRETS);
     const entries = shellFunction(script, "mount_data_volume").split("\n").filter((line) => /^\s*set_fstab_entry /.test(line));
     expect(entries).toHaveLength(2);
@@ -234,11 +237,11 @@ describe.each(Object.entries(EDGES))("settings at the edges: %s", (_name, change
     const result = runFunctions(here, ["install_file", "set_fstab_entry", "add_swap_to_fstab"],
       `uuid=${uuid} fs_type=xfs\n${entries.join("\n")}\nadd_swap_to_fstab`, box.env);
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
-    const table = run("findmnt", ["--tab-file", here.fstabFile, "--raw", "--noheadings", "--output", "SOURCE,TARGET,FSTYPE"]);
+    const table = run("findmnt", ["--tab-file", here.host.fstabFile, "--raw", "--noheadings", "--output", "SOURCE,TARGET,FSTYPE"]);
     // findmnt --raw writes spaces and other unsafe characters as \x escapes: none here.
     expect(table.stdout.trim().split("\n")).toEqual([
       `UUID=${uuid} ${here.dataMount} xfs`,
-      `${here.dataMount}/mysql ${here.databaseDir} none`,
+      `${here.dataMount}/mysql ${here.host.databaseDir} none`,
       `${here.swapFile} none swap`,
     ]);
   });
@@ -272,7 +275,7 @@ describe("app names beside nftables keywords, systemd's units and the distributi
       const here = local(accepted({ appName }), join(box.dir, appName));
       const result = configureFirewall(here, box.env, 1);
       expect({ appName, status: result.status, stderr: result.stderr }).toEqual({ appName, status: 0, stderr: "" });
-      const checked = nftCheck(here.nftablesConfig);
+      const checked = nftCheck(here.host.nftablesConfig);
       expect({ appName, status: checked.status, stderr: checked.stderr }).toEqual({ appName, status: 0, stderr: "" });
       const verified = run("systemd-analyze", ["verify", ...writeUnits(here)]);
       expect({ appName, output: verified.stdout + verified.stderr }).toEqual({ appName, output: "" });

@@ -31,8 +31,7 @@ describe("paths and their relations", () => {
   });
 
   test("every path setting of the settings has its role, and the tables hold absolute, distinct paths", () => {
-    expect(Object.keys(PATH_SETTINGS).sort()).toEqual(["appDir", "dataMount", "databaseDir", "deviceDirectory", "fstabFile", "logFile",
-      "loginHome", "nftablesConfig", "scriptDirectory", "swapFile", "unitDirectory"]);
+    expect(Object.keys(PATH_SETTINGS).sort()).toEqual(["appDir", "dataMount", "logFile", "loginHome", "scriptDirectory", "swapFile"]);
     const paths = HOST_PATHS.map((host) => host.path);
     expect(new Set(paths).size).toBe(paths.length);
     for (const path of paths) expect(path).toMatch(/^\/([^/]+(\/[^/]+)*)?$/);
@@ -52,7 +51,7 @@ describe("paths clear of the system and of each other (stack settings)", () => {
     ["swapFile", "/root/swap", "it lies inside /root (root's home)"],
     ["swapFile", "/home/other/swap", "it lies inside /home (the users' homes)"],
     ["dataMount", "/srv", "the data volume's mount point, apart from the system's own paths: it is /srv (a directory of the system)"],
-    ["dataMount", "/var", "it holds databaseDir /var/lib/mysql (MariaDB's data directory)"],
+    ["dataMount", "/media", "it is /media (a directory of the system)"],
     ["dataMount", "/opt", "it is /opt (a directory of the system)"],
     // /var/lib of other services, and their logs.
     ["dataMount", "/var/lib/cloud", "it is /var/lib/cloud (the state of another service)"],
@@ -63,9 +62,8 @@ describe("paths clear of the system and of each other (stack settings)", () => {
     ["logFile", "/var/log/wtmp", "it is /var/log/wtmp"],
     // Files other services load: only the log's own place, /var/log, is allowed.
     ["logFile", "/etc/profile.d/crm.sh", "the provisioning log, a path inside /var/log (where the system keeps logs)"],
-    ["logFile", "/etc/sysconfig/nftables.conf", "it is also nftablesConfig /etc/sysconfig/nftables.conf (the nftables service's configuration)"],
-    ["swapFile", "/etc/fstab", "it is also fstabFile /etc/fstab (the file system table)"],
-    ["nftablesConfig", "/etc/nftables.d/crm.conf", "the nftables service's configuration: /etc/sysconfig/nftables.conf or /etc/nftables.conf"],
+    ["logFile", "/etc/sysconfig/nftables.conf", "the provisioning log, a path inside /var/log"],
+    ["swapFile", "/etc/fstab", "it lies inside /etc (the system's configuration)"],
     // The login user's home and its tool directories.
     ["dataMount", "/home/ec2-user", "it is also loginHome /home/ec2-user (the login user's home)"],
     ["dataMount", "/home/ec2-user/.ssh", "it lies inside loginHome /home/ec2-user (the login user's home)"],
@@ -74,18 +72,12 @@ describe("paths clear of the system and of each other (stack settings)", () => {
     ["appDir", "/home/ec2-user/.bashrc", "it is /home/ec2-user/.bashrc (a start file of the login shell)"],
     ["appDir", "/home/ec2-user/.config", "it is /home/ec2-user/.config"],
     ["scriptDirectory", "/home/ec2-user/bin", "it lies inside loginHome /home/ec2-user (the login user's home)"],
-    // Unit directories systemd loads (and keeps across reboots).
-    ["unitDirectory", "/run/systemd/system", "the directory of the app's units: /etc/systemd/system or /usr/local/lib/systemd/system (directories systemd loads units from and keeps across reboots)"],
-    ["unitDirectory", "/etc/systemd/user", "/etc/systemd/system or /usr/local/lib/systemd/system"],
-    ["unitDirectory", "/lib/systemd/system/x", "/etc/systemd/system or /usr/local/lib/systemd/system"],
-    // The host's own paths, which the script does not move.
-    ["databaseDir", "/var/lib/mariadb", "MariaDB's data directory: /var/lib/mysql (the datadir of the distribution's MariaDB, which the script does not move)"],
-    ["fstabFile", "/etc/fstab.d/crm", "the file system table: /etc/fstab"],
-    ["deviceDirectory", "/devices", "the device directory: /dev"],
     ["scriptDirectory", "/usr/sbin", "the directory of root's helper script, a path inside /usr/local or /opt (root's own trees, which the login user cannot write)"],
+    // The host's own files (HOST_FILES), which lie in the system's trees.
+    ["dataMount", "/var/lib/mysql", "it is /var/lib/mysql (the state of another service)"],
+    ["dataMount", "/dev/crm", "it lies inside /dev (a file system of the kernel)"],
+    ["dataMount", "/var/lib", "it is /var/lib (a directory of the system)"],
     // Each other.
-    ["dataMount", "/var/lib/mysql", "it is also databaseDir /var/lib/mysql (MariaDB's data directory)"],
-    ["dataMount", "/var/lib", "it holds databaseDir /var/lib/mysql (MariaDB's data directory)"],
     ["swapFile", "/var/lib/crm-data/swap", "the swap file, apart from the other path settings: it lies inside dataMount /var/lib/crm-data (the data volume's mount point)"],
   ])("refuses %s = %j, naming both paths and why", (setting, value, words) => {
     const message = refusal({ [setting]: value });
@@ -95,14 +87,14 @@ describe("paths clear of the system and of each other (stack settings)", () => {
   });
 
   it("names a default that collides with a given value, with its value", () => {
-    expect(refusal({ dataMount: "/var/lib" })).toBe('Invalid setting "dataMount" (got "/var/lib"): expected the data volume\'s mount point, ' +
-      "apart from the other path settings: it holds databaseDir /var/lib/mysql (MariaDB's data directory).");
+    expect(refusal({ dataMount: "/var/log/crm-provisioning.log" })).toBe('Invalid setting "dataMount" (got "/var/log/crm-provisioning.log"): '
+      + "expected the data volume's mount point, apart from the other path settings: it is also logFile /var/log/crm-provisioning.log "
+      + "(the provisioning log).");
   });
 
   it.each([
     [{ swapFile: "/var/swapfile" }], [{ swapFile: "/swap/file" }], [{ dataMount: "/data" }], [{ dataMount: "/srv/crm-data" }],
     [{ dataMount: "/mnt/crm" }], [{ logFile: "/var/log/crm/provision.log" }], [{ scriptDirectory: "/opt/crm/bin" }],
-    [{ unitDirectory: "/usr/local/lib/systemd/system" }], [{ nftablesConfig: "/etc/nftables.conf" }],
     [{ appDir: "/home/ec2-user/apps/crm" }], [{ appDir: "/home/ec2-user/.app" }],
     [{ loginUser: "deploy", loginHome: "/home/deploy", appDir: "/home/deploy/crm" }],
   ])("accepts %j", (changes) => {

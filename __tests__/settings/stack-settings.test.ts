@@ -1,8 +1,9 @@
 import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { SettingsError, SettingsFileError } from "../../settings/errors";
-import { DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings } from "../../settings/stack-settings";
+import { RemovedSettingError, SettingsError, SettingsFileError } from "../../settings/errors";
+import { HOST_FILES } from "../../settings/host-layout";
+import { DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings, REMOVED_SETTINGS } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
 import { settingsErrorOf } from "../support/synth";
 
@@ -17,7 +18,6 @@ describe("stack settings", () => {
       appDir: "/home/ec2-user/crm-app",
       loginUser: "ec2-user",
       loginHome: "/home/ec2-user",
-      unitDirectory: "/etc/systemd/system",
       swapFile: "/swapfile",
       metadataEndpoint: "http://169.254.169.254",
     });
@@ -215,5 +215,23 @@ describe("stack settings", () => {
     expect(() => parseStackSettings(["CrmHostStack"])).toThrow(/expected a JSON object/);
     const { repoUrl: _omitted, ...withoutRepo } = exampleSettings;
     expect(() => parseStackSettings(withoutRepo)).toThrow(/Invalid setting "repoUrl"/);
+  });
+
+  it.each([
+    ["deviceDirectory", "/dev"], ["fstabFile", "/etc/fstab"], ["databaseDir", "/var/lib/mysql"],
+    ["unitDirectory", "/etc/systemd/system"], ["nftablesConfig", "/etc/sysconfig/nftables.conf"],
+  ])("tells a file that still names %s, with any value, that the setting is gone: the host's path %s is a constant", (setting, path) => {
+    expect(Object.keys(REMOVED_SETTINGS).sort()).toEqual(Object.keys(HOST_FILES).sort());
+    for (const value of [path, "/elsewhere", 3]) {
+      let message = "";
+      try {
+        parseStackSettings({ ...exampleSettings, [setting]: value });
+      } catch (error) {
+        expect(error).toBeInstanceOf(RemovedSettingError);
+        message = (error as Error).message;
+      }
+      expect(message).toBe(`The setting "${setting}" is gone: the host's path ${path} is a constant of the host, no longer a setting; `
+        + "remove it from the settings file (see CHANGELOG.md).");
+    }
   });
 });

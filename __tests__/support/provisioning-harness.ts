@@ -29,8 +29,13 @@ import { AddressInfo } from "net";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
 import { gzipSync } from "zlib";
-import { APP_PORT, NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, TOKEN_USERNAME, USER_DATA_COPY } from "../../userdata/constants";
+import { APP_PORT } from "../../settings/ports";
+import {
+  NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, TOKEN_USERNAME, USER_DATA_COPY,
+} from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
+import { HOST_FILE_VARIABLES, shellQuote } from "../../userdata/script";
+import { HOST_FILES, HostFiles } from "../../settings/host-layout";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
 
@@ -95,7 +100,7 @@ export interface HarnessOptions {
   readonly appName?: string;
   /**
    * The database as on an instance with a data volume: not started by the harness, but by the
-   * script's `systemctl start mariadb` (the stand-in starts the real server on `databaseDir`,
+   * script's `systemctl start mariadb` (the stand-in starts the real server on `host.databaseDir`,
    * creating a data directory only when there is none, as the distribution's unit does), and the
    * script runs in a private mount namespace, where its mounts live as long as that server.
    * Default: false (the harness starts the server on a directory of its own before the script).
@@ -213,6 +218,25 @@ export function nativePasswordHash(password: string): string {
   return `*${createHash("sha1").update(once).digest("hex").toUpperCase()}`;
 }
 
+/** The host's own paths (HOST_FILES) under `root`: where a stand-in host keeps them. */
+export function hostFilesUnder(root: string): HostFiles {
+  return Object.fromEntries(Object.entries(HOST_FILES).map(([name, path]) => [name, join(root, path)])) as unknown as HostFiles;
+}
+
+/**
+ * A rendered script whose host paths (the header's HOST_FILE_VARIABLES) lie under `root`: the stand-in
+ * hosts' own route for what is a constant on an instance, never a setting. Throws when a line is missing.
+ */
+export function relocateHostFiles(script: string, root: string): string {
+  const moved = hostFilesUnder(root);
+  for (const [name, variable] of Object.entries(HOST_FILE_VARIABLES) as [keyof HostFiles, string][]) {
+    const line = `\nreadonly ${variable}=${shellQuote(HOST_FILES[name])}\n`;
+    if (!script.includes(line)) throw new Error(`the script does not hold${line.trimEnd()}`);
+    script = script.replace(line, `\nreadonly ${variable}=${shellQuote(moved[name])}\n`);
+  }
+  return script;
+}
+
 export class ProvisioningHarness {
   /** Commands this harness needs that are missing on this machine (empty when it can run). */
   static toolsMissing(): string[] {
@@ -306,6 +330,11 @@ export class ProvisioningHarness {
     this.certFile = join(this.dir, "tls", "cert.pem");
   }
 
+  /** The host's own paths (HOST_FILES) on this stand-in host: under its temporary directory (see run()). */
+  get host(): HostFiles {
+    return hostFilesUnder(this.dir);
+  }
+
   /** Settings pointing every instance path into the temporary directory and every address to the stand-ins. */
   get settings(): ProvisioningSettings {
     return {
@@ -318,16 +347,11 @@ export class ProvisioningHarness {
       gitEmail: "deploy@example.com",
       loginUser: userInfo().username,
       loginHome: join(this.dir, "home"),
-      unitDirectory: join(this.dir, "etc", "systemd", "system"),
       swapFile: join(this.dir, "swapfile"),
       logFile: join(this.dir, "log", "provisioning.log"),
       metadataEndpoint: `http://127.0.0.1:${this.metadataPort}`,
-      deviceDirectory: join(this.dir, "dev"),
       dataMount: join(this.dir, "var", "lib", "crm-data"),
-      databaseDir: join(this.dir, "var", "lib", "mysql"),
-      fstabFile: join(this.dir, "etc", "fstab"),
       dataVolumeWaitSeconds: this.dataVolumeWaitSeconds,
-      nftablesConfig: join(this.dir, "etc", "sysconfig", "nftables.conf"),
       scriptDirectory: join(this.dir, "usr", "local", "sbin"),
       redirectHttpPort: true,
       secrets: this.awsEndpoint ? "parameter-store" : "user-data",
@@ -348,17 +372,17 @@ export class ProvisioningHarness {
 
   /**
    * Makes a block device appear as the EBS volume `volumeId` does on a Nitro instance
-   * (`<deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…`), as a VM's virtio disk
+   * (`<host.deviceDirectory>/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol…`), as a VM's virtio disk
    * with that serial, or under the attachment's device name (`sdf`) as on Xen instances.
    */
   linkDataVolume(device: string, volumeId: string, as: "nvme" | "virtio" | "sdf" = "nvme"): string {
     const serial = volumeId.replace("-", "");
-    const byId = join(this.settings.deviceDirectory, "disk", "by-id");
+    const byId = join(this.host.deviceDirectory, "disk", "by-id");
     const link = {
       nvme: join(byId, `nvme-Amazon_Elastic_Block_Store_${serial}`),
       // A VM's virtio disk whose serial is the volume id, as udev names it.
       virtio: join(byId, `virtio-${serial}`),
-      sdf: join(this.settings.deviceDirectory, "sdf"),
+      sdf: join(this.host.deviceDirectory, "sdf"),
     }[as];
     mkdirSync(join(link, ".."), { recursive: true });
     symlinkSync(device, link);
@@ -410,7 +434,8 @@ export class ProvisioningHarness {
   }
 
   /**
-   * Runs a script with bash as a child process, stand-ins first on PATH. `retryPauseSeconds`
+   * Runs a script with bash as a child process, stand-ins first on PATH; a rendered provisioning script
+   * with the host's own paths moved under this harness's directory (relocateHostFiles). `retryPauseSeconds`
    * replaces the pause between the tries of a network step (10 s), for tests whose faults make
    * every try fail.
    */
@@ -421,6 +446,8 @@ export class ProvisioningHarness {
       if (!script.includes(from)) throw new Error(`the script does not hold ${from.trim()}`);
       script = script.replace(from, to);
     };
+    // A rendered provisioning script (not one it installed, such as the refresh script): its host paths move here.
+    if (script.includes(`\nreadonly ${HOST_FILE_VARIABLES.unitDirectory}=`)) script = relocateHostFiles(script, this.dir);
     if (retryPauseSeconds !== undefined) rewrite(`PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}\n`, `PAUSE=${retryPauseSeconds}\n`);
     if (this.app) {
       rewrite(`readonly APP_PORT=${APP_PORT} `, `readonly APP_PORT=${this.appPort} `);
@@ -539,7 +566,7 @@ export class ProvisioningHarness {
     await this.stopManagedDatabase();
     const boot = 'set -e; mount --all --fstab "$1"; for m in "$3" "$4"; do findmnt --noheadings --output TARGET,SOURCE,FSTYPE --mountpoint "$m"; done; exec "$2" start';
     const result = await exec(tool("unshare"), ["--mount", "--propagation", "private", "bash", "-c", boot, "boot",
-      this.settings.fstabFile, join(this.dir, "database-control.sh"), this.settings.dataMount, this.settings.databaseDir]);
+      this.host.fstabFile, join(this.dir, "database-control.sh"), this.settings.dataMount, this.host.databaseDir]);
     return { code: result.code, output: result.stdout + result.stderr };
   }
 
@@ -774,7 +801,7 @@ export class ProvisioningHarness {
    * when it holds none (as Amazon Linux's mariadb-prepare-db-dir does); `stop`: a clean shutdown.
    */
   private databaseControl(): string {
-    const { databaseDir } = this.settings;
+    const { databaseDir } = this.host;
     const pidFile = shq(join(this.dir, "mysqld.pid"));
     const calls = shq(this.callsFile);
     return `#!/bin/bash

@@ -12,19 +12,19 @@ import { parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
 import { renderProvisioningScript, renderScriptHeader, shellQuote } from "../../userdata";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
+import { relocateHostFiles } from "../support/provisioning-harness";
 import { PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
 /** The ruleset configure_firewall gives nft, where `ec2-instance-connect` has `uid` (undefined: no such user). */
 function ruleset(settings: ProvisioningSettings, uid?: number): string {
   const dir = mkdtempSync(join(tmpdir(), "crm-firewall-"));
   try {
-    const local = { ...settings, nftablesConfig: join(dir, "nftables.conf"), unitDirectory: join(dir, "units"), fstabFile: join(dir, "fstab") };
-    const script = renderProvisioningScript(local, SECRETS);
+    const script = renderProvisioningScript(settings, SECRETS);
     const write = (name: string, body: string) => writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
     write("nft", `cat >${shellQuote(join(dir, "ruleset"))}`);
     write("systemctl", "exit 0");
     write("id", uid === undefined ? "echo \"id: '$2': no such user\" >&2; exit 1" : `[[ $* == "-u ec2-instance-connect" ]] && echo ${uid} && exit 0; exit 1`);
-    const program = [renderScriptHeader(local, SECRETS), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
+    const program = [relocateHostFiles(renderScriptHeader(settings, SECRETS), dir), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
       ...["die", "install_file", "metadata_address", "configure_firewall"].map((name) => shellFunction(script, name)), "configure_firewall"].join("\n");
     const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
     expect(result.stderr).toBe("");

@@ -9,6 +9,7 @@ import {
   shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, withoutCommentLines,
 } from "../../userdata";
 import { haveTool, PARAMETER_NAMES, PARAMETER_STORE_SETTINGS, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
+import { relocateHostFiles } from "../support/provisioning-harness";
 
 const script = renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS);
 
@@ -311,8 +312,8 @@ describe("failure handling", () => {
       writeFileSync(join(dir, "bin", "systemctl"),
         "#!/bin/bash\n[[ $* == *mariadb* ]] || exit 0\necho 'Failed to start mariadb.service' >&2\nexit 3\n", { mode: 0o755 });
       const settings = { ...PRODUCTION_SETTINGS, logFile: join(dir, "log", "provision.log"), swapFile: join(dir, "swap"),
-        nftablesConfig: join(dir, "nftables.conf"), fstabFile: join(dir, "fstab"), scriptDirectory: join(dir, "sbin") };
-      const result = spawnSync("bash", ["-c", renderProvisioningScript(settings, SECRETS)],
+        scriptDirectory: join(dir, "sbin") };
+      const result = spawnSync("bash", ["-c", relocateHostFiles(renderProvisioningScript(settings, SECRETS), dir)],
         { encoding: "utf8", env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` } });
       expect(result.status).toBe(3);
       const lines = result.stdout.split("\n");

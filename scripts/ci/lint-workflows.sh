@@ -6,7 +6,8 @@
 # Usage: scripts/ci/lint-workflows.sh [WORKFLOW_FILE...]
 #   Default: every .github/workflows/*.yml and *.yaml of the repository.
 #   CRM_ZIZMOR_EXCEPTIONS  the list of accepted zizmor findings (default: scripts/ci/zizmor-exceptions.txt).
-#                          Format: `AUDIT  FILE[:JOB]  reason ...`, one per line, # comments.
+#                          Format: `AUDIT  FILE[:JOB]  reason ...`, one per line, # comments (read by
+#                          scripts/ci/exceptions.py, as scan.sh's list).
 # zizmor fails the lint on any finding of medium severity or above that is not listed, and on a
 # listed exception that no longer fires; its ignore comments and configuration files are not
 # honoured (--no-ignores --no-config): every accepted finding is in the list, with its reason.
@@ -59,10 +60,13 @@ echo "lint-workflows: $(zizmor --version) --offline --persona auditor"
   --format json "${files[@]#"$root"/}") >"$report" || { echo "lint-workflows: zizmor failed" >&2; exit 2; }
 
 zrc=0
-python3 - "$report" "$exceptions" "$root" <<'PY' || zrc=$?
-import json, re, sys
+python3 - "$report" "$exceptions" "$root" "$here" <<'PY' || zrc=$?
+import json, sys
 
 report, exceptions_file, root = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.dont_write_bytecode = True  # no __pycache__ in the repository
+sys.path.insert(0, sys.argv[4])
+from exceptions import ExceptionsFileError, read_exceptions
 BLOCKING = {"Medium", "High"}
 
 def setup_error(msg):
@@ -72,21 +76,12 @@ def setup_error(msg):
 def rel(path):
     return path[len(root) + 1:] if path.startswith(root + "/") else path
 
-exceptions = {}
-with open(exceptions_file, encoding="utf-8") as fh:
-    for n, line in enumerate(fh, 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = line.split(None, 2)
-        if len(parts) < 3 or not parts[2].strip():
-            setup_error(f"{rel(exceptions_file)}:{n}: expected 'AUDIT FILE[:JOB] reason', with a reason")
-        audit, where, reason = parts
-        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", audit):
-            setup_error(f"{rel(exceptions_file)}:{n}: '{audit}' is not a zizmor audit id (such as secrets-outside-env)")
-        if (audit, where) in exceptions:
-            setup_error(f"{rel(exceptions_file)}:{n}: {audit} {where} is listed twice")
-        exceptions[(audit, where)] = reason.strip()
+try:  # the one reader of the exceptions files, scripts/ci/exceptions.py
+    exceptions = read_exceptions(exceptions_file, [
+        ("AUDIT", r"[a-z0-9]+(-[a-z0-9]+)*", "a zizmor audit id (such as secrets-outside-env)"), ("FILE[:JOB]", None, None),
+    ], rel(exceptions_file))
+except ExceptionsFileError as e:
+    setup_error(str(e))
 
 try:
     findings = json.load(open(report, encoding="utf-8"))

@@ -6,7 +6,8 @@
 #                   cdktf.out/stacks/CrmHostStack). Default: every cdktf.out/stacks/*/cdk.tf.json of
 #                   the repository (run `npm run synth` first).
 #   --exceptions F  the list of deliberate exceptions (default: scripts/ci/checkov-exceptions.txt;
-#                   also CRM_CHECKOV_EXCEPTIONS). Format: `CKV_AWS_24  reason ...`, one per line, # comments.
+#                   also CRM_CHECKOV_EXCEPTIONS). Format: `CKV_AWS_24  reason ...`, one per line, # comments
+#                   (read by scripts/ci/exceptions.py, as lint-workflows.sh's list).
 #   --allow-unused  do not fail when a listed exception no longer fires (for scanning partial samples).
 #   --raw           scan the file exactly as synthesized (default: a normalised copy, see below).
 #
@@ -35,7 +36,7 @@ allow_unused=0
 raw=0
 paths=()
 
-usage() { sed -n '2,26p' "$0"; }
+usage() { sed -n '2,27p' "$0"; }
 fail() { printf 'scan: %s\n' "$*" >&2; exit 2; }
 
 while (($# > 0)); do
@@ -124,33 +125,25 @@ PY
   printf '%s\n' "$f" >"$work/file-$i.txt"
 done
 
-python3 - "$exceptions" "$allow_unused" "$work" "$i" "$root" "$raw" <<'PY'
-import json, re, sys
+python3 - "$exceptions" "$allow_unused" "$work" "$i" "$root" "$raw" "$here" <<'PY'
+import json, sys
 from collections import Counter
 
 exceptions_file, allow_unused, work, count, root = sys.argv[1], sys.argv[2] == "1", sys.argv[3], int(sys.argv[4]), sys.argv[5]
 raw = sys.argv[6] == "1"
+sys.dont_write_bytecode = True  # no __pycache__ in the repository
+sys.path.insert(0, sys.argv[7])
+from exceptions import ExceptionsFileError, read_exceptions
 
 def setup_error(msg):
     print(f"scan: {msg}", file=sys.stderr)
     sys.exit(2)
 
-# --- the exceptions file -------------------------------------------------------------------------
-exceptions = {}
-with open(exceptions_file, encoding="utf-8") as fh:
-    for n, line in enumerate(fh, 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = line.split(None, 1)
-        check_id, reason = parts[0], (parts[1].strip() if len(parts) > 1 else "")
-        if not re.fullmatch(r"CKV[0-9]*_[A-Z0-9]+_[0-9]+", check_id):
-            setup_error(f"{exceptions_file}:{n}: '{check_id}' is not a checkov check id (such as CKV_AWS_24)")
-        if not reason:
-            setup_error(f"{exceptions_file}:{n}: {check_id} has no reason")
-        if check_id in exceptions:
-            setup_error(f"{exceptions_file}:{n}: {check_id} is listed twice")
-        exceptions[check_id] = reason
+# --- the exceptions file (scripts/ci/exceptions.py) -----------------------------------------------
+try:
+    exceptions = read_exceptions(exceptions_file, [("CHECK_ID", r"CKV[0-9]*_[A-Z0-9]+_[0-9]+", "a checkov check id (such as CKV_AWS_24)")])
+except ExceptionsFileError as e:
+    setup_error(str(e))
 
 # --- checkov's reports ---------------------------------------------------------------------------
 def reports(doc):

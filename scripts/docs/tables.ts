@@ -114,7 +114,7 @@ export function pathSettingsTable(): string {
   const rows = (Object.entries(PATH_SETTINGS) as [string, PathRole][]).map(([name, role]) => [
     code(name),
     plain(role.what),
-    role.exactly ? role.exactly.map(code).join(" or ") : role.inside ? `inside ${role.inside.map(code).join(" or ")}` : "anywhere clear of the paths below",
+    role.inside ? `inside ${role.inside.map(code).join(" or ")}` : "anywhere clear of the paths below",
     plain([role.within ? `inside ${role.within}` : "", role.because ?? ""].filter(Boolean).join("; ")),
   ]);
   return table(["setting", "what it is", "on the instance", "why"], rows);
