@@ -53,7 +53,8 @@ export const domainSettingsSchema = z.strictObject({
     + "delegated), such as `example.com`.", DNS_NAME, DNS_NAME_EXPECTED),
   name: matching("The site's name: an A record in `hostedZone` pointing at the host's Elastic IP, served over HTTPS "
     + `(FRONTENDURI \`https://<name>\`, BACKENDURI \`http://<name>:${APP_PORT}\`), such as \`crm.example.com\` or the zone's own name.`,
-  DNS_NAME, `${DNS_NAME_EXPECTED.replace("example.com", "crm.example.com")}, in hostedZone`),
+  DNS_NAME, `${DNS_NAME_EXPECTED.replace("example.com", "crm.example.com")}, in hostedZone; with "topology": "scale-out" at most `
+    + `${MAX_CERTIFICATE_NAME_LENGTH} characters (ACM's longest first name of a certificate)`),
   acmeDirectory: httpsUrl("Directory URL of the ACME CA that issues and renews the certificate (default: Let's Encrypt; "
     + "its staging directory `https://acme-staging-v02.api.letsencrypt.org/directory` for trials).",
   "an https URL of an ACME directory, such as https://acme-v02.api.letsencrypt.org/directory").default(LETS_ENCRYPT_DIRECTORY),
