@@ -1,4 +1,5 @@
 import { DataAwsPartition } from "@cdktf/provider-aws/lib/data-aws-partition";
+import { awsName } from "./aws-names";
 import { DlmLifecyclePolicy } from "@cdktf/provider-aws/lib/dlm-lifecycle-policy";
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { IamRolePolicyAttachment } from "@cdktf/provider-aws/lib/iam-role-policy-attachment";
@@ -95,7 +96,7 @@ export class DataVolumeBackups extends Construct {
 
     this.policy = new DlmLifecyclePolicy(this, "policy", {
       // DLM accepts only letters, digits, spaces, _ and - here.
-      description: `Daily snapshots of the data volume of ${props.stackName} ${props.instanceName}`,
+      description: awsName("dlmDescription", `Daily snapshots of the data volume of ${props.stackName} ${props.instanceName}`),
       executionRoleArn: this.role.arn,
       state: "ENABLED",
       policyDetails: {

@@ -3,7 +3,7 @@ import { Construct } from "constructs";
 import { APP_PORT, HTTP_PORT } from "../settings/ports";
 import { DEFAULT_INBOUND_RULE_QUOTA, InboundRuleNames, MAX_INBOUND_RULE_QUOTA } from "./constants";
 import { PlanCheck } from "./plan-check";
-import { distinctIpv4Cidrs, ipv4CidrList, matchesPattern, sshPublicKeyRules, stackVariable, wholeNumberBetween } from "./variable-rules";
+import { conditionRule, distinctIpv4Cidrs, ipv4CidrList, matchesPattern, sshPublicKeyRules, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /** Props of {@link DeploymentVariables}. */
 export interface DeploymentVariablesProps {
@@ -113,5 +113,14 @@ export class DeploymentVariables extends Construct {
       description:
         "Detailed (1-minute) CloudWatch monitoring of the instance, billed per metric; basic 5-minute monitoring is free.",
     });
+  }
+
+  /**
+   * Refuses an `app_ingress_cidrs` without 0.0.0.0/0 (`why`: for whom): for a certificate that a CA validates from
+   * the public internet on ports 80 and 443, as Let's Encrypt does, which would otherwise never be issued.
+   */
+  public requirePublicAppIngress(why: string): void {
+    this.appIngressCidrs.addValidation(conditionRule(this.appIngressCidrs, `contains(var.app_ingress_cidrs, "0.0.0.0/0")`,
+      `a list holding 0.0.0.0/0 ${why}`));
   }
 }

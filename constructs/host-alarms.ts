@@ -1,4 +1,5 @@
 import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric-alarm";
+import { awsName } from "./aws-names";
 import { DataAwsCallerIdentity } from "@cdktf/provider-aws/lib/data-aws-caller-identity";
 import { DataAwsPartition } from "@cdktf/provider-aws/lib/data-aws-partition";
 import { KmsKey } from "@cdktf/provider-aws/lib/kms-key";
@@ -69,7 +70,7 @@ export class HostAlarms extends Construct {
     const notify: string[] = [];
     if (props.email !== undefined) {
       this.topic = new SnsTopic(this, "topic", {
-        name: `${props.nameTag.replace(/[^A-Za-z0-9_-]/g, "-")}-alarms`,
+        name: awsName("snsTopicName", `${props.nameTag.replace(/[^A-Za-z0-9_-]/g, "-")}-alarms`),
         kmsMasterKeyId: this.topicKey(`${name}_alarms`, partition.partition).arn,
       });
       nameElements(`${name}_alarms`, this.topic);
@@ -80,7 +81,7 @@ export class HostAlarms extends Construct {
     const alarms: Partial<Record<StatusCheckAlarm["metric"], CloudwatchMetricAlarm>> = {};
     for (const check of STATUS_CHECK_ALARMS) {
       const alarm = new CloudwatchMetricAlarm(this, check.suffix, {
-        alarmName: `${props.nameTag} ${check.metric}`,
+        alarmName: awsName("alarmName", `${props.nameTag} ${check.metric}`),
         alarmDescription: `${check.action === "recover" ? "Recovers" : "Reboots"} ${props.nameTag} when its ` +
           `${check.metric === "StatusCheckFailed_System" ? "system" : "instance"} status check fails ${check.minutes} minutes in a row`,
         namespace: "AWS/EC2",

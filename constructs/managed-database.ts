@@ -1,4 +1,5 @@
 import { DbInstance } from "@cdktf/provider-aws/lib/db-instance";
+import { awsName, AWS_NAME_RULES, shortHash } from "./aws-names";
 import { DbSubnetGroup } from "@cdktf/provider-aws/lib/db-subnet-group";
 import { IResolvable } from "cdktf";
 import { Construct } from "constructs";
@@ -20,10 +21,16 @@ export const DATABASE_MAINTENANCE_WINDOW = "sun:04:30-sun:05:30";
 /** The logs RDS exports to CloudWatch Logs: MariaDB's error log, and its slow query log (empty unless slow_query_log is turned on). */
 export const DATABASE_LOG_EXPORTS = ["error", "slowquery"];
 
-/** An RDS identifier from a stack name: lower case, letters, digits and single hyphens, starting with a letter, at most 63 characters. */
+/**
+ * An RDS identifier from a stack name: lower case, letters, digits and single hyphens, starting with a letter,
+ * at most 63 characters; a name cut to fit ends in a hash of the whole stack name (two stacks that differ only
+ * past the cut get identifiers, and final snapshots, of their own).
+ */
 export function databaseIdentifier(stackName: string): string {
-  const base = stackName.toLowerCase().replace(/[^a-z0-9-]/g, "-").replace(/-+/g, "-").replace(/^[^a-z]+/, "");
-  return `${base.slice(0, 63 - "-crm".length).replace(/-+$/, "")}-crm`;
+  const base = stackName.toLowerCase().replace(/[^a-z0-9-]/g, "-").replace(/-+/g, "-").replace(/^[^a-z]+/, "").replace(/-+$/, "");
+  const max = AWS_NAME_RULES.rdsIdentifier.max - "-crm".length;
+  const cut = base.length <= max ? base : `${base.slice(0, max - 9).replace(/-+$/, "")}-${shortHash(stackName)}`;
+  return awsName("rdsIdentifier", `${cut}-crm`, "stackName");
 }
 
 /** Props of {@link ManagedDatabase}. */
@@ -87,7 +94,7 @@ export class ManagedDatabase extends Construct {
     super(scope, id);
     const name = props.name ?? "crm_database";
     this.subnetGroup = new DbSubnetGroup(this, "subnet_group", {
-      namePrefix: `${props.identifier}-`,
+      namePrefix: awsName("dbSubnetGroupNamePrefix", `${props.identifier}-`, "stackName"),
       description: `Subnets of the database ${props.identifier}`,
       subnetIds: props.subnetIds,
       tags: { Name: props.nameTag },

@@ -1,6 +1,6 @@
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
-import { RELEASE_REF_PATTERN } from "../userdata/script";
+import { REF_EXPECTED, REF_FORBIDDEN, REF_SHAPE } from "../settings/git-ref";
 import { INSTANCE_TYPE } from "./constants";
 import { conditionRule, matchesPattern, patternCondition, stackVariable, wholeNumberBetween } from "./variable-rules";
 
@@ -105,8 +105,9 @@ export class ScaleOutVariables extends Construct {
         + "each host boots. Pin a tag or a commit: a change makes a new launch template version, which an instance refresh rolls out.",
     });
     this.releaseRef.addValidation(conditionRule(this.releaseRef,
-      `${patternCondition("var.release_ref", RELEASE_REF_PATTERN)} && !strcontains(var.release_ref, "..")`,
-      "empty, or a branch, tag or commit of at most 200 letters, digits and . _ / -, starting with a letter or digit, without .."));
+      // The one ref rule (settings/git-ref.ts): a ref git refuses would kill every new host at step 8.
+      `var.release_ref == "" || (${patternCondition("var.release_ref", REF_SHAPE)} && !${patternCondition("var.release_ref", REF_FORBIDDEN)})`,
+      `empty, or ${REF_EXPECTED}`));
 
     this.hostInstanceType = stackVariable(this, "host_instance_type", {
       type: "string",

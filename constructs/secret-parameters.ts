@@ -1,4 +1,5 @@
 import { DataAwsCallerIdentity } from "@cdktf/provider-aws/lib/data-aws-caller-identity";
+import { awsName } from "./aws-names";
 import { DataAwsResourcegroupstaggingapiResources } from "@cdktf/provider-aws/lib/data-aws-resourcegroupstaggingapi-resources";
 import { partition } from "@aws-sdk/util-endpoints";
 import { TerraformLocal } from "cdktf";
@@ -19,7 +20,7 @@ export const SECRET_PARAMETER_TAG = "crm-host:stack";
 
 /** The names of a stack's three parameters: `/<stackName>/crm/db-root-password`, `…/app-db-password`, `…/source-host-token`. */
 export function secretParameterNames(stackName: string): Record<keyof typeof SECRET_PARAMETER_LEAVES, string> {
-  const names = Object.entries(SECRET_PARAMETER_LEAVES).map(([key, leaf]) => [key, `/${stackName}/crm/${leaf}`]);
+  const names = Object.entries(SECRET_PARAMETER_LEAVES).map(([key, leaf]) => [key, awsName("ssmParameterName", `/${stackName}/crm/${leaf}`, "stackName")]);
   return Object.fromEntries(names) as Record<keyof typeof SECRET_PARAMETER_LEAVES, string>;
 }
 

@@ -18,6 +18,8 @@ import { loadEnvironments } from "../settings/environments";
 import { SettingsProblem } from "../settings/errors";
 import { StackSettings } from "../settings/stack-settings";
 import { opsPaths } from "../userdata/ops";
+import { isGitRef, REF_EXPECTED } from "../settings/git-ref";
+import { CommandLine, CommandLineError, OptionSpec, parseCommandLine, sshFileOption } from "./cli-options";
 
 /** The actions of the host's ops command (userdata/ops.sh, ops_main). */
 export const OPS_ACTIONS = ["release", "rollback", "releases", "status", "patch", "reprovision"] as const;
@@ -57,32 +59,31 @@ export interface OpsRequest {
   readonly acceptNewHostKey: boolean;
 }
 
+/** The options of the command and the kinds of their values (scripts/cli-options.ts checks them). */
+const OPTIONS: OptionSpec = { host: "host", port: "port", user: "user", identity: "path", "known-hosts": "path", "accept-new-host-key": "flag" };
+
 /** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
 export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
-  const positional: string[] = [];
-  const options: Record<string, string> = {};
-  let acceptNewHostKey = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "--accept-new-host-key") acceptNewHostKey = true;
-    else if (["--host", "--port", "--user", "--identity", "--known-hosts"].includes(arg)) {
-      if (i + 1 >= argv.length) throw new OpsError(`${arg} needs a value\n${USAGE}`, 2);
-      options[arg.slice(2)] = argv[++i];
-    } else if (arg.startsWith("--")) throw new OpsError(`unknown option ${arg}\n${USAGE}`, 2);
-    else positional.push(arg);
+  let line: CommandLine;
+  try {
+    line = parseCommandLine(argv, OPTIONS);
+  } catch (error) {
+    if (error instanceof CommandLineError) throw new OpsError(`${error.message}\n${USAGE}`, 2);
+    throw error;
   }
+  const { positional, options } = line;
+  const acceptNewHostKey = options["accept-new-host-key"] === "true";
   const [stack, action, ...args] = positional;
   if (!stack || !action) throw new OpsError(USAGE, 2);
   if (!(OPS_ACTIONS as readonly string[]).includes(action)) throw new OpsError(`unknown action "${action}"\n${USAGE}`, 2);
+  if (action === "release" && args.length > 0 && !isGitRef(args[0])) {
+    throw new OpsError(`the ref "${args[0]}" of release must be ${REF_EXPECTED}`, 2);
+  }
   const bad = args.find((arg) => !ARGUMENT.test(arg));
   if (bad !== undefined) {
     throw new OpsError(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`, 2);
   }
   const port = Number(options.port ?? "22");
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new OpsError(`--port must be a port number from 1 to 65535, got "${options.port}"`, 2);
-  if (options.host !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$/.test(options.host)) {
-    throw new OpsError(`--host must be a host name or an IP address, got "${options.host}"`, 2);
-  }
   return {
     stack, action: action as OpsRequest["action"], args, port, acceptNewHostKey,
     host: options.host, user: options.user,
@@ -150,10 +151,11 @@ export function sshArguments(request: OpsRequest, target: { host: string; user: 
   return [
     "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
     "-o", `StrictHostKeyChecking=${request.acceptNewHostKey ? "accept-new" : "yes"}`,
-    ...(target.knownHostsFile ? ["-o", `UserKnownHostsFile=${resolve(target.knownHostsFile)}`] : []),
-    ...(target.keyFile ? ["-i", target.keyFile, "-o", "IdentitiesOnly=yes"] : []),
-    "-p", String(request.port), `${target.user}@${target.host}`,
-    "--", "sudo", "-n", target.command, request.action, ...request.args,
+    // Files as -o Key="path": ssh splits a bare -o value on whitespace and expands % in file names.
+    ...(target.knownHostsFile ? ["-o", sshFileOption("UserKnownHostsFile", target.knownHostsFile)] : []),
+    ...(target.keyFile ? ["-o", sshFileOption("IdentityFile", target.keyFile), "-o", "IdentitiesOnly=yes"] : []),
+    "-l", target.user, "-p", String(request.port),
+    "--", target.host, "sudo", "-n", target.command, request.action, ...request.args,
   ];
 }
 

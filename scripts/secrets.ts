@@ -22,6 +22,7 @@ import { MAX_SECRET_LENGTH } from "../constructs/constants";
 import { SECRET_PARAMETER_LEAVES, SECRET_PARAMETER_TAG, secretParameterNames } from "../constructs/secret-parameters";
 import { isPrintableDotenvValue, isPrintableText, UNPRINTABLE_WORDS } from "../constructs/variable-rules";
 import { loadEnvironments } from "../settings/environments";
+import { CommandLineError, parseCommandLine } from "./cli-options";
 import { StackSettings } from "../settings/stack-settings";
 
 type Secret = (typeof SECRET_PARAMETER_LEAVES)[keyof typeof SECRET_PARAMETER_LEAVES];
@@ -39,7 +40,14 @@ const USAGE = `usage: npm run secrets -- <stackName> ${COMMANDS.join("|")} [${SE
 
 /** Parses `<stackName> <command> [secret…]`. */
 export function parseArguments(args: string[]): { stackName: string; command: Command; secrets: Secret[] } {
-  const [stackName, command, ...names] = args;
+  let positional: string[];
+  try {
+    ({ positional } = parseCommandLine(args, {}));
+  } catch (error) {
+    if (error instanceof CommandLineError) throw new SecretsCommandError(`${error.message}; ${USAGE}`);
+    throw error;
+  }
+  const [stackName, command, ...names] = positional;
   if (!stackName || !command) throw new SecretsCommandError(USAGE);
   if (!(COMMANDS as readonly string[]).includes(command)) throw new SecretsCommandError(`unknown command ${JSON.stringify(command)}; ${USAGE}`);
   const unknown = names.filter((name) => !(SECRETS as string[]).includes(name));

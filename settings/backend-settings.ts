@@ -4,11 +4,10 @@
  * One object for both kinds, so that a misplaced option is named: `bucket` on a local backend,
  * or `path` on S3, is refused with the setting's name.
  */
-import { partition } from "@aws-sdk/util-endpoints";
 import { posix } from "path";
 import { z } from "zod";
 import { isInside } from "./host-layout";
-import { awsRegion, matching, settingRules } from "./rules";
+import { awsRegion, isKmsKeyInRegion, kmsArnStart, matching, settingRules } from "./rules";
 
 /** Where Terraform keeps the state of a stack: a local file (the default) or an S3 bucket. */
 export type BackendSettings = LocalBackendSettings | S3BackendSettings;
@@ -133,12 +132,10 @@ export function stateKeyInBucketRegion(settings: { region: string; backend?: z.o
   const backend = settings.backend;
   if (backend?.type !== "s3" || backend.kmsKeyId === undefined) return;
   const region = backend.region ?? settings.region;
-  const [, keyPartition, , keyRegion] = backend.kmsKeyId.split(":");
-  const bucketPartition = partition(region).name;
-  if (keyRegion !== region || keyPartition !== bucketPartition) {
+  if (!isKmsKeyInRegion(backend.kmsKeyId, region)) {
     ctx.issues.push({
       code: "custom", path: ["backend", "kmsKeyId"], input: backend.kmsKeyId,
-      message: `a KMS key in the bucket's region, ${region} (an ARN starting arn:${bucketPartition}:kms:${region}:): S3 encrypts only with a key of its own region`,
+      message: `a KMS key in the bucket's region, ${region} (an ARN starting ${kmsArnStart(region)}): S3 encrypts only with a key of its own region`,
     });
   }
 }

@@ -4,8 +4,9 @@
  * the stack serves the spec's plain HTTP on the instance's public DNS name, and holds none of this.
  */
 import { z } from "zod";
+import { isHostName, isPort } from "./grammars";
 import { APP_PORT } from "./ports";
-import { matching } from "./rules";
+import { matching, text } from "./rules";
 
 /** The ACME directory Caddy gets certificates from by default: Let's Encrypt's. */
 export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
@@ -26,18 +27,39 @@ const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-
 const DNS_NAME_EXPECTED = "a lower-case DNS name of two or more labels without the trailing dot, such as example.com";
 const HTTPS_URL = /^https:\/\/[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(\/[A-Za-z0-9._~%+-]+)*\/?$/;
 
+/** Whether an https URL of HTTPS_URL's shape has a host name of DNS's limits and a port from 1 to 65535. */
+function hasHostAndPort(url: string): boolean {
+  const [, host, port] = /^https:\/\/([^/:]+)(?::([^/]*))?/.exec(url) ?? [];
+  return host !== undefined && isHostName(host) && (port === undefined || isPort(port));
+}
+
+/** An https URL setting: the shape as a pattern (for editors), the host's limits and the port's range by refinement. */
+function httpsUrl(description: string, expected: string) {
+  const words = `${expected} (a host name of labels of 1 to 63 letters, digits or -, an optional port from 1 to 65535)`;
+  return text(description, words, (schema) => schema.regex(HTTPS_URL, { error: words }).refine(hasHostAndPort, { error: words }));
+}
+
+/** The longest name ACM takes as a certificate's first name (its subject's common name): 64 octets. */
+export const MAX_CERTIFICATE_NAME_LENGTH = 64;
+
+/** Whether an ACME directory is Let's Encrypt's (production or staging), which validates over the public internet. */
+export function isLetsEncrypt(directory: string): boolean {
+  return /^https:\/\/[a-z0-9.-]*\.api\.letsencrypt\.org(\/|$)/.test(directory);
+}
+
 /** The `domain` object of a settings file. */
 export const domainSettingsSchema = z.strictObject({
   hostedZone: matching("Name of the Route 53 public hosted zone that holds the record (created beforehand, its name servers "
     + "delegated), such as `example.com`.", DNS_NAME, DNS_NAME_EXPECTED),
   name: matching("The site's name: an A record in `hostedZone` pointing at the host's Elastic IP, served over HTTPS "
     + `(FRONTENDURI \`https://<name>\`, BACKENDURI \`http://<name>:${APP_PORT}\`), such as \`crm.example.com\` or the zone's own name.`,
-  DNS_NAME, `${DNS_NAME_EXPECTED.replace("example.com", "crm.example.com")}, in hostedZone`),
-  acmeDirectory: matching("Directory URL of the ACME CA that issues and renews the certificate (default: Let's Encrypt; "
-    + "its staging directory `https://acme-staging-v02.api.letsencrypt.org/directory` for trials).", HTTPS_URL,
+  DNS_NAME, `${DNS_NAME_EXPECTED.replace("example.com", "crm.example.com")}, in hostedZone; with "topology": "scale-out" at most `
+    + `${MAX_CERTIFICATE_NAME_LENGTH} characters (ACM's longest first name of a certificate)`),
+  acmeDirectory: httpsUrl("Directory URL of the ACME CA that issues and renews the certificate (default: Let's Encrypt; "
+    + "its staging directory `https://acme-staging-v02.api.letsencrypt.org/directory` for trials).",
   "an https URL of an ACME directory, such as https://acme-v02.api.letsencrypt.org/directory").default(LETS_ENCRYPT_DIRECTORY),
-  caddyUrl: matching("Where the host downloads the Caddy release tarball (linux amd64). The default is the pinned release on "
-    + "GitHub; set it to a mirror of your own (and `caddySha512` to its checksum if the file differs).", HTTPS_URL,
+  caddyUrl: httpsUrl("Where the host downloads the Caddy release tarball (linux amd64). The default is the pinned release on "
+    + "GitHub; set it to a mirror of your own (and `caddySha512` to its checksum if the file differs).",
   "an https URL of a Caddy release tarball (caddy_<version>_linux_amd64.tar.gz)").default(CADDY_DOWNLOAD_URL),
   caddySha512: matching("SHA-512 of that tarball, checked before anything of it runs (default: the pinned release's).",
     /^[0-9a-f]{128}$/, "128 lower-case hexadecimal digits (a SHA-512)").default(CADDY_SHA512),
@@ -51,5 +73,6 @@ export const domainSettingsSchema = z.strictObject({
 /** The optional `alarmEmail` setting. */
 export const alarmEmailSchema = matching("E-mail address told through SNS when a status-check alarm fires or clears (AWS "
   + "sends a confirmation message first). Default: none, the alarms still recover and reboot the host.",
-/^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$/,
-"an e-mail address such as ops@example.com");
+// The domain within DNS's limits (labels of 63, names of 253 octets): mail to any other is never delivered.
+/^[A-Za-z0-9._%+-]{1,64}@(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
+"an e-mail address such as ops@example.com, whose domain has labels of 1 to 63 letters, digits or - and at most 253 characters");

@@ -64,6 +64,21 @@ export function isAwsRegion(name: string): boolean {
   return typeof (partition(name) as { description?: unknown }).description === "string";
 }
 
+/**
+ * Whether a KMS key or alias ARN is in `region` (and its partition): AWS services encrypt only with a key
+ * of their own region. Key ids and alias names (no ARN) are always looked up in the caller's region.
+ */
+export function isKmsKeyInRegion(keyId: string, region: string): boolean {
+  if (!keyId.startsWith("arn:")) return true;
+  const [, keyPartition, , keyRegion] = keyId.split(":");
+  return keyRegion === region && keyPartition === partition(region).name;
+}
+
+/** The start of the ARN of a KMS key in `region`, for messages: `arn:aws:kms:us-east-1:`. */
+export function kmsArnStart(region: string): string {
+  return `arn:${partition(region).name}:kms:${region}:`;
+}
+
 /** A setting naming an AWS region that exists (a typo such as eu-wset-1 is refused). */
 export function awsRegion(description: string): z.ZodString {
   return text(description, REGION_EXPECTED, (schema) => schema.regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error: REGION_EXPECTED })

@@ -14,10 +14,10 @@ import {
   domainBesideOwnPort80, PROVISIONING_DEFAULTS, PROVISIONING_FIELDS, ProvisioningSettings, PRODUCTION_PATHS, scaleOutProvisioning,
 } from "./provisioning-settings";
 import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
-import { alarmEmailSchema } from "./domain-settings";
+import { alarmEmailSchema, MAX_CERTIFICATE_NAME_LENGTH } from "./domain-settings";
 import { RemovedSettingError, settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
-import { awsRegion, flag, matching, settingRules, text } from "./rules";
+import { awsRegion, flag, isKmsKeyInRegion, kmsArnStart, matching, settingRules, text } from "./rules";
 
 /** The settings file used when `CRM_SETTINGS` is not set: the example set shipped with the repository. */
 export const DEFAULT_SETTINGS_FILE = resolve(__dirname, "example.json");
@@ -31,6 +31,9 @@ export const DEFAULT_SECRETS_KMS_KEY_ID = "alias/aws/ssm";
 /** What KMS takes as a KeyId: an alias name, a key id (multi-Region too), a key ARN or an alias ARN. */
 const KMS_KEY_ID_PATTERN = new RegExp("^(alias/[A-Za-z0-9/_-]{1,250}|(mrk-[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12})|"
   + "arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:(key/(mrk-[0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12})|alias/[A-Za-z0-9/_-]{1,250}))$");
+
+const STACK_NAME_EXPECTED = "a stack name of 1 to 64 letters, digits or -, starting with a letter (not with aws or ssm, in any case, "
+  + "with \"secrets\": \"parameter-store\")";
 
 /** The provisioning settings, the instance-side paths defaulting to the spec's production values. */
 const provisioningWithDefaults = {
@@ -52,8 +55,9 @@ const provisioningWithDefaults = {
 /** A settings file: the stack's names and region, and the provisioning settings, in one flat object. */
 export const stackSettingsSchema = z.strictObject({
   $schema: text("Address of this file's JSON Schema, for editors (ignored by the stack).", "a string").optional(),
-  stackName: matching("`<stack_name>`: cdktf stack name, first half of the Name tags.",
-    /^[A-Za-z][A-Za-z0-9-]{0,63}$/, "a stack name of 1 to 64 letters, digits or -, starting with a letter"),
+  stackName: matching("`<stack_name>`: cdktf stack name, first half of the Name tags; with `\"secrets\": \"parameter-store\"` "
+    + "the first level of the secrets' parameter names, which may not start with aws or ssm.",
+  /^[A-Za-z][A-Za-z0-9-]{0,63}$/, STACK_NAME_EXPECTED),
   instanceName: matching("`<instance_name>`: second half of the Name tags; the output is `<instance_name>PublicIP`.",
     /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
     "1 to 64 letters, digits, _ or -, starting with a letter (it names the Terraform output <instanceName>PublicIP)"),
@@ -64,7 +68,8 @@ export const stackSettingsSchema = z.strictObject({
   secretsKmsKeyId: matching("KMS key of the secrets' SecureString parameters when `secrets` is `parameter-store`: "
     + "the AWS managed key `alias/aws/ssm`, or a customer key by alias, id or ARN. The instance role may decrypt with "
     + "this key only, and only through Parameter Store (docs/secrets.md).", KMS_KEY_ID_PATTERN,
-  "a KMS key as alias/<name>, a key id (1234abcd-12ab-34cd-56ef-1234567890ab or mrk-…), or a key or alias ARN")
+  "a KMS key as alias/<name>, a key id (1234abcd-12ab-34cd-56ef-1234567890ab or mrk-…), or a key or alias ARN in the stack's "
+    + "region; alias/aws/ssm or a customer managed key (not another service's AWS managed key, alias/aws/…)")
     .default(DEFAULT_SECRETS_KMS_KEY_ID),
   alarmEmail: alarmEmailSchema.optional(),
   ...provisioningWithDefaults,
@@ -74,14 +79,56 @@ export const stackSettingsSchema = z.strictObject({
   .check((ctx) => stateKeyInBucketRegion(ctx.value, ctx))
   .check((ctx) => domainBesideOwnPort80(ctx.value, ctx))
   .check((ctx) => scaleOutProvisioning(ctx.value, ctx))
-  .check((ctx) => scaleOutStack(ctx.value, ctx));
+  .check((ctx) => scaleOutStack(ctx.value, ctx))
+  .check((ctx) => parameterStoreNames(ctx.value, ctx))
+  .check((ctx) => secretsKey(ctx.value, ctx));
+
+/** Parameter Store refuses a parameter name whose first level starts with `aws` or `ssm`, in any case. */
+function parameterStoreNames(settings: { stackName: string; secrets: string }, ctx: z.core.ParsePayload<unknown>): void {
+  if (settings.secrets === "parameter-store" && /^(aws|ssm)/i.test(settings.stackName)) {
+    ctx.issues.push({
+      code: "custom", path: ["stackName"], input: settings.stackName,
+      message: "a stack name not starting with aws or ssm (in any case) with \"secrets\": \"parameter-store\" (the secrets are the "
+        + "parameters /<stackName>/crm/…, and Parameter Store refuses a name starting with either)",
+    });
+  }
+}
+
+/**
+ * The secrets' key: an AWS managed key other than Parameter Store's own (alias/aws/s3, …) may be used by its
+ * service only; a key ARN of another region or partition, by no service of the stack's region.
+ */
+function secretsKey(settings: { region: string; secretsKmsKeyId: string }, ctx: z.core.ParsePayload<unknown>): void {
+  const key = settings.secretsKmsKeyId;
+  const alias = /(^|:)alias\/(.*)$/.exec(key)?.[2];
+  if (alias !== undefined && alias.startsWith("aws/") && `alias/${alias}` !== DEFAULT_SECRETS_KMS_KEY_ID) {
+    ctx.issues.push({
+      code: "custom", path: ["secretsKmsKeyId"], input: key,
+      message: `${DEFAULT_SECRETS_KMS_KEY_ID} or a customer managed key (alias/${alias} is another service's AWS managed key, whose policy lets only that service use it)`,
+    });
+  } else if (!isKmsKeyInRegion(key, settings.region)) {
+    ctx.issues.push({
+      code: "custom", path: ["secretsKmsKeyId"], input: key,
+      message: `a KMS key in the stack's region, ${settings.region} (an ARN starting ${kmsArnStart(settings.region)}): Parameter Store encrypts only with a key of its own region`,
+    });
+  }
+}
 
 /**
  * The single host's own settings, refused with `"topology": "scale-out"` rather than ignored: there the
  * database is RDS's (no data volume) and the Auto Scaling group replaces a failed host (no status-check alarms).
  */
-function scaleOutStack(settings: { topology: string; alarmEmail?: string; deleteDataVolumeOnDestroy: boolean }, ctx: z.core.ParsePayload<unknown>): void {
+function scaleOutStack(
+  settings: { topology: string; alarmEmail?: string; deleteDataVolumeOnDestroy: boolean; domain?: { name: string } }, ctx: z.core.ParsePayload<unknown>,
+): void {
   if (settings.topology !== "scale-out") return;
+  if (settings.domain !== undefined && settings.domain.name.length > MAX_CERTIFICATE_NAME_LENGTH) {
+    ctx.issues.push({
+      code: "custom", path: ["domain", "name"], input: settings.domain.name,
+      message: `a name of at most ${MAX_CERTIFICATE_NAME_LENGTH} characters with "topology": "scale-out" (ACM takes no longer name as a `
+        + "certificate's first name, and the load balancer's certificate is ACM's)",
+    });
+  }
   if (settings.alarmEmail !== undefined) {
     ctx.issues.push({
       code: "custom", path: ["alarmEmail"], input: settings.alarmEmail,

@@ -1,4 +1,5 @@
 import { TerraformStack } from "cdktf";
+import { awsName, AWS_NAME_RULES, fitted } from "../constructs/aws-names";
 import { ApplicationLoadBalancer } from "../constructs/application-load-balancer";
 import { BACK_END_RULE, HTTP_RULE, HTTPS_RULE, SSH_RULE } from "../constructs/constants";
 import { APP_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../settings/ports";
@@ -116,7 +117,10 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
       releaseRef: variables.releaseRef.stringValue,
     },
   });
-  const namePrefix = `${settings.stackName}-${settings.instanceName}-`;
+  // The group's and the template's names: <stackName>-<instanceName>-, cut (with a hash) to what a launch template takes.
+  const nameBase = `${settings.stackName}-${settings.instanceName}`;
+  const templatePrefix = awsName("launchTemplateNamePrefix", `${fitted(nameBase, AWS_NAME_RULES.launchTemplateNamePrefix.max - 1)}-`);
+  const groupPrefix = awsName("autoScalingGroupNamePrefix", `${nameBase}-`);
   const template = new HostLaunchTemplate(stack, "launch_template", {
     imageId: image.imageId,
     rootDeviceName: architecture.image.rootDeviceName,
@@ -125,7 +129,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     keyName: keyPair.keyName,
     instanceProfileName: identity.instanceProfile.name,
     userDataBase64: userData.base64,
-    namePrefix,
+    namePrefix: templatePrefix,
     nameTag,
     detailedMonitoring: inputs.detailedMonitoring.booleanValue,
     metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
@@ -139,7 +143,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     maxSize: variables.hostsMaxSize.numberValue,
     desiredCapacity: variables.hostsDesiredCapacity.numberValue,
     minHealthyPercentage: variables.refreshMinHealthyPercentage.numberValue,
-    namePrefix,
+    namePrefix: groupPrefix,
     nameTag,
     // The hosts read their secrets at first boot: the policy must be in place before the first one starts.
     dependsOn: [identity.role, secretsPolicy.policy],

@@ -16,6 +16,7 @@ import { SiteDomain } from "../constructs/site-domain";
 import { SshKeyPair } from "../constructs/ssh-key-pair";
 import { SubnetPlacement } from "../constructs/subnet-placement";
 import { SubnetVariables } from "../constructs/subnet-variables";
+import { isLetsEncrypt } from "../settings/domain-settings";
 import { usesIpv6Metadata } from "../settings/host-layout";
 import { SharedParts } from "./shared";
 
@@ -29,6 +30,10 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
   });
   const { domain } = settings.provisioning;
+  if (domain && isLetsEncrypt(domain.acmeDirectory)) {
+    inputs.requirePublicAppIngress("with a domain whose certificate Let's Encrypt issues (it validates from the public internet on ports 80 "
+      + "and 443: with a narrower list no certificate is ever issued)");
+  }
 
   const securityGroup = new CrmSecurityGroup(stack, "security_group", {
     vpcId: placement.vpcId,

@@ -25,12 +25,20 @@ ops_main() {
   esac
 }
 
+# check_ref ARGS...: one ref that passes the one rule (settings/git-ref.ts: REF_SHAPE, and not REF_FORBIDDEN).
+check_ref() {
+  [[ $# == 1 && $1 =~ $REF_SHAPE && ! $1 =~ $REF_FORBIDDEN ]] ||
+    die "release takes one branch, tag or commit: letters, digits and . _ / -, starting with a letter or digit, that git check-ref-format accepts; got '$*'"
+}
+
 # ops_change ACTION ARGS...: ACTION under the lock, with an audit line when it ends (ops_audit).
 ops_change() {
   AUDIT="$*" FROM='' TO='' FAILURE='' REBOOT='' CURRENT_STEP=$1 MAIN_SUBSHELL=$BASH_SUBSHELL
   trap 'ops_audit $?' EXIT
   trap on_error ERR
   if [[ $1 == release ]]; then
+    # The ref first: before any secret, lock or clone.
+    check_ref "${@:2}"
     load_secrets
     # All output through redact (to stderr, as log lines go) from here on; started before the lock is
     # taken, so that it does not hold it.
@@ -133,7 +141,7 @@ switch_release() {
 # new release while the current one serves, then switch_release. The first release takes over the
 # first boot's checkout as release 0001, as it is. The newest KEEP_RELEASES releases stay, and the current one.
 ops_release() {
-  [[ $# == 1 && $1 =~ ^[A-Za-z0-9][A-Za-z0-9._/-]*$ ]] || die "release takes a branch, a tag or a commit; got '$*'"
+  check_ref "$@"
   local new sha name old
   [[ -e $APP_DIR ]] || die "no $APP_DIR: the first boot did not get the app (see reprovision)"
   if [[ ! -L $APP_DIR ]]; then

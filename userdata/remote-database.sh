@@ -100,6 +100,7 @@ step_08_fetch_repository() {
     log "$APP_DIR is there: keeping it (a new release reaches the group through an instance refresh)"
     return 0
   fi
+  [[ -z $RELEASE_REF ]] || check_ref "$RELEASE_REF"
   rm -rf "$partial"
   retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$partial"
   sha=$(as_login git -C "$partial" rev-parse --verify --quiet "origin/${RELEASE_REF:-HEAD}^{commit}" ||

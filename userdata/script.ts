@@ -5,6 +5,7 @@ import {
   CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER, DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS, KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE, NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE, TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
 import { opsPaths } from "./ops";
+import { REF_FORBIDDEN, REF_SHAPE, isGitRef } from "../settings/git-ref";
 import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../settings/provisioning-settings";
 import { HOST_FILES, HostFiles } from "../settings/host-layout";
 import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
@@ -109,19 +110,14 @@ export interface ScaleOutValues {
   readonly releaseRef: string;
 }
 
-/**
- * A release the hosts deploy (variable release_ref): empty (the default branch), or a branch, tag or commit
- * of letters, digits and . _ / - (a word in single quotes of the script, as RE2 and JavaScript read it).
- */
-export const RELEASE_REF_PATTERN = "^([A-Za-z0-9][A-Za-z0-9._/-]{0,199})?$";
-
 /** What each of ScaleOutValues may be when it is not a Terraform expression: a shell word without quotes. */
-const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, RegExp>> = {
+const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, { test(value: string): boolean }>> = {
   databaseHost: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   databasePort: /^[0-9]{1,5}$/,
   masterSecretArn: /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@!-]+$/,
   loadBalancerName: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
-  releaseRef: new RegExp(RELEASE_REF_PATTERN),
+  // Empty (the default branch), or a ref by the one rule (settings/git-ref.ts).
+  releaseRef: { test: (ref: string) => ref === "" || isGitRef(ref) },
 };
 
 /** A Terraform expression that the header may hold between single quotes (it evaluates to one of the patterns above). */
@@ -213,7 +209,7 @@ export function renderProvisioningScript(settings: ProvisioningSettings, secrets
 
 /** The header's lines of the scale-out topology: the database, its master secret and the release (ScaleOutValues). */
 function renderScaleOutLines(values: ScaleOutValues): string {
-  for (const [key, pattern] of Object.entries(SCALE_OUT_VALUE_PATTERNS) as [keyof ScaleOutValues, RegExp][]) {
+  for (const [key, pattern] of Object.entries(SCALE_OUT_VALUE_PATTERNS) as [keyof ScaleOutValues, { test(value: string): boolean }][]) {
     if (!pattern.test(values[key]) && !EXPRESSION.test(values[key])) {
       throw new Error(`The scale-out topology's ${key} must match ${pattern} or be a Terraform expression; got ${JSON.stringify(values[key])}.`);
     }
@@ -307,5 +303,6 @@ readonly OPS_COMMAND=${q(ops.command)} RELEASES_DIR=${q(ops.releasesDirectory)}
 readonly OPS_LOG=${q(ops.auditLog)} OPS_LOCK=${q(ops.lockFile)}
 readonly USER_DATA_COPY=${q(USER_DATA_COPY)} HEALTH_PATH=${q(settings.healthCheckPath)}
 readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES}
+readonly REF_SHAPE=${q(REF_SHAPE)} REF_FORBIDDEN=${q(REF_FORBIDDEN)}
 `;
 }

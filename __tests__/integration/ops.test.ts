@@ -138,7 +138,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(unknown.output).toContain(`ERROR: unknown ref no-such-branch; ${before.current} still serves`);
     const option = await run("release", "--upload-pack=touch /tmp/x");
     expect(option.exitCode).toBe(1);
-    expect(option.output).toContain("ERROR: release takes a branch, a tag or a commit; got '--upload-pack=touch /tmp/x'");
+    expect(option.output).toContain("ERROR: release takes one branch, tag or commit: letters, digits and . _ / -, starting with a letter or digit, that git check-ref-format accepts; got '--upload-pack=touch /tmp/x'");
     await h.pushCommit({ "package.json": "{ not json" }, "broken package.json", "refs/heads/unbuildable");
     const unbuildable = await run("release", "unbuildable");
     expect(unbuildable.exitCode).toBe(1);
@@ -155,7 +155,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect((await answer(h.appPort))?.body).toBe("crm v2");
     expect(audit().slice(-5).map((line) => line.replace(/^\S+Z alice /, ""))).toEqual([
       `release no-such-branch: ${before.current} -> -: unknown ref no-such-branch; ${before.current} still serves (exit 1)`,
-      "release --upload-pack=touch /tmp/x: - -> -: release takes a branch, a tag or a commit; got '--upload-pack=touch /tmp/x' (exit 1)",
+      "release --upload-pack=touch /tmp/x: - -> -: release takes one branch, tag or commit: letters, digits and . _ / -, starting with a letter or digit, that git check-ref-format accepts; got '--upload-pack=touch /tmp/x' (exit 1)",
       `release unbuildable: ${before.current} -> -: unbuildable does not build; ${before.current} still serves (exit 1)`,
       `rollback 0099-abcdef0: ${before.current} -> 0099-abcdef0: no release 0099-abcdef0 (exit 1)`,
       `rollback a b: ${before.current} -> a: no release a (exit 1)`,

@@ -56,10 +56,13 @@ describe("parseOpsArgs", () => {
     expect(refusal(["CrmHostStack"])).toEqual({ message: "usage: npm run ops -- <stack> <action> [args] [options]", exitCode: 2 });
     expect(refusal(["CrmHostStack", "deploy"]).message).toBe('unknown action "deploy"');
     expect(refusal(["CrmHostStack", "status", "--verbose"]).message).toBe("unknown option --verbose");
-    expect(refusal(["CrmHostStack", "status", "--host"]).message).toBe("--host needs a value");
-    for (const bad of ["v2;reboot", "$(id)", "-x", "a b", "main'"]) {
-      expect(refusal(["CrmHostStack", "release", bad]).message).toBe(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`);
+    expect(refusal(["CrmHostStack", "status", "--host"]).message).toBe("--host needs a value (a host name or an IP address)");
+    for (const bad of ["v2;reboot", "$(id)", "a b", "main'", "v1..2", "refs/heads/../x", "x.lock", "x/", "x.", ".x", "a//b"]) {
+      expect(refusal(["CrmHostStack", "release", bad]).message).toMatch(new RegExp(`^the ref "${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}" of release must be a branch, tag or commit`));
     }
+    expect(refusal(["CrmHostStack", "release", "-x"]).message).toBe("unknown option -x");
+    expect(refusal(["CrmHostStack", "release", "--", "-x"]).message).toMatch(/^the argument "-x" must not start with -/);
+    expect(refusal(["CrmHostStack", "patch", "1;2"]).message).toBe('the argument "1;2" is not a git ref, release or version (letters, digits and . _ / - only)');
     expect(refusal(["S", "status", "--port", "0"]).message).toBe('--port must be a port number from 1 to 65535, got "0"');
     expect(refusal(["S", "status", "--host", "a;b"]).message).toBe('--host must be a host name or an IP address, got "a;b"');
   });
@@ -83,12 +86,12 @@ describe("the ssh command line and its files", () => {
     const files = sshFiles(request, () => dir);
     const args = sshArguments(request, { host: "203.0.113.25", user: "ec2-user", command: "/usr/local/sbin/crm-ops", ...files });
     expect(args).toEqual(["-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
-      "-o", "StrictHostKeyChecking=yes", "-i", join(dir, "key"), "-o", "IdentitiesOnly=yes", "-p", "22", "ec2-user@203.0.113.25",
-      "--", "sudo", "-n", "/usr/local/sbin/crm-ops", "release", "v2"]);
+      "-o", "StrictHostKeyChecking=yes", "-o", `IdentityFile="${join(dir, "key")}"`, "-o", "IdentitiesOnly=yes", "-l", "ec2-user", "-p", "22",
+      "--", "203.0.113.25", "sudo", "-n", "/usr/local/sbin/crm-ops", "release", "v2"]);
     expect(args.join(" ")).not.toContain("secretkeymaterial");
     const tofu = parseOpsArgs(["S", "status", "--accept-new-host-key", "--known-hosts", join(dir, "kh")]);
     expect(sshArguments(tofu, { host: "h", user: "u", command: "/c", knownHostsFile: join(dir, "kh") }))
-      .toEqual(expect.arrayContaining(["StrictHostKeyChecking=accept-new", `UserKnownHostsFile=${join(dir, "kh")}`]));
+      .toEqual(expect.arrayContaining(["StrictHostKeyChecking=accept-new", `UserKnownHostsFile="${join(dir, "kh")}"`]));
   });
 
   test("writes a key or known_hosts lines given as text to private files, keeps files as they are, refuses anything else", () => {

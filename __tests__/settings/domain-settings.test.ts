@@ -48,6 +48,6 @@ describe("the domain and alarmEmail settings", () => {
   it("takes an e-mail address for the alarms, and refuses anything else", () => {
     expect(parseStackSettings({ ...exampleSettings, alarmEmail: "ops@example.com" }).alarmEmail).toBe("ops@example.com");
     expect(errorOf({ ...exampleSettings, alarmEmail: "ops at example.com" }))
-      .toBe('Invalid setting "alarmEmail" (got "ops at example.com"): expected an e-mail address such as ops@example.com.');
+      .toBe('Invalid setting "alarmEmail" (got "ops at example.com"): expected an e-mail address such as ops@example.com, whose domain has labels of 1 to 63 letters, digits or - and at most 253 characters.');
   });
 });

@@ -143,9 +143,12 @@ describe("stack settings", () => {
     ["secretsKmsKeyId", "alias/crm-host/secrets"], ["secretsKmsKeyId", "1234abcd-12ab-34cd-56ef-1234567890ab"],
     ["secretsKmsKeyId", "mrk-1234abcd12ab34cd56ef1234567890ab"],
     ["secretsKmsKeyId", "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"],
-    ["secretsKmsKeyId", "arn:aws-us-gov:kms:us-gov-west-1:123456789012:alias/crm-secrets"],
   ])("accepts %s = %j", (key, value) => {
     expect(parseStackSettings({ ...exampleSettings, [key]: value })).toBeTruthy();
+  });
+  it("accepts a key ARN of another partition with a region of that partition", () => {
+    expect(parseStackSettings({ ...exampleSettings, region: "us-gov-west-1", secretsKmsKeyId: "arn:aws-us-gov:kms:us-gov-west-1:123456789012:alias/crm-secrets" }))
+      .toBeTruthy();
   });
   it.each(rejections)("rejects %s = %j with a message naming it", (key, value, message) => {
     const raw: Record<string, unknown> = { ...exampleSettings, [key]: value };
@@ -184,7 +187,7 @@ describe("stack settings", () => {
 
   it("names the setting and what is expected when a value has the wrong type or is missing", () => {
     expect(() => parseStackSettings({ ...exampleSettings, stackName: 5 }))
-      .toThrow('Invalid setting "stackName" (got 5): expected a stack name of 1 to 64 letters, digits or -, starting with a letter.');
+      .toThrow('Invalid setting "stackName" (got 5): expected a stack name of 1 to 64 letters, digits or -, starting with a letter (not with aws or ssm, in any case, with \"secrets\": \"parameter-store\").');
     expect(() => parseStackSettings({ ...exampleSettings, swapFile: ["/swapfile"] }))
       .toThrow(/^Invalid setting "swapFile" \(got \["\/swapfile"\]\): expected an absolute path/);
     const { gitEmail: _omitted, ...withoutEmail } = exampleSettings;
