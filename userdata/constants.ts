@@ -75,6 +75,21 @@ export const STEP_FUNCTIONS = [
   "step_15_install_service",
 ] as const;
 
+/**
+ * What step 6 grants the app's database user on its database, by topology. The single host: ALL
+ * PRIVILEGES, as spec step 6 says. The scale-out topology's database is RDS's, whose master user (who
+ * grants) lacks DELETE HISTORY, and MariaDB refuses to grant ALL PRIVILEGES from a user who does not
+ * hold them all: there the list is every database-level privilege of MariaDB 10.5 but DELETE HISTORY
+ * (which only removes the history rows of system-versioned tables).
+ */
+export const APP_DB_GRANTS = {
+  "single-host": "ALL PRIVILEGES",
+  "scale-out": "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, REFERENCES, INDEX, ALTER, CREATE TEMPORARY TABLES, LOCK TABLES, "
+    + "EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER",
+} as const;
+/** The host part of the app's database user, by topology: the scale-out topology's hosts come and go (the database's security group admits them only). */
+export const APP_DB_USER_HOST = { "single-host": "localhost", "scale-out": "%" } as const;
+
 /** Paths of the Node.js 21.7.3 installation under the login user's home. */
 export function nodeBinDir(loginHome: string): string {
   return `${loginHome}/.nvm/versions/node/v${NODE_VERSION}/bin`;

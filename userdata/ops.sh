@@ -45,6 +45,11 @@ ops_change() {
     exec > >(redact >&2) 2>&1
   fi
   ops_lock "$*"
+  variant TOPOLOGY ops_action "$@"
+}
+
+# ops_action ACTION ARGS...: runs ops_ACTION (- as _) with ARGS; the single host takes every action.
+ops_action_single_host() {
   "ops_${1//-/_}" "${@:2}"
 }
 
@@ -238,8 +243,11 @@ ops_reprovision() {
 }
 
 # ops_rotate_secrets: applies the Parameter Store values after `npm run secrets -- <stack> rotate`
-# (rotate_secrets, userdata/parameter-store.sh, which only that mode's user data holds).
+# (rotate_secrets_parameter_store, userdata/parameter-store.sh, which only that mode's user data holds).
 ops_rotate_secrets() {
-  declare -F rotate_secrets >/dev/null || die "rotate-secrets needs \"secrets\": \"parameter-store\"; this host's secrets are in its user data, which only a new host changes"
-  rotate_secrets
+  variant SECRETS rotate_secrets
+}
+
+rotate_secrets_user_data() {
+  die "rotate-secrets needs \"secrets\": \"parameter-store\"; this host's secrets are in its user data, which only a new host changes"
 }
