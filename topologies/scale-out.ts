@@ -37,13 +37,13 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   const app = inputs.appIngressCidrs.listValue;
   const loadBalancerGroup = new TierSecurityGroup(stack, "load_balancer_group", {
     vpcId: placement.vpcId,
-    description: `Allow HTTP (80, 3000${domain ? ", HTTPS 443" : ""}) to the CRM load balancer, and it to the hosts' 3000`,
+    description: `Allow HTTP (80, 3000${domain ? ", HTTPS 443" : ""}) to the CRM load balancer, and from it to the hosts on 3000`,
     ingress: [
       { port: BACK_END_PORT.port, description: BACK_END_PORT.description, cidrBlocks: app },
       { port: HTTP_PORT.port, description: HTTP_PORT.description, cidrBlocks: app },
       ...(domain ? [{ port: HTTPS_PORT.port, description: HTTPS_PORT.description, cidrBlocks: app }] : []),
     ],
-    egress: [{ port: BACK_END_PORT.port, description: "to the hosts' application port", cidrBlocks: placement.cidrBlocks }],
+    egress: [{ port: BACK_END_PORT.port, description: "to the hosts application port", cidrBlocks: placement.cidrBlocks }],
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
     inboundRuleNames: inputs.inboundRuleNames,
     nameTag: `${nameTag}/load-balancer`,
@@ -51,7 +51,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   });
   const hostsGroup = new TierSecurityGroup(stack, "hosts_group", {
     vpcId: placement.vpcId,
-    description: "Allow the CRM load balancer to the hosts' 3000, and SSH (22)",
+    description: "Allow the CRM load balancer to the hosts on 3000, and SSH (22)",
     ingress: [
       { port: SSH_PORT.port, description: SSH_PORT.description, cidrBlocks: inputs.sshIngressCidrs.listValue },
       { port: BACK_END_PORT.port, description: "application back end, from the load balancer", securityGroups: [loadBalancerGroup.id] },
@@ -64,7 +64,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   });
   const databaseGroup = new TierSecurityGroup(stack, "database_group", {
     vpcId: placement.vpcId,
-    description: "Allow the CRM hosts to the database's MariaDB port (3306)",
+    description: "Allow the CRM hosts to the database MariaDB port (3306)",
     ingress: [{ port: DATABASE_PORT, description: "MariaDB, from the app hosts", securityGroups: [hostsGroup.id] }],
     nameTag: `${nameTag}/database`,
     name: "crm_database",
