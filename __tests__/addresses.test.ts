@@ -101,6 +101,7 @@ describe("Terraform addresses of the example stack", () => {
       "aws_acm_certificate_validation.crm_site",
       "aws_autoscaling_group.crm_hosts",
       "aws_db_instance.crm_database",
+      "aws_db_parameter_group.crm_database",
       "aws_db_subnet_group.crm_database",
       "aws_iam_instance_profile.crm_host",
       "aws_iam_role.crm_host",

@@ -4,6 +4,7 @@ import { join } from "path";
 import { Testing } from "cdktf";
 import { CrmHostStack } from "../main";
 import { BOOTSTRAP_VERSION_MESSAGE } from "../constructs/bootstrap-version-check";
+import { EC2_DESCRIPTION } from "../constructs/crm-security-group";
 import { exampleStackSettings, only } from "./support/synth";
 import { loadStackSettings } from "../settings/stack-settings";
 import { StackJson } from "../scripts/docs/terraform-json";
@@ -435,7 +436,7 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(Object.keys(json.variable ?? {})).not.toEqual(expect.arrayContaining(["subnet_id", "vpc_id", "availability_zone", "db_root_password"]));
   });
 
-  it("chains the security groups: the internet to the load balancer (80, 3000, 443), it to the hosts' 3000, the hosts to the database's 3306", () => {
+  it("chains the security groups: the internet to the load balancer (80, 3000, 443), it to the hosts on 3000, the hosts to the database on 3306", () => {
     expect(ports("crm_load_balancer")).toEqual([3000, 80, 443]);
     expect(groups.crm_load_balancer.ingress[0].cidr_blocks).toBe("${var.app_ingress_cidrs}");
     expect(groups.crm_load_balancer.egress).toMatchObject([{ from_port: 3000, to_port: 3000, protocol: "tcp" }]);
@@ -506,5 +507,18 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
 
   it("refuses the user-data secrets mode, naming the setting and why", () => {
     expect(() => exampleStackSettings({ topology: "scale-out" })).toThrow(/secrets.*"parameter-store" with "topology": "scale-out" \(a launch template's user data is copied to every host/);
+  });
+});
+
+describe("every example stack's security groups", () => {
+  const files = [join(__dirname, "..", "settings", "example.json"),
+    ...readdirSync(join(__dirname, "..", "examples")).filter((name) => name.endsWith(".json")).map((name) => join(__dirname, "..", "examples", name))];
+
+  it.each(files)("%s: every group and rule description is in EC2's character set (CreateSecurityGroup refuses others)", (file) => {
+    const json = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(file))));
+    const groups = Object.values(json.resource.aws_security_group ?? {}) as { description: string; ingress: { description: string }[]; egress: { description: string }[] }[];
+    expect(groups.length).toBeGreaterThan(0);
+    const descriptions = groups.flatMap((group) => [group.description, ...group.ingress.map((r) => r.description), ...group.egress.map((r) => r.description)]);
+    expect(descriptions.filter((text) => !EC2_DESCRIPTION.test(text))).toEqual([]);
   });
 });

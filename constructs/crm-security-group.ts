@@ -27,6 +27,21 @@ export function inboundRuleQuotaCheck(
   };
 }
 
+/**
+ * The characters EC2 allows in a security group's description and in a rule's (CreateSecurityGroup's
+ * GroupDescription, IpRange and UserIdGroupPair Description): a-zA-Z0-9. _-:/()#,@[]+=&;{}!$*, at most 255.
+ * The AWS provider refuses any other in a rule at plan time, and EC2 refuses it in a group at apply time.
+ */
+export const EC2_DESCRIPTION = /^[0-9A-Za-z_ .:/()#,@[\]+=&;{}!$*-]{0,255}$/;
+
+/** Throws a one-line error naming `value` when it is not a description EC2 accepts (see EC2_DESCRIPTION); `what` says whose. */
+export function checkEc2Description(value: string | undefined, what: string): void {
+  if (value === undefined || Token.isUnresolved(value) || EC2_DESCRIPTION.test(value)) return;
+  const bad = [...new Set(value.replace(/[0-9A-Za-z_ .:/()#,@[\]+=&;{}!$*-]/g, ""))].join("");
+  throw new Error(`${what} "${value}": EC2 allows only a-zA-Z0-9. _-:/()#,@[]+=&;{}!$* (at most 255), ` +
+    (bad ? `not ${JSON.stringify(bad)}` : `not ${value.length} characters`));
+}
+
 /** Props of {@link CrmSecurityGroup}. */
 export interface CrmSecurityGroupProps {
   /** ID of the VPC the group belongs to (`<vpc_id>`). */
@@ -95,12 +110,16 @@ export class CrmSecurityGroup extends Construct {
       description: rule.description,
     });
     const ingress = [tcp(SSH_RULE, ssh), tcp(BACK_END_RULE, app), tcp(HTTP_RULE, app), ...(props.https ? [tcp(HTTPS_RULE, app)] : [])];
+    const egress = [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }];
+    const description = props.description ?? `Allow SSH (${SSH_RULE.port}) and HTTP (${HTTP_RULE.port}, ${BACK_END_RULE.port}) access to the CRM host`;
+    checkEc2Description(description, `security group ${props.name ?? "crm_host"}: description`);
+    for (const rule of [...ingress, ...egress]) checkEc2Description(rule.description, `security group ${props.name ?? "crm_host"}: rule description`);
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,
-      description: props.description ?? `Allow SSH (${SSH_RULE.port}) and HTTP (${HTTP_RULE.port}, ${BACK_END_RULE.port}) access to the CRM host`,
+      description,
       ingress,
       lifecycle: { precondition: [inboundRuleQuotaCheck(ingress, props.inboundRuleQuota, props.inboundRuleNames)] },
-      egress: [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }],
+      egress,
       tags: props.tags,
     });
     nameElements(props.name ?? "crm_host", this.securityGroup);

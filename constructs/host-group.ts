@@ -78,7 +78,10 @@ export class HostGroup extends Construct {
           // AWS allows at most 100 between the two.
           maxHealthyPercentage: Token.asNumber(Op.add(props.minHealthyPercentage, 100)),
           skipMatching: true,
-          autoRollback: true,
+          // Off: the provider sets the group's new template version before it starts the refresh, so the
+          // configuration a rollback restores is the new one already. A failed refresh stops instead, the hosts
+          // not yet replaced keep the old version, and release_ref set back rolls back (docs/scale-out.md).
+          autoRollback: false,
         },
       },
       tag: [{ key: "Name", value: props.nameTag, propagateAtLaunch: true }],

@@ -51,14 +51,23 @@ export interface HostLaunchTemplateProps {
 }
 
 /**
+ * What the template ignores once it exists: the image, as the single host ignores its AMI
+ * (IGNORED_INSTANCE_CHANGES), so that a new image in the public parameter does not start an instance
+ * refresh of every host at the next unrelated apply.
+ */
+export const IGNORED_TEMPLATE_CHANGES = ["image_id"];
+
+/**
  * What every host of the scale-out topology is launched from: the single host's instance settings
  * (CrmInstance) as a launch template. The image from the image parameter, the instance type, the instance
  * profile, the key pair, the app hosts' security group on a network interface with a public address (the
  * first boot downloads from the internet: public subnets, no NAT), IMDSv2 required with one hop (the
  * provisioning script's metadata lock-down keeps it to root), an encrypted gp3 root volume, `standard` CPU
- * credits, automatic recovery, and the user data. Each change (a new AMI in the image parameter, a new
- * release_ref, a setting) makes a new version, the default one, which the Auto Scaling group's instance
- * refresh rolls out. Modelled on terraform-aws-modules/autoscaling's launch template inputs
+ * credits, automatic recovery, and the user data. Each change (a new release_ref, a setting) makes a new
+ * version, the default one, which the Auto Scaling group's instance refresh rolls out. The image is held
+ * as the single host's is (IGNORED_TEMPLATE_CHANGES): a new AMI in the image parameter changes nothing
+ * until the template is replaced on purpose (`-replace`, docs/scale-out.md), which makes a new template
+ * before the old one goes (the group moves to it in between). Modelled on terraform-aws-modules/autoscaling's launch template inputs
  * (update_default_version, metadata_options, block_device_mappings, network_interfaces, tag_specifications).
  */
 export class HostLaunchTemplate extends Construct {
@@ -88,6 +97,7 @@ export class HostLaunchTemplate extends Construct {
       }],
       tagSpecifications: [{ resourceType: "instance", tags }, { resourceType: "volume", tags }],
       tags,
+      lifecycle: { ignoreChanges: IGNORED_TEMPLATE_CHANGES, createBeforeDestroy: true },
     });
     nameElements(props.name ?? "crm_hosts", this.template);
   }

@@ -1,5 +1,6 @@
 import { DbInstance } from "@cdktf/provider-aws/lib/db-instance";
 import { awsName, AWS_NAME_RULES, shortHash } from "./aws-names";
+import { DbParameterGroup } from "@cdktf/provider-aws/lib/db-parameter-group";
 import { DbSubnetGroup } from "@cdktf/provider-aws/lib/db-subnet-group";
 import { IResolvable } from "cdktf";
 import { Construct } from "constructs";
@@ -18,8 +19,14 @@ export const DATABASE_PORT = 3306;
 /** When RDS takes the daily backup and applies maintenance (UTC): the backup as the single host's snapshots, at 03:00. */
 export const DATABASE_BACKUP_WINDOW = "03:00-04:00";
 export const DATABASE_MAINTENANCE_WINDOW = "sun:04:30-sun:05:30";
-/** The logs RDS exports to CloudWatch Logs: MariaDB's error log, and its slow query log (empty unless slow_query_log is turned on). */
+/** The logs RDS exports to CloudWatch Logs: MariaDB's error log, and its slow query log (written because of DATABASE_PARAMETERS). */
 export const DATABASE_LOG_EXPORTS = ["error", "slowquery"];
+/**
+ * The parameters that differ from RDS's default group: the slow-query log exported above stays empty
+ * unless the server writes it (slow_query_log, off by default) to a file (log_output: RDS exports only
+ * FILE logs to CloudWatch Logs). Both are dynamic: they apply without a reboot.
+ */
+export const DATABASE_PARAMETERS: Record<string, string> = { slow_query_log: "1", log_output: "FILE" };
 
 /**
  * An RDS identifier from a stack name: lower case, letters, digits and single hyphens, starting with a letter,
@@ -35,7 +42,11 @@ export function databaseIdentifier(stackName: string): string {
 
 /** Props of {@link ManagedDatabase}. */
 export interface ManagedDatabaseProps {
-  /** The instance's identifier (databaseIdentifier); its final snapshot is `<identifier>-final`. */
+  /**
+   * The instance's identifier (databaseIdentifier); its final snapshot is `<subnet group name>-final`, the
+   * subnet group's generated name being `<identifier>-<creation time>`: one name per deployment, so a
+   * second destroy (after a new apply) does not collide with the first one's snapshot.
+   */
   readonly identifier: string;
   /** Subnets of the DB subnet group: two or more zones. */
   readonly subnetIds: string[];
@@ -88,6 +99,8 @@ export interface ManagedDatabaseProps {
  */
 export class ManagedDatabase extends Construct {
   public readonly subnetGroup: DbSubnetGroup;
+  /** `aws_db_parameter_group.<name>`: DATABASE_PARAMETERS, so that the exported slow-query log has entries. */
+  public readonly parameterGroup: DbParameterGroup;
   public readonly instance: DbInstance;
 
   constructor(scope: Construct, id: string, props: ManagedDatabaseProps) {
@@ -100,10 +113,21 @@ export class ManagedDatabase extends Construct {
       tags: { Name: props.nameTag },
     });
     nameElements(name, this.subnetGroup);
+    const engineVersion = props.engineVersion ?? DATABASE_ENGINE_VERSION;
+    this.parameterGroup = new DbParameterGroup(this, "parameter_group", {
+      namePrefix: `${props.identifier}-`,
+      family: `mariadb${engineVersion.split(".").slice(0, 2).join(".")}`,
+      description: `Parameters of the database ${props.identifier}`,
+      parameter: Object.entries(DATABASE_PARAMETERS).map(([parameterName, value]) => ({ name: parameterName, value })),
+      tags: { Name: props.nameTag },
+      // A new family (a major version) makes a new group, which the instance moves to before the old one goes.
+      lifecycle: { createBeforeDestroy: true },
+    });
+    nameElements(name, this.parameterGroup);
     this.instance = new DbInstance(this, "instance", {
       identifier: props.identifier,
       engine: "mariadb",
-      engineVersion: props.engineVersion ?? DATABASE_ENGINE_VERSION,
+      engineVersion,
       autoMinorVersionUpgrade: true,
       allowMajorVersionUpgrade: false,
       instanceClass: props.instanceClass,
@@ -126,7 +150,8 @@ export class ManagedDatabase extends Construct {
       copyTagsToSnapshot: true,
       deletionProtection: props.deletionProtection,
       skipFinalSnapshot: false,
-      finalSnapshotIdentifier: `${props.identifier}-final`,
+      finalSnapshotIdentifier: `${this.subnetGroup.name}-final`,
+      parameterGroupName: this.parameterGroup.name,
       enabledCloudwatchLogsExports: DATABASE_LOG_EXPORTS,
       tags: { Name: props.nameTag },
     });

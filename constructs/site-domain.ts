@@ -28,7 +28,8 @@ export interface SiteDomainProps {
  * The site's name in DNS: an A record in an existing public hosted zone pointing at the host's
  * Elastic IP, so that the name stays with the host through stop/start and replacements. The ACME
  * CA checks the name against it before it issues the certificate (userdata/https.sh). In the
- * scale-out topology, an alias A record to the load balancer instead ({@link aliasTo}).
+ * scale-out topology, an alias A record to the load balancer instead ({@link aliasTo}). Either record
+ * takes over an existing one of the same name (`allow_overwrite`: Route 53's UPSERT, where CREATE fails).
  */
 export class SiteDomain extends Construct {
   public readonly zone: DataAwsRoute53Zone;
@@ -50,6 +51,8 @@ export class SiteDomain extends Construct {
       type: "A",
       ttl: SITE_RECORD_TTL_SECONDS,
       records: [props.address],
+      // The name may be taken already: by a record made by hand, or by the stack the site moves from.
+      allowOverwrite: true,
     });
     nameElements(name, this.record);
   }
@@ -65,6 +68,8 @@ export class SiteDomain extends Construct {
       name: this.recordName,
       type: "A",
       alias: { name: dnsName, zoneId, evaluateTargetHealth: true },
+      // The single host's record, when the site moves here from it (docs/scale-out.md).
+      allowOverwrite: true,
     });
     nameElements(this.name, this.record);
     return this.record;

@@ -1,7 +1,7 @@
 import { SecurityGroup, SecurityGroupEgress, SecurityGroupIngress } from "@cdktf/provider-aws/lib/security-group";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-import { inboundRuleQuotaCheck } from "./crm-security-group";
+import { checkEc2Description, inboundRuleQuotaCheck } from "./crm-security-group";
 import { InboundRuleNames } from "./constants";
 
 /** One rule of a tier: a TCP port (or every protocol), from or to CIDR blocks or security groups, described. */
@@ -19,7 +19,7 @@ export interface TierRule {
 export interface TierSecurityGroupProps {
   /** ID of the VPC the group belongs to. */
   readonly vpcId: string;
-  /** GroupDescription: one line saying who may reach what. */
+  /** GroupDescription: one line saying who may reach what, in EC2's characters (EC2_DESCRIPTION; checked at synthesis, as every rule's). */
   readonly description: string;
   /** What may come in. */
   readonly ingress: TierRule[];
@@ -55,6 +55,8 @@ export class TierSecurityGroup extends Construct {
 
   constructor(scope: Construct, id: string, props: TierSecurityGroupProps) {
     super(scope, id);
+    checkEc2Description(props.description, `security group ${props.name}: description`);
+    for (const tier of [...props.ingress, ...(props.egress ?? [])]) checkEc2Description(tier.description, `security group ${props.name}: rule description`);
     const ingress = props.ingress.map(rule);
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,

@@ -39,13 +39,13 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   const app = inputs.appIngressCidrs.listValue;
   const loadBalancerGroup = new TierSecurityGroup(stack, "load_balancer_group", {
     vpcId: placement.vpcId,
-    description: `Allow HTTP (${HTTP_PORT}, ${APP_PORT}${domain ? `, HTTPS ${HTTPS_PORT}` : ""}) to the CRM load balancer, and it to the hosts' ${APP_PORT}`,
+    description: `Allow HTTP (${HTTP_PORT}, ${APP_PORT}${domain ? `, HTTPS ${HTTPS_PORT}` : ""}) to the CRM load balancer, and from it to the hosts on ${APP_PORT}`,
     ingress: [
       { ...BACK_END_RULE, cidrBlocks: app },
       { ...HTTP_RULE, cidrBlocks: app },
       ...(domain ? [{ ...HTTPS_RULE, cidrBlocks: app }] : []),
     ],
-    egress: [{ port: BACK_END_RULE.port, description: "to the hosts' application port", cidrBlocks: placement.cidrBlocks }],
+    egress: [{ port: BACK_END_RULE.port, description: "to the hosts application port", cidrBlocks: placement.cidrBlocks }],
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
     inboundRuleNames: inputs.inboundRuleNames,
     nameTag: `${nameTag}/load-balancer`,
@@ -53,7 +53,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   });
   const hostsGroup = new TierSecurityGroup(stack, "hosts_group", {
     vpcId: placement.vpcId,
-    description: `Allow the CRM load balancer to the hosts' ${APP_PORT}, and SSH (${SSH_PORT})`,
+    description: `Allow the CRM load balancer to the hosts on ${APP_PORT}, and SSH (${SSH_PORT})`,
     ingress: [
       { ...SSH_RULE, cidrBlocks: inputs.sshIngressCidrs.listValue },
       { port: BACK_END_RULE.port, description: "application back end, from the load balancer", securityGroups: [loadBalancerGroup.id] },
@@ -66,7 +66,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   });
   const databaseGroup = new TierSecurityGroup(stack, "database_group", {
     vpcId: placement.vpcId,
-    description: "Allow the CRM hosts to the database's MariaDB port (3306)",
+    description: "Allow the CRM hosts to the database MariaDB port (3306)",
     ingress: [{ port: DATABASE_PORT, description: "MariaDB, from the app hosts", securityGroups: [hostsGroup.id] }],
     nameTag: `${nameTag}/database`,
     name: "crm_database",

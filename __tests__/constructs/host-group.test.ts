@@ -22,10 +22,10 @@ describe("HostGroup", () => {
     expect(HEALTH_CHECK_GRACE_SECONDS).toBe(900);
   });
 
-  it("rolls a new template version out by a rolling instance refresh that keeps the minimum healthy share and rolls back by itself", () => {
+  it("rolls a new template version out by a rolling instance refresh that keeps the minimum healthy share, without auto rollback (it would restore the new version)", () => {
     expect(group.instance_refresh).toEqual({
       strategy: "Rolling",
-      preferences: { min_healthy_percentage: 90, max_healthy_percentage: "${(90 + 100)}", skip_matching: true, auto_rollback: true },
+      preferences: { min_healthy_percentage: 90, max_healthy_percentage: "${(90 + 100)}", skip_matching: true, auto_rollback: false },
     });
   });
 });

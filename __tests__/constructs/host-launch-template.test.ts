@@ -24,6 +24,10 @@ describe("HostLaunchTemplate", () => {
     expect(json.output?.version.value).toBe("${aws_launch_template.crm_hosts.latest_version}");
   });
 
+  it("holds its image as the single host does: a new AMI only by replacing the template, the new one made before the old goes", () => {
+    expect(template.lifecycle).toEqual({ ignore_changes: ["image_id"], create_before_destroy: true });
+  });
+
   it("requires IMDSv2 with one hop, as the single host", () => {
     expect(template.metadata_options).toEqual({ http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: 1 });
     const { json: ipv6 } = synthesize((scope) => new HostLaunchTemplate(scope, "t", { ...PROPS, metadataIpv6: true }));

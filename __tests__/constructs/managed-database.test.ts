@@ -45,7 +45,7 @@ describe("ManagedDatabase", () => {
     expect(instance).toMatchObject({
       storage_type: "gp3", allocated_storage: 20, max_allocated_storage: 100, storage_encrypted: true,
       backup_retention_period: 7, backup_window: "03:00-04:00", maintenance_window: "sun:04:30-sun:05:30", delete_automated_backups: false,
-      copy_tags_to_snapshot: true, deletion_protection: true, skip_final_snapshot: false, final_snapshot_identifier: "crmhost-scale-crm-final",
+      copy_tags_to_snapshot: true, deletion_protection: true, skip_final_snapshot: false, final_snapshot_identifier: "${aws_db_subnet_group.crm_database.name}-final",
       multi_az: false, enabled_cloudwatch_logs_exports: ["error", "slowquery"], tags: { Name: "S/W/database" },
     });
   });
@@ -58,5 +58,18 @@ describe("ManagedDatabase", () => {
   ])("makes an RDS identifier of the stack name %s: %s", (stack, identifier) => {
     expect(databaseIdentifier(stack)).toBe(identifier);
     expect(identifier).toMatch(/^[a-z](?!.*--)[a-z0-9-]{0,62}$/);
+  });
+
+  it("names the final snapshot after the subnet group's generated name, one per deployment: a second destroy does not collide", () => {
+    expect(json.resource?.aws_db_subnet_group?.crm_database).toMatchObject({ name_prefix: "crmhost-scale-crm-" });
+  });
+
+  it("writes the slow-query log it exports: its own parameter group turns slow_query_log on, to a file", () => {
+    expect(json.resource?.aws_db_parameter_group?.crm_database).toEqual({
+      name_prefix: "crmhost-scale-crm-", family: "mariadb10.11", description: "Parameters of the database crmhost-scale-crm",
+      parameter: [{ name: "slow_query_log", value: "1" }, { name: "log_output", value: "FILE" }],
+      tags: { Name: "S/W/database" }, lifecycle: { create_before_destroy: true },
+    });
+    expect(instance.parameter_group_name).toBe("${aws_db_parameter_group.crm_database.name}");
   });
 });

@@ -1,4 +1,5 @@
 import { TierSecurityGroup } from "../../constructs/tier-security-group";
+import { Testing } from "cdktf";
 import { only, synthesize } from "../support/synth";
 
 describe("TierSecurityGroup", () => {
@@ -32,5 +33,16 @@ describe("TierSecurityGroup", () => {
     expect(groups.front.lifecycle.precondition).toEqual([expect.objectContaining({ condition: "${(length([\"0.0.0.0/0\"]) <= 60)}" })]);
     expect(groups.back.lifecycle).toBeUndefined();
     expect(() => only(json.resource, "aws_security_group")).toThrow("found 2");
+  });
+
+  it("refuses, at synthesis, a group or rule description with a character EC2 refuses, naming the value", () => {
+    const build = (description: string, ruleDescription: string) => () => Testing.synthScope((scope) => new TierSecurityGroup(scope, "g", {
+      vpcId: "vpc-1", description, nameTag: "S/W/g", name: "g", ingress: [], egress: [{ port: 3000, description: ruleDescription, cidrBlocks: ["10.0.0.0/16"] }],
+    }));
+    expect(build("Allow the hosts' 3000", "ok")).toThrow(/^security group g: description "Allow the hosts' 3000": EC2 allows only a-zA-Z0-9\. _-:\/\(\)#,@\[\]\+=&;\{\}!\$\* \(at most 255\), not "'"$/);
+    expect(build("ok", "to the hosts' port")).toThrow(`security group g: rule description "to the hosts' port"`);
+    expect(build("é\n", "ok")).toThrow(`not "é\\n"`);
+    expect(build("x".repeat(256), "ok")).toThrow("not 256 characters");
+    expect(build("a-zA-Z0-9. _-:/()#,@[]+=&;{}!$*", "ok")).not.toThrow();
   });
 });

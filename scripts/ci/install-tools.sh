@@ -25,17 +25,23 @@
 #   CRM_ACTIONLINT_VERSION      actionlint version, without the v (default: 1.7.7)
 #   CRM_ZIZMOR_VERSION          zizmor version from PyPI, the workflows' security linter (default: 1.32.0)
 #   CRM_SKIP_APT=1              never call apt-get (report missing Debian commands and fail instead)
+#   CRM_PROVIDER_MIRRORS        colon-separated Terraform provider mirrors (unpacked layout) to look in for
+#                               hashicorp/aws; the first that holds it goes into terraform.tfrc (default:
+#                               /opt/tf-plugins and Terraform's implied local mirror directories)
 #
 # Layout of the cache directory:
 #   bin/terraform, bin/checkov, bin/actionlint,  symlinks that callers put on PATH (see env.sh)
 #   bin/zizmor
+#   terraform.tfrc                                the project's Terraform CLI configuration (TF_CLI_CONFIG_FILE in
+#                                                 env.sh): hashicorp/aws from a filesystem mirror where the machine
+#                                                 has one, every other provider (or all, without a mirror) from the registry
 #   opt/<tool>-<version>/                         one directory per pinned version: a pin change
 #                                                 installs into a new directory and re-points bin/
 #   checkov-venv/, moto-venv/, zizmor-venv/       the Python virtual environments of checkov, moto and zizmor
 #   bin/moto_server                               moto's server (S3 on loopback for the backend test)
 #   boot-image/<hash>/, boot-packages/            the boot test's VM image and npm packages (made by the test)
 #
-# Afterwards: source scripts/ci/env.sh   (puts bin/ first on PATH, sets TERRAFORM_BINARY_NAME)
+# Afterwards: source scripts/ci/env.sh   (puts bin/ first on PATH, sets TERRAFORM_BINARY_NAME and TF_CLI_CONFIG_FILE)
 set -euo pipefail
 
 DIR="${CRM_TOOLS_DIR:-$HOME/.cache/crm-host-tools}"
@@ -205,6 +211,44 @@ install_terraform() {
     ln -sfn "../opt/terraform-v$TERRAFORM_VERSION/terraform" "$DIR/bin/terraform"
   fi
   record terraform "$TERRAFORM_VERSION" "$action" "$(elapsed "$start")" "$got"
+  write_cli_config
+}
+
+# write_cli_config: the project's Terraform CLI configuration, $DIR/terraform.tfrc. A machine without
+# network access to the registry may carry the AWS provider in a filesystem mirror (unpacked layout:
+# registry.terraform.io/hashicorp/aws/<version>/<os>_<arch>/); then Terraform takes hashicorp/aws from it
+# and only from it. Without a mirror the configuration names the registry, as on a user's machine.
+# Written to a temporary file, then renamed: a reader never sees half of it.
+write_cli_config() {
+  local start; start=$(now)
+  local mirrors="${CRM_PROVIDER_MIRRORS:-/opt/tf-plugins:$HOME/.terraform.d/plugins:$HOME/.local/share/terraform/plugins:/usr/local/share/terraform/plugins:/usr/share/terraform/plugins}"
+  local mirror="" candidate versions="" tmp="$DIR/terraform.tfrc.tmp"
+  local IFS=:
+  for candidate in $mirrors; do
+    if [[ -n "$candidate" && -d "$candidate/registry.terraform.io/hashicorp/aws" ]]; then
+      mirror=$candidate
+      break
+    fi
+  done
+  unset IFS
+  {
+    printf '# Written by scripts/ci/install-tools.sh; used through TF_CLI_CONFIG_FILE (scripts/ci/env.sh).\n'
+    if [[ -n "$mirror" ]]; then
+      printf 'provider_installation {\n  filesystem_mirror {\n    path    = "%s"\n    include = ["registry.terraform.io/hashicorp/aws"]\n  }\n' "$mirror"
+      printf '  direct {\n    exclude = ["registry.terraform.io/hashicorp/aws"]\n  }\n}\n'
+    else
+      printf 'provider_installation {\n  direct {}\n}\n'
+    fi
+  } >"$tmp"
+  mv -f "$tmp" "$DIR/terraform.tfrc"
+  if [[ -n "$mirror" ]]; then
+    versions=$(find "$mirror/registry.terraform.io/hashicorp/aws" -mindepth 1 -maxdepth 1 -type d -printf '%f ' | sort)
+    log "terraform.tfrc: hashicorp/aws from the mirror $mirror (versions: ${versions% })"
+    record tfrc - written "$(elapsed "$start")" "hashicorp/aws ${versions% } from $mirror"
+  else
+    log "terraform.tfrc: no provider mirror found ($mirrors); providers come from the registry"
+    record tfrc - written "$(elapsed "$start")" "providers from the registry"
+  fi
 }
 
 # pip_venv REQUIREMENT VERSION ENTRY VERIFY [--upgrade-pip]: keeps a Python tool in its own virtual
@@ -353,7 +397,7 @@ main() {
   for t in "${tools[@]}"; do
     case "$t" in
       terraform | checkov | actionlint | zizmor | moto | apt | boot) ;;
-      -h | --help) sed -n '2,38p' "$0"; exit 0 ;;
+      -h | --help) sed -n '2,44p' "$0"; exit 0 ;;
       *) die "unknown tool '$t' (expected: terraform checkov actionlint zizmor moto apt boot)" ;;
     esac
   done
@@ -376,7 +420,7 @@ main() {
   printf 'total %ss\n' "$(elapsed "$total")"
   printf '\nTo use the tools: source scripts/ci/env.sh   # or:\n'
   # shellcheck disable=SC2016 # $PATH is meant literally: the caller's shell expands it
-  printf 'export PATH="%s/bin:$PATH" TERRAFORM_BINARY_NAME="%s/bin/terraform" CHECKPOINT_DISABLE=1\n' "$DIR" "$DIR"
+  printf 'export PATH="%s/bin:$PATH" TERRAFORM_BINARY_NAME="%s/bin/terraform" TF_CLI_CONFIG_FILE="%s/terraform.tfrc" CHECKPOINT_DISABLE=1\n' "$DIR" "$DIR" "$DIR"
 }
 
 main "$@"
