@@ -87,10 +87,31 @@ function readOrEmpty(path: string): string {
   }
 }
 
+/** The command's help, each option in one line. */
+export const DOCS_HELP = [
+  "usage: npm run docs [-- --check]",
+  "regenerates what is derived from the code: the settings' JSON Schema, the README's diagram, docs/settings.md's and",
+  "docs/scale-out.md's tables, the deploy role's policy (docs/deploy-role-policy.json, docs/github-actions.md)",
+  "options:",
+  "  --check     write nothing; exit 1 naming each file that is out of date",
+  "  -h, --help  this help",
+].join("\n");
+
 if (require.main === module) {
-  const check = process.argv.includes("--check");
+  const args = process.argv.slice(2);
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log(DOCS_HELP);
+    process.exit(0);
+  }
+  const unknown = args.find((arg) => arg !== "--check");
+  if (unknown !== undefined) {
+    console.error(`docs: unknown option ${unknown}\n${DOCS_HELP}`);
+    process.exit(2);
+  }
+  const check = args.includes("--check");
   let stale = 0;
-  for (const file of generatedFiles()) {
+  const files = generatedFiles();
+  for (const file of files) {
     const name = relative(process.cwd(), file.path);
     if (readOrEmpty(file.path) === file.content) continue;
     stale++;
@@ -101,4 +122,5 @@ if (require.main === module) {
     }
   }
   if (check && stale > 0) process.exit(1);
+  if (stale === 0) console.log(`docs: all ${files.length} generated files are up to date`);
 }
