@@ -7,12 +7,13 @@
  * test __tests__/docs/generated.test.ts makes the same comparison.
  */
 import { Testing } from "cdktf";
-import { readFileSync, writeFileSync } from "fs";
+import { readdirSync, readFileSync, writeFileSync } from "fs";
 import { relative, resolve } from "path";
 import { CrmHostStack } from "../main";
 import {
   DEFAULT_SETTINGS_FILE, loadStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
 } from "../settings/stack-settings";
+import { deployPolicyJson } from "./docs/deploy-policy";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
 import { hostPathsTable, outputsTable, pathSettingsTable, settingsTable, variablesTable } from "./docs/tables";
@@ -23,6 +24,13 @@ export const SETTINGS_DOC_FILE = resolve(__dirname, "..", "docs", "settings.md")
 export const SCALE_OUT_DOC_FILE = resolve(__dirname, "..", "docs", "scale-out.md");
 /** The settings of the scale-out topology's example, whose stack docs/scale-out.md shows. */
 export const SCALE_OUT_SETTINGS_FILE = resolve(__dirname, "..", "examples", "scale-out.json");
+
+export const GITHUB_ACTIONS_DOC_FILE = resolve(__dirname, "..", "docs", "github-actions.md");
+/** The deploy role's policy, generated from every example's stack, as users attach it. */
+export const DEPLOY_POLICY_FILE = resolve(__dirname, "..", "docs", "deploy-role-policy.json");
+/** The settings files of every example: the default and examples/*.json (the stacks npm test and npm run scan synthesize). */
+export const EXAMPLE_SETTINGS_FILES = [DEFAULT_SETTINGS_FILE, ...readdirSync(resolve(__dirname, "..", "examples"))
+  .filter((name) => name.endsWith(".json")).sort().map((name) => resolve(__dirname, "..", "examples", name))];
 
 /** A file and the content the code implies for it. */
 export interface GeneratedFile {
@@ -68,10 +76,18 @@ export function generatedScaleOutDoc(text: string, stack: StackJson = exampleSta
   return withSections(SCALE_OUT_DOC_FILE, text, { diagram: diagramBlock(stack), variables: variablesTable(stack), outputs: outputsTable(stack) });
 }
 
+/** docs/github-actions.md with the deploy role's policy brought up to date. */
+export function generatedGithubActionsDoc(text: string, policy: string): string {
+  return withSections(GITHUB_ACTIONS_DOC_FILE, text, { "deploy-policy": `\`\`\`json\n${policy.trimEnd()}\n\`\`\`` });
+}
+
 /** Every generated file, with its expected content. */
 export function generatedFiles(): GeneratedFile[] {
   const stack = exampleStackJson();
+  const policy = deployPolicyJson(EXAMPLE_SETTINGS_FILES.map((file) => (file === DEFAULT_SETTINGS_FILE ? stack : exampleStackJson(file))));
   return [
+    { path: DEPLOY_POLICY_FILE, content: policy },
+    { path: GITHUB_ACTIONS_DOC_FILE, content: generatedGithubActionsDoc(readOrEmpty(GITHUB_ACTIONS_DOC_FILE), policy) },
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
     { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE), stack) },
     { path: SETTINGS_DOC_FILE, content: generatedSettingsDoc(readOrEmpty(SETTINGS_DOC_FILE), stack) },
