@@ -13,7 +13,7 @@ import { CrmHostStack } from "../main";
 import {
   DEFAULT_SETTINGS_FILE, loadStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
 } from "../settings/stack-settings";
-import { deployPolicyJson } from "./docs/deploy-policy";
+import { deployPolicyJson, repositoryVariablesTable } from "./docs/deploy-policy";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
 import { hostPathsTable, outputsTable, pathSettingsTable, settingsTable, variablesTable } from "./docs/tables";
@@ -77,17 +77,23 @@ export function generatedScaleOutDoc(text: string, stack: StackJson = exampleSta
 }
 
 /** docs/github-actions.md with the deploy role's policy brought up to date. */
-export function generatedGithubActionsDoc(text: string, policy: string): string {
-  return withSections(GITHUB_ACTIONS_DOC_FILE, text, { "deploy-policy": `\`\`\`json\n${policy.trimEnd()}\n\`\`\`` });
+export function generatedGithubActionsDoc(text: string, policy: string, stacks: { name: string; stack: StackJson }[]): string {
+  return withSections(GITHUB_ACTIONS_DOC_FILE, text, {
+    "deploy-policy": `\`\`\`json\n${policy.trimEnd()}\n\`\`\``,
+    "repository-variables": repositoryVariablesTable(stacks),
+  });
 }
 
 /** Every generated file, with its expected content. */
 export function generatedFiles(): GeneratedFile[] {
   const stack = exampleStackJson();
-  const policy = deployPolicyJson(EXAMPLE_SETTINGS_FILES.map((file) => (file === DEFAULT_SETTINGS_FILE ? stack : exampleStackJson(file))));
+  const examples = EXAMPLE_SETTINGS_FILES.map((file) => ({
+    name: loadStackSettings(file).stackName, stack: file === DEFAULT_SETTINGS_FILE ? stack : exampleStackJson(file),
+  }));
+  const policy = deployPolicyJson(examples.map((example) => example.stack));
   return [
     { path: DEPLOY_POLICY_FILE, content: policy },
-    { path: GITHUB_ACTIONS_DOC_FILE, content: generatedGithubActionsDoc(readOrEmpty(GITHUB_ACTIONS_DOC_FILE), policy) },
+    { path: GITHUB_ACTIONS_DOC_FILE, content: generatedGithubActionsDoc(readOrEmpty(GITHUB_ACTIONS_DOC_FILE), policy, examples) },
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
     { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE), stack) },
     { path: SETTINGS_DOC_FILE, content: generatedSettingsDoc(readOrEmpty(SETTINGS_DOC_FILE), stack) },
