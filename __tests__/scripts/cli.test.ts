@@ -5,9 +5,10 @@
  * `npm run scan` on the stacks `npm test` scans, without the user sourcing scripts/ci/env.sh.
  */
 import { execFile } from "child_process";
-import { existsSync, mkdtempSync, rmSync } from "fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
+import { minVersion, satisfies } from "semver";
 import { satisfiesEngines } from "../../scripts/doctor";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { describeWithTools } from "../support/required-tools";
@@ -64,6 +65,23 @@ describe("satisfiesEngines (package.json's engines)", () => {
     ["20.19.0", true], ["20.20.2", true], ["20.18.3", false], ["21.7.0", false], ["22.11.0", false], ["22.12.0", true], ["24.0.0", true], ["26.1.0", true],
   ])("%s: %s", (version, ok) => {
     expect(satisfiesEngines(version, "^20.19.0 || ^22.12.0 || >=24.0.0")).toBe(ok);
+  });
+});
+
+describe("package.json's engines are true", () => {
+  const engines = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { engines?: { node?: string } }> };
+  // The lowest release of each supported major, this machine's, and one newer than any today.
+  const probes = [...engines.split("||").map((range) => minVersion(range.trim())!.version), process.versions.node, "30.0.0"];
+
+  it("every package npm ci installs admits each Node.js release they admit (npm ci prints no EBADENGINE)", () => {
+    expect(probes.slice(0, 3)).toEqual(["20.19.0", "22.12.0", "24.0.0"]);
+    for (const version of probes) expect(satisfiesEngines(version, engines) || version === process.versions.node).toBe(true);
+    const narrower = Object.entries(lock.packages).flatMap(([name, entry]) => {
+      const range = entry.engines?.node;
+      return range ? probes.filter((version) => satisfiesEngines(version, engines) && !satisfies(version, range)).map((version) => `${name} (${range}) refuses ${version}`) : [];
+    });
+    expect(narrower).toEqual([]);
   });
 });
 
