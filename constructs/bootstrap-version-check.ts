@@ -87,7 +87,7 @@ export class BootstrapVersionCheck extends Construct {
         nullable: false,
         default: CDK_BOOTSTRAP_VERSION_PARAMETER,
         description:
-          "Version of the CDK Bootstrap resources in this environment, automatically retrieved from SSM Parameter Store. [cdk:skip]",
+          "Version of the CDK Bootstrap resources in this environment, automatically retrieved from SSM Parameter Store.",
       });
       // Two levels at least: the directory of the parameter is what the data source reads.
       this.parameterName.addValidation(matchesPattern(this.parameterName, "^(/[A-Za-z0-9_.-]+){2,}$",

@@ -7,12 +7,13 @@
  * test __tests__/docs/generated.test.ts makes the same comparison.
  */
 import { Testing } from "cdktf";
-import { readFileSync, writeFileSync } from "fs";
+import { readdirSync, readFileSync, writeFileSync } from "fs";
 import { relative, resolve } from "path";
 import { CrmHostStack } from "../main";
 import {
   DEFAULT_SETTINGS_FILE, loadStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
 } from "../settings/stack-settings";
+import { deployPolicyJson, repositoryVariablesTable } from "./docs/deploy-policy";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
 import { hostPathsTable, outputsTable, pathSettingsTable, settingsTable, variablesTable } from "./docs/tables";
@@ -23,6 +24,13 @@ export const SETTINGS_DOC_FILE = resolve(__dirname, "..", "docs", "settings.md")
 export const SCALE_OUT_DOC_FILE = resolve(__dirname, "..", "docs", "scale-out.md");
 /** The settings of the scale-out topology's example, whose stack docs/scale-out.md shows. */
 export const SCALE_OUT_SETTINGS_FILE = resolve(__dirname, "..", "examples", "scale-out.json");
+
+export const GITHUB_ACTIONS_DOC_FILE = resolve(__dirname, "..", "docs", "github-actions.md");
+/** The deploy role's policy, generated from every example's stack, as users attach it. */
+export const DEPLOY_POLICY_FILE = resolve(__dirname, "..", "docs", "deploy-role-policy.json");
+/** The settings files of every example: the default and examples/*.json (the stacks npm test and npm run scan synthesize). */
+export const EXAMPLE_SETTINGS_FILES = [DEFAULT_SETTINGS_FILE, ...readdirSync(resolve(__dirname, "..", "examples"))
+  .filter((name) => name.endsWith(".json")).sort().map((name) => resolve(__dirname, "..", "examples", name))];
 
 /** A file and the content the code implies for it. */
 export interface GeneratedFile {
@@ -68,10 +76,24 @@ export function generatedScaleOutDoc(text: string, stack: StackJson = exampleSta
   return withSections(SCALE_OUT_DOC_FILE, text, { diagram: diagramBlock(stack), variables: variablesTable(stack), outputs: outputsTable(stack) });
 }
 
+/** docs/github-actions.md with the deploy role's policy brought up to date. */
+export function generatedGithubActionsDoc(text: string, policy: string, stacks: { name: string; stack: StackJson }[]): string {
+  return withSections(GITHUB_ACTIONS_DOC_FILE, text, {
+    "deploy-policy": `\`\`\`json\n${policy.trimEnd()}\n\`\`\``,
+    "repository-variables": repositoryVariablesTable(stacks),
+  });
+}
+
 /** Every generated file, with its expected content. */
 export function generatedFiles(): GeneratedFile[] {
   const stack = exampleStackJson();
+  const examples = EXAMPLE_SETTINGS_FILES.map((file) => ({
+    name: loadStackSettings(file).stackName, stack: file === DEFAULT_SETTINGS_FILE ? stack : exampleStackJson(file),
+  }));
+  const policy = deployPolicyJson(examples.map((example) => example.stack));
   return [
+    { path: DEPLOY_POLICY_FILE, content: policy },
+    { path: GITHUB_ACTIONS_DOC_FILE, content: generatedGithubActionsDoc(readOrEmpty(GITHUB_ACTIONS_DOC_FILE), policy, examples) },
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
     { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE), stack) },
     { path: SETTINGS_DOC_FILE, content: generatedSettingsDoc(readOrEmpty(SETTINGS_DOC_FILE), stack) },
@@ -87,10 +109,31 @@ function readOrEmpty(path: string): string {
   }
 }
 
+/** The command's help, each option in one line. */
+export const DOCS_HELP = [
+  "usage: npm run docs [-- --check]",
+  "regenerates what is derived from the code: the settings' JSON Schema, the README's diagram, docs/settings.md's and",
+  "docs/scale-out.md's tables, the deploy role's policy (docs/deploy-role-policy.json, docs/github-actions.md)",
+  "options:",
+  "  --check     write nothing; exit 1 naming each file that is out of date",
+  "  -h, --help  this help",
+].join("\n");
+
 if (require.main === module) {
-  const check = process.argv.includes("--check");
+  const args = process.argv.slice(2);
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log(DOCS_HELP);
+    process.exit(0);
+  }
+  const unknown = args.find((arg) => arg !== "--check");
+  if (unknown !== undefined) {
+    console.error(`docs: unknown option ${unknown}\n${DOCS_HELP}`);
+    process.exit(2);
+  }
+  const check = args.includes("--check");
   let stale = 0;
-  for (const file of generatedFiles()) {
+  const files = generatedFiles();
+  for (const file of files) {
     const name = relative(process.cwd(), file.path);
     if (readOrEmpty(file.path) === file.content) continue;
     stale++;
@@ -101,4 +144,5 @@ if (require.main === module) {
     }
   }
   if (check && stale > 0) process.exit(1);
+  if (stale === 0) console.log(`docs: all ${files.length} generated files are up to date`);
 }

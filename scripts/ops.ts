@@ -17,26 +17,49 @@ import { join, resolve } from "path";
 import { loadEnvironments } from "../settings/environments";
 import { SettingsProblem } from "../settings/errors";
 import { StackSettings } from "../settings/stack-settings";
-import { opsPaths } from "../userdata/ops";
+import { hostOpsActions, opsPaths } from "../userdata/ops";
 import { isGitRef, REF_EXPECTED } from "../settings/git-ref";
 import { CommandLine, CommandLineError, OptionSpec, parseCommandLine, sshFileOption } from "./cli-options";
 
-/** The actions of the host's ops command (userdata/ops.sh, ops_main). */
-export const OPS_ACTIONS = ["release", "rollback", "releases", "status", "patch", "reprovision"] as const;
+/** The actions of the host's ops command, as its dispatcher (userdata/ops.sh, ops_main) has them. */
+export const OPS_ACTIONS: readonly string[] = hostOpsActions().map((action) => action.name);
+/** What each action does, in one line, for --help (a test checks that every action of the host has one). */
+export const OPS_ACTION_SUMMARIES: Readonly<Record<string, string>> = {
+  release: "build the git ref in a new release and switch to it when it answers; back by itself if not",
+  rollback: "switch back to a kept release (default: the one before the current)",
+  releases: "list the kept releases, the current one marked *",
+  status: "the release, the service, the app's answer, the lock and the last actions",
+  patch: "operating-system updates (to a version, default the latest); reboots only if needed",
+  reprovision: "run the first-boot provisioning again: the repair of a failed first boot",
+  "rotate-secrets": "apply the values that `npm run secrets -- <stack> rotate` put in Parameter Store",
+};
 /** Arguments the actions take (a git ref, a release, a version): safe as words of the remote shell. */
 const ARGUMENT = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
 /** Where `npx cdktf synth` writes the stacks (cdktf.json's output). */
 const STACKS_DIRECTORY = resolve(__dirname, "..", "cdktf.out", "stacks");
 
-export const USAGE = `usage: npm run ops -- <stack> <action> [args] [options]
-actions: release <git ref> | rollback [release] | releases | status | patch [version] | reprovision
-options:
-  --host <address>        the host, instead of the stack's output <instanceName>PublicIP
-  --port <n>              ssh port (default 22)
-  --user <name>           login user (default: the settings' loginUser, ec2-user)
-  --identity <file>       private key (default: $CRM_OPS_SSH_KEY, a file or the key itself; else ssh's own)
-  --known-hosts <file>    host keys to trust (default: $CRM_OPS_KNOWN_HOSTS, a file or its lines; else ssh's known_hosts)
-  --accept-new-host-key   trust the host's key if it is not known yet (first contact only)`;
+/** The command's help: every action of the host's command and every option, one line each. */
+export const USAGE = [
+  "usage: npm run ops -- <stack> <action> [args] [options]   (npm run ops -- --help: this text)",
+  "runs the host's ops command (sudo <scriptDirectory>/<appName>-ops) over ssh; docs/operations.md",
+  "actions:",
+  ...hostOpsActions().map(({ name, args }) => `  ${`${name} ${args}`.trim().padEnd(24)}${OPS_ACTION_SUMMARIES[name] ?? "see docs/operations.md"}`),
+  "options:",
+  "  --host <address>        the host, instead of the stack's output <instanceName>PublicIP (needed for a scale-out stack)",
+  "  --port <n>              ssh port (default 22)",
+  "  --user <name>           login user (default: the settings' loginUser, ec2-user)",
+  "  --identity <file>       private key (default: $CRM_OPS_SSH_KEY, a file or the key itself; else ssh's own)",
+  "  --known-hosts <file>    host keys to trust (default: $CRM_OPS_KNOWN_HOSTS, a file or its lines; else ssh's known_hosts)",
+  "  --accept-new-host-key   trust the host's key if it is not known yet (first contact only)",
+  "  -h, --help              this help",
+].join("\n");
+
+/** Thrown for --help: the usage goes to standard output and the command exits 0. */
+export class HelpRequested extends Error {
+  constructor() {
+    super(USAGE);
+  }
+}
 
 /** A mistake in the command line (exit 2), or a problem found before ssh runs (exit 1). */
 export class OpsError extends Error {
@@ -47,7 +70,8 @@ export class OpsError extends Error {
 
 export interface OpsRequest {
   readonly stack: string;
-  readonly action: (typeof OPS_ACTIONS)[number];
+  /** One of OPS_ACTIONS. */
+  readonly action: string;
   readonly args: string[];
   readonly host?: string;
   readonly port: number;
@@ -64,6 +88,7 @@ const OPTIONS: OptionSpec = { host: "host", port: "port", user: "user", identity
 
 /** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
 export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
+  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested();
   let line: CommandLine;
   try {
     line = parseCommandLine(argv, OPTIONS);
@@ -75,7 +100,7 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const acceptNewHostKey = options["accept-new-host-key"] === "true";
   const [stack, action, ...args] = positional;
   if (!stack || !action) throw new OpsError(USAGE, 2);
-  if (!(OPS_ACTIONS as readonly string[]).includes(action)) throw new OpsError(`unknown action "${action}"\n${USAGE}`, 2);
+  if (!OPS_ACTIONS.includes(action)) throw new OpsError(`unknown action "${action}"\n${USAGE}`, 2);
   if (action === "release" && args.length > 0 && !isGitRef(args[0])) {
     throw new OpsError(`the ref "${args[0]}" of release must be ${REF_EXPECTED}`, 2);
   }
@@ -85,7 +110,7 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   const port = Number(options.port ?? "22");
   return {
-    stack, action: action as OpsRequest["action"], args, port, acceptNewHostKey,
+    stack, action, args, port, acceptNewHostKey,
     host: options.host, user: options.user,
     identity: options.identity ?? (env.CRM_OPS_SSH_KEY || undefined),
     knownHosts: options["known-hosts"] ?? (env.CRM_OPS_KNOWN_HOSTS || undefined),
@@ -111,6 +136,10 @@ export function hostFromOutputs(stackDirectory: string, instanceName: string, te
   const result = spawnSync(terraform, ["output", "-json", "-no-color"], {
     cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
   });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
+    throw new OpsError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
+      + `(npm run doctor checks every prerequisite); or give --host`);
+  }
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
     throw new OpsError(`terraform output failed in ${stackDirectory} (${why.trim()}): ${hint}`);
@@ -161,9 +190,13 @@ export function sshArguments(request: OpsRequest, target: { host: string; user: 
 
 /**
  * Runs the action on the host; resolves with its exit status (ssh's 255: the host was not reached).
- * `stacksDirectory` holds cdktf.out/stacks/<stack>.
+ * `stacksDirectory` holds cdktf.out/stacks/<stack>; `ssh` is the client to run.
  */
-export async function runOps(request: OpsRequest, settings: StackSettings, stacksDirectory = STACKS_DIRECTORY): Promise<number> {
+export async function runOps(request: OpsRequest, settings: StackSettings, stacksDirectory = STACKS_DIRECTORY, ssh = "ssh"): Promise<number> {
+  if (request.host === undefined && settings.provisioning.topology === "scale-out") {
+    throw new OpsError(`the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> `
+      + "(a host's address from the EC2 console or `aws autoscaling describe-auto-scaling-instances`; docs/scale-out.md)", 2);
+  }
   const host = request.host ?? hostFromOutputs(join(stacksDirectory, request.stack), settings.instanceName);
   const user = request.user ?? settings.provisioning.loginUser;
   let directory: string | undefined;
@@ -179,8 +212,10 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
     const files = sshFiles(request, () => (directory ??= mkdtempSync(join(tmpdir(), "crm-ops-"))));
     const args = sshArguments(request, { host, user, command: opsPaths(settings.provisioning).command, ...files });
     const code = await new Promise<number>((resolvePromise, reject) => {
-      const child = spawn("ssh", args, { stdio: "inherit" });
-      child.on("error", reject);
+      const child = spawn(ssh, args, { stdio: "inherit" });
+      child.on("error", (error: NodeJS.ErrnoException) => reject(error.code === "ENOENT"
+        ? new OpsError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
+        : error));
       child.on("close", (status, signal) => resolvePromise(status ?? (signal ? 128 : 1)));
     });
     if (code === 255) console.error(`ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`);
@@ -197,6 +232,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     const request = parseOpsArgs(argv);
     return await runOps(request, stackSettings(request.stack));
   } catch (error) {
+    if (error instanceof HelpRequested) {
+      console.log(USAGE);
+      return 0;
+    }
     if (!(error instanceof OpsError || error instanceof SettingsProblem)) throw error;
     console.error(`ops: ${error.message}`);
     return error instanceof OpsError ? error.exitCode : 1;

@@ -15,6 +15,8 @@
  * they are never in a process's arguments or environment, a file or the output.
  */
 import { randomBytes } from "crypto";
+import { createInterface } from "readline";
+import { Writable } from "stream";
 import {
   AddTagsToResourceCommand, DescribeParametersCommand, ListTagsForResourceCommand, PutParameterCommand, SSMClient,
 } from "@aws-sdk/client-ssm";
@@ -38,8 +40,33 @@ export class SecretsCommandError extends Error {}
 
 const USAGE = `usage: npm run secrets -- <stackName> ${COMMANDS.join("|")} [${SECRETS.join("|")} …]`;
 
+/** What each command does, one line each (--help). */
+const COMMAND_SUMMARIES: Record<Command, string> = {
+  set: "put the named secrets (default: all) from standard input, one line each, or a prompt that does not echo",
+  rotate: "new random database passwords (a new source-host-token if named, read as set reads it); then apply them on the host",
+  check: "which parameters exist, their type, key and tag, without reading a value; exit 1 if one is missing or wrong",
+};
+
+/** The command's help: each command and argument in one line. */
+export const HELP = [
+  USAGE,
+  "puts a stack's secrets in Parameter Store as SecureStrings, for \"secrets\": \"parameter-store\" (docs/secrets.md)",
+  "commands:",
+  ...COMMANDS.map((command) => `  ${command.padEnd(8)}${COMMAND_SUMMARIES[command]}`),
+  "arguments:",
+  "  <stackName>  a stack of the settings files of CRM_SETTINGS (default: settings/example.json)",
+  `  secret…      any of ${SECRETS.join(", ")}; values are never arguments`,
+  "options:",
+  "  -h, --help   this help",
+  "needs AWS credentials for the stack's account and region (check: aws sts get-caller-identity; npm run doctor)",
+].join("\n");
+
+/** Thrown for --help: the help goes to standard output and the command exits 0. */
+export class HelpRequested extends Error {}
+
 /** Parses `<stackName> <command> [secret…]`. */
 export function parseArguments(args: string[]): { stackName: string; command: Command; secrets: Secret[] } {
+  if (args.includes("--help") || args.includes("-h")) throw new HelpRequested(HELP);
   let positional: string[];
   try {
     ({ positional } = parseCommandLine(args, {}));
@@ -78,12 +105,7 @@ export function valueProblem(secret: Secret, value: string): string | undefined 
 /** Reads one value per secret: lines of standard input, or a prompt that does not echo on a terminal. */
 async function readValues(secrets: Secret[]): Promise<string[]> {
   if (secrets.length === 0) return [];
-  if (process.stdin.isTTY) {
-    const { default: password } = await import("@inquirer/password");
-    const values: string[] = [];
-    for (const secret of secrets) values.push(await password({ message: `${secret}:`, mask: false }));
-    return values;
-  }
+  if (process.stdin.isTTY) return prompted(secrets);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const lines = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "").split(/\r?\n/);
@@ -91,6 +113,49 @@ async function readValues(secrets: Secret[]): Promise<string[]> {
     throw new SecretsCommandError(`standard input holds ${lines.length} line(s); expected ${secrets.length}, one for each of ${secrets.join(", ")}`);
   }
   return lines;
+}
+
+/**
+ * Asks for each secret on the terminal with Node's readline; what is typed is not echoed (readline writes
+ * to a stream that passes on only the prompts).
+ */
+async function prompted(secrets: Secret[]): Promise<string[]> {
+  let muted = false;
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!muted) process.stdout.write(chunk);
+      done();
+    },
+  });
+  const terminal = createInterface({ input: process.stdin, output, terminal: true });
+  const values: string[] = [];
+  try {
+    for (const secret of secrets) {
+      muted = false;
+      const answer = new Promise<string>((resolveAnswer, reject) => {
+        terminal.question(`${secret}: `, resolveAnswer);
+        terminal.once("SIGINT", () => reject(new SecretsCommandError("interrupted; nothing was put")));
+      });
+      muted = true;
+      values.push(await answer);
+      process.stdout.write("\n");
+    }
+  } finally {
+    terminal.close();
+  }
+  return values;
+}
+
+/** Why a failed AWS call failed, when the fix is the operator's: no credentials, or ones AWS refuses. */
+export function credentialsProblem(error: Error): string | undefined {
+  const check = "check them with `aws sts get-caller-identity`, which must print the stack's account (npm run doctor checks every prerequisite)";
+  if (error.name === "CredentialsProviderError") {
+    return `no AWS credentials found (${error.message.split("\n")[0]}): set a profile (AWS_PROFILE, aws configure) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; ${check}`;
+  }
+  if (["UnrecognizedClientException", "InvalidClientTokenId", "ExpiredTokenException", "ExpiredToken", "InvalidSignatureException"].includes(error.name)) {
+    return `AWS refused the credentials (${error.name}): ${check}`;
+  }
+  return undefined;
 }
 
 /** A new random database password: 32 characters of base64url, which .env carries as it is. */
@@ -177,7 +242,10 @@ export async function run(args: string[]): Promise<number> {
     const values = new Map<Secret, string>(generated.map((secret) => [secret, randomPassword()]));
     (await readValues(read)).forEach((value, i) => values.set(read[i], value));
     await put(client, settings, values);
-    if (command === "rotate") {
+    if (command === "rotate" && settings.provisioning.topology === "scale-out") {
+      console.log(`now roll them out: the group's hosts read them at boot, so start an instance refresh: aws autoscaling start-instance-refresh `
+        + `--region ${settings.region} --auto-scaling-group-name <the stack's output ${settings.instanceName}AutoScalingGroupName> (docs/scale-out.md)`);
+    } else if (command === "rotate") {
       console.log(`now apply them on the host: npm run ops -- ${settings.stackName} rotate-secrets (docs/secrets.md)`);
     }
     return 0;
@@ -188,8 +256,13 @@ export async function run(args: string[]): Promise<number> {
 
 if (require.main === module) {
   run(process.argv.slice(2)).then((code) => process.exit(code), (error: Error) => {
+    if (error instanceof HelpRequested) {
+      console.log(error.message);
+      process.exit(0);
+    }
     // The AWS SDK's messages name the parameter and the refusal, never a value.
-    console.error(error instanceof SecretsCommandError ? error.message : `secrets: ${error.name}: ${error.message}`);
+    const credentials = credentialsProblem(error);
+    console.error(error instanceof SecretsCommandError ? error.message : `secrets: ${credentials ?? `${error.name}: ${error.message}`}`);
     process.exit(error instanceof SecretsCommandError ? 2 : 1);
   });
 }

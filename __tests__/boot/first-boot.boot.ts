@@ -384,7 +384,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: parameterStore.moto, work, settingsFile: join(__dirname, "settings.json"), figure }));
 
   it("host B: rotates the secrets on the running host; no secret, old or new, anywhere", async () => {
-    await parameterStore.rotates(hostB!, standIns!, figure, appSql);
+    await parameterStore.rotates(hostB!, standIns!, figure, appSql, join(__dirname, "settings.json"), loadStackSettings(join(__dirname, "settings.json")).stackName);
     await parameterStore.leaksNothing(hostB!, figure);
   });
 

@@ -8,11 +8,15 @@
  *   1. the parameters hold host A's values but one: host B's first boot stops before any step, naming it;
  *   2. the test puts it; the documented repair, `crm-ops reprovision` (the ops command is written before
  *      the secrets are read), provisions the host on host A's data volume;
- *   3. a rotation on the running host: new values in Parameter Store, then `crm-ops rotate-secrets`;
+ *   3. a rotation on the running host: new values in Parameter Store, then `npm run ops -- <stack> rotate-secrets`
+ *      as the operator runs it (over ssh as the login user, then sudo crm-ops rotate-secrets);
  *   4. no secret, old or new, in the user data, the console, the journal, cloud-init's logs or the provisioning log.
  */
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { createHash, randomBytes } from "crypto";
+import { mkdtempSync, readFileSync, rmSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
 import { gunzipSync } from "zlib";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { secretParameterNames } from "../../constructs/secret-parameters";
@@ -21,7 +25,7 @@ import { ProvisioningSettings, SecretParameterNames } from "../../settings/provi
 import { MotoServer } from "../support/moto-server";
 import { StandInServer } from "./stand-ins";
 import { appliedUserData } from "./user-data";
-import { CommandResult, Vm } from "./vm";
+import { CommandResult, run, Vm } from "./vm";
 
 /** The region the boot test's image maps the AWS endpoints of (scripts/boot/stand-in-hosts.txt). */
 const REGION = "us-east-1";
@@ -111,8 +115,30 @@ export class ParameterStoreHost {
       repair.code === 0 && /provisioning \S+: done/.test(repair.stdout));
   }
 
-  /** Step 3: new values in Parameter Store, then the rotate command on the running host. */
-  async rotates(host: Vm, standIns: StandInServer, figure: Figure, appSql: AppSql): Promise<void> {
+  /**
+   * The local command as an operator runs it, `npm run ops -- <stack> <action> --host …`: over ssh to the
+   * guest's forwarded port as the login user (a key of its own, authorized as EC2 does for the key pair;
+   * the host key trusted on first contact), then sudo, the host's ops command.
+   */
+  private async opsCommand(host: Vm, settingsFile: string, stackName: string, action: string): Promise<CommandResult> {
+    const dir = mkdtempSync(join(tmpdir(), "crm-boot-ops-"));
+    try {
+      const key = join(dir, "key");
+      const keygen = await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "crm-ops-boot-test", "-f", key]);
+      if (keygen.code !== 0) throw new Error(`ssh-keygen failed: ${keygen.stderr}`);
+      const { loginUser, loginHome } = this.settings;
+      await host.sshOk(`install -d -m 700 -o ${loginUser} -g ${loginUser} ${loginHome}/.ssh && cat >>${loginHome}/.ssh/authorized_keys && `
+        + `chown ${loginUser}: ${loginHome}/.ssh/authorized_keys && chmod 600 ${loginHome}/.ssh/authorized_keys`, { input: readFileSync(`${key}.pub`) });
+      return await run("npm", ["run", "--silent", "ops", "--", stackName, action, "--host", "127.0.0.1", "--port", String(host.hostPort(22)),
+        "--identity", key, "--known-hosts", join(dir, "known_hosts"), "--accept-new-host-key"],
+      { env: { ...process.env, CRM_SETTINGS: settingsFile }, timeoutMs: 300_000 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Step 3: new values in Parameter Store, then `npm run ops -- <stack> rotate-secrets` for the running host. */
+  async rotates(host: Vm, standIns: StandInServer, figure: Figure, appSql: AppSql, settingsFile: string, stackName: string): Promise<void> {
     const [before] = this.putValues.slice(-1);
     const suffix = randomBytes(5).toString("hex");
     const rotated: BootSecrets = {
@@ -124,8 +150,9 @@ export class ParameterStoreHost {
     const unit = `${this.settings.appName}.service`;
     const pid = (await host.sshOk(`systemctl show -p MainPID --value ${unit}`)).trim();
     const gitBefore = standIns.requests.length;
-    const result = await host.ssh(`${opsPaths(this.settings).command} rotate-secrets 2>&1`, { timeoutMs: 300_000 });
-    figure("host B: rotate-secrets on the running host", `exit ${result.code}${result.code ? `: ${result.stdout.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
+    const ops = await this.opsCommand(host, settingsFile, stackName, "rotate-secrets");
+    const result = { code: ops.code, stdout: `${ops.stdout}\n${ops.stderr}` };
+    figure("host B: npm run ops -- <stack> rotate-secrets on the running host", `exit ${result.code}${result.code ? `: ${result.stdout.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
       result.code === 0 && result.stdout.includes("secrets rotated"));
     const tokenUsed = standIns.requests.slice(gitBefore).some((request) => request.host === "github.com" && request.authorized);
     figure("host B: the new token opens the repository", tokenUsed ? "authorized" : "not used", tokenUsed);

@@ -5,11 +5,14 @@
  * (the whole way to a host's ops command is the boot test's).
  */
 import { execFile } from "child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { createServer } from "net";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
-import { hostFromOutputs, OpsError, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings } from "../../scripts/ops";
+import {
+  HelpRequested, hostFromOutputs, OPS_ACTION_SUMMARIES, OPS_ACTIONS, OpsError, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings, USAGE,
+} from "../../scripts/ops";
+import { hostOpsActions } from "../../userdata/ops";
 import { exampleStackSettings } from "../support/synth";
 import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
 
@@ -40,6 +43,34 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): { message: string
   throw new Error(`accepted: ${argv.join(" ")}`);
 }
 
+describe("the actions", () => {
+  test("are the host's: every action userdata/ops.sh's dispatcher runs, with the arguments its function's comment names", () => {
+    const script = readFileSync(resolve(ROOT, "userdata/ops.sh"), "utf8");
+    const dispatched = [...script.matchAll(/^ {4}([a-z| -]+)\) /gm)].flatMap((m) => m[1].split("|").map((name) => name.trim()));
+    expect([...OPS_ACTIONS].sort()).toEqual([...dispatched].sort());
+    expect(OPS_ACTIONS).toEqual(expect.arrayContaining(["release", "rollback", "releases", "status", "patch", "reprovision", "rotate-secrets"]));
+    expect(hostOpsActions().filter((action) => action.args)).toEqual([
+      { name: "release", args: "<ref>" }, { name: "rollback", args: "[release]" }, { name: "patch", args: "[version]" }]);
+  });
+
+  test("a dispatcher without a comment for an action's function is refused, not guessed", () => {
+    expect(() => hostOpsActions("ops_main() {\n  case $1 in\n    fly) ops_change ;;\n  esac\n}\n"))
+      .toThrow('userdata/ops.sh dispatches fly but has no comment "# ops_fly [ARGS]: …"');
+  });
+
+  test("--help lists every action with what it does and every option, one line each", () => {
+    for (const action of OPS_ACTIONS) {
+      expect(OPS_ACTION_SUMMARIES[action]).toBeDefined();
+      expect(USAGE.split("\n").filter((line) => line.startsWith(`  ${action} `))).toHaveLength(1);
+    }
+    for (const option of ["--host", "--port", "--user", "--identity", "--known-hosts", "--accept-new-host-key", "--help"]) {
+      expect(USAGE).toMatch(new RegExp(`^  (-h, )?${option} .*\\S$`, "m"));
+    }
+    expect(() => parseOpsArgs(["--help"])).toThrow(HelpRequested);
+    expect(() => parseOpsArgs(["CrmHostStack", "status", "-h"])).toThrow(HelpRequested);
+  });
+});
+
 describe("parseOpsArgs", () => {
   test("reads the stack, the action, its arguments and the options; the key and known hosts also from the environment", () => {
     expect(parseOpsArgs(["CrmHostStack", "release", "v2.1", "--host", "203.0.113.25", "--port", "2222", "--user", "admin"], {
@@ -48,12 +79,13 @@ describe("parseOpsArgs", () => {
       stack: "CrmHostStack", action: "release", args: ["v2.1"], host: "203.0.113.25", port: 2222, user: "admin",
       identity: KEY, knownHosts: "/ci/known_hosts", acceptNewHostKey: false,
     });
+    expect(parseOpsArgs(["CrmHostStack", "rotate-secrets"], {})).toMatchObject({ action: "rotate-secrets", args: [] });
     expect(parseOpsArgs(["S", "rollback", "--identity", "key", "--known-hosts", "kh", "--accept-new-host-key"], { CRM_OPS_SSH_KEY: KEY }))
       .toMatchObject({ action: "rollback", args: [], identity: "key", knownHosts: "kh", acceptNewHostKey: true, port: 22 });
   });
 
   test("refuses a missing or unknown action, an unknown option, arguments the remote shell would read, a bad port or host", () => {
-    expect(refusal(["CrmHostStack"])).toEqual({ message: "usage: npm run ops -- <stack> <action> [args] [options]", exitCode: 2 });
+    expect(refusal(["CrmHostStack"])).toEqual({ message: "usage: npm run ops -- <stack> <action> [args] [options]   (npm run ops -- --help: this text)", exitCode: 2 });
     expect(refusal(["CrmHostStack", "deploy"]).message).toBe('unknown action "deploy"');
     expect(refusal(["CrmHostStack", "status", "--verbose"]).message).toBe("unknown option --verbose");
     expect(refusal(["CrmHostStack", "status", "--host"]).message).toBe("--host needs a value (a host name or an IP address)");
@@ -129,15 +161,30 @@ describe("the ssh command line and its files", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  test("npm run ops runs scripts/ops.ts: a usage error exits 2, an unknown stack 1, an unreachable host 255", async () => {
+  test("a missing prerequisite names its fix: no Terraform to read the outputs, no ssh", async () => {
+    expect(() => hostFromOutputs(dir, "CrmServer", join(dir, "terraform")))
+      .toThrow(`Terraform (${join(dir, "terraform")}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\``);
+    await expect(runOps(parseOpsArgs(["CrmHostStack", "status", "--host", "127.0.0.1"], {}), exampleStackSettings(), dir, "no-such-ssh"))
+      .rejects.toThrow("ssh is not installed (no no-such-ssh on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)");
+  });
+
+  test("npm run ops runs scripts/ops.ts: help exits 0, a usage error 2, an unknown stack 1, an unreachable host 255", async () => {
     const port = await closedPort();
-    const npm = (args: string[]) => new Promise<{ code: number; stderr: string }>((resolveRun) => {
-      execFile("npm", ["run", "--silent", "ops", "--", ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, CRM_SETTINGS: "" } },
-        (error, _stdout, stderr) => resolveRun({ code: error ? Number(error.code) : 0, stderr }));
+    const npm = (args: string[], env: NodeJS.ProcessEnv = {}) => new Promise<{ code: number; stdout: string; stderr: string }>((resolveRun) => {
+      execFile("npm", ["run", "--silent", "ops", "--", ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, CRM_SETTINGS: "", ...env } },
+        (error, stdout, stderr) => resolveRun({ code: error ? Number(error.code) : 0, stdout, stderr }));
     });
-    const [usage, unknown, unreachable] = await Promise.all([
-      npm(["CrmHostStack"]), npm(["NoSuchStack", "status"]), npm(["CrmHostStack", "status", "--host", "127.0.0.1", "--port", String(port)]),
+    const [help, usage, unknown, unreachable, rotate, scaleOut] = await Promise.all([
+      npm(["--help"]), npm(["CrmHostStack"]), npm(["NoSuchStack", "status"]), npm(["CrmHostStack", "status", "--host", "127.0.0.1", "--port", String(port)]),
+      npm(["CrmHostStack", "rotate-secrets", "--host", "127.0.0.1", "--port", String(port)]),
+      npm(["CrmHost-scale", "status"], { CRM_SETTINGS: resolve(ROOT, "examples/scale-out.json") }),
     ]);
+    expect(help).toEqual({ code: 0, stdout: `${USAGE}\n`, stderr: "" });
+    // rotate-secrets is accepted: the command went as far as ssh.
+    expect(rotate.code).toBe(255);
+    expect(rotate.stderr).toContain(`ops: could not reach ec2-user@127.0.0.1 on port ${port} over ssh (exit 255)`);
+    expect(scaleOut.code).toBe(2);
+    expect(scaleOut.stderr).toContain('ops: the stack CrmHost-scale has "topology": "scale-out": its hosts come and go, so name one with --host <address>');
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("ops: usage: npm run ops -- <stack> <action>");
     expect(unknown.code).toBe(1);

@@ -181,5 +181,52 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
     const check = await scaleOut(["check"]);
     expect(check.code).toBe(0);
     expect(check.stdout.trim().split("\n").map((line) => line.split(":")[0])).toEqual([`ok      ${names.appDbPassword}`, `ok      ${names.sourceHostToken}`]);
+    // rotate names the way this topology applies new values: an instance refresh, not the ops command.
+    const rotate = await scaleOut(["rotate"]);
+    expect(rotate.code).toBe(0);
+    expect(rotate.stdout).toContain("now roll them out: the group's hosts read them at boot, so start an instance refresh: "
+      + "aws autoscaling start-instance-refresh --region eu-west-1 --auto-scaling-group-name <the stack's output CrmServerAutoScalingGroupName>");
+    expect(rotate.stdout).not.toContain("rotate-secrets");
+  });
+
+  it("on a terminal, prompts for each value and echoes none of it (Node's readline)", async () => {
+    const secret = `typed-${randomBytes(8).toString("hex")}`;
+    // script(1) gives the command a terminal; the value is typed once the prompt shows, as a person types it.
+    const command = `npm run -s secrets -- ${STACK} set app-db-password`;
+    const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let typed = false;
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!typed && stdout.includes("app-db-password: ")) {
+        typed = true;
+        child.stdin.write(`${secret}\r`);
+      }
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    clearTimeout(timer);
+    const result = { code, stdout };
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("app-db-password: ");
+    expect(result.stdout).not.toContain(secret);
+    expect(await valueOf(NAMES.appDbPassword)).toBe(secret);
+  });
+
+  it("without credentials, names the fix and how to check it, in one line", async () => {
+    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _key, ...withoutCredentials } = env;
+    const result = await watched("npm", ["run", "-s", "secrets", "--", STACK, "check"], { ...withoutCredentials, AWS_EC2_METADATA_DISABLED: "true" }, "");
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toEqual([expect.stringMatching(
+      /^secrets: no AWS credentials found \(.*\): set a profile .* check them with `aws sts get-caller-identity`, which must print the stack's account/)]);
+  });
+});
+
+describe("npm run secrets -- --help", () => {
+  it("says what each command does, one line each, and exits 0", async () => {
+    const result = await watched("npm", ["run", "-s", "secrets", "--", "--help"], { ...process.env }, "");
+    expect(result.code).toBe(0);
+    for (const command of ["set", "rotate", "check"]) expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S.*$`, "m"));
+    expect(result.stdout).toContain("-h, --help");
   });
 });

@@ -420,7 +420,7 @@ export class WorkflowRun {
       needs: Object.fromEntries(needsOf(job).map((need) => [need, { result: this.results.get(need)?.conclusion ?? "success", outputs: {} }])),
       runner: { os: "Linux", arch: "X64", temp: dirs.temp ?? "", name: "simulated" },
       job: { status: "success" },
-      strategy: {},
+      strategy: { "job-index": 0 }, // the first combination of the matrix, the one it runs
       steps: {},
       env: {},
     };

@@ -58,8 +58,11 @@ describe("the users' workflows", () => {
     for (const [, job] of allJobs) expect(runs(job)).not.toContain("${{");
   });
 
-  it("test on supported Node.js releases, with no AWS token, for every pull request", () => {
-    expect(plan.jobs.test.strategy?.matrix).toEqual({ node: [22, 24] });
+  it("test on supported Node.js releases, the lowest and the newest among them, with no AWS token, for every pull request", () => {
+    const engines = (JSON.parse(text("package.json")) as { engines: { node: string } }).engines.node;
+    const lowest = engines.split("||").map((part) => part.trim().replace(/^(\^|>=)/, "")).sort()[0];
+    expect(lowest).toBe("20.19.0");
+    expect(plan.jobs.test.strategy?.matrix).toEqual({ node: [lowest, 22, 24, "latest"] });
     expect(plan.jobs.test.if).toBeUndefined();
     expect(body(plan.jobs.test)).not.toMatch(/id-token/);
     expect(runs(plan.jobs.test)).toContain('node scripts/ci/report-skipped.js "$RUNNER_TEMP/jest.json"');

@@ -40,9 +40,10 @@ const VARS: Record<string, string> = {
   // The environment that keeps the spec's secrets in the user data; CrmHost-prod keeps them in Parameter Store.
   CRM_STACK_NAME: "CrmHost-dev",
 };
-/** The optional Terraform variables the plan jobs pass on (only those set): VARS sets these. */
+/** The Terraform variables the plan jobs pass on from repository variables (only those set): VARS sets these. */
 const OPTIONAL_PASSED = {
-  TF_VAR_vpc_id: VARS.VPC_ID, TF_VAR_availability_zone: VARS.AVAILABILITY_ZONE, TF_VAR_ssh_ingress_cidrs: VARS.SSH_INGRESS_CIDRS,
+  TF_VAR_availability_zone: VARS.AVAILABILITY_ZONE, TF_VAR_key_pair_name: VARS.KEY_PAIR_NAME, TF_VAR_ssh_ingress_cidrs: VARS.SSH_INGRESS_CIDRS,
+  TF_VAR_ssh_public_key: VARS.SSH_PUBLIC_KEY, TF_VAR_subnet_id: VARS.SUBNET_ID, TF_VAR_vpc_id: VARS.VPC_ID,
 };
 const SECRETS = {
   DB_ROOT_PASSWORD: "simulated-root-password",
@@ -164,7 +165,7 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
         ["Synthesize", "success"],
         ["Keep the synthesized stacks for the plan jobs", "success"],
       ]);
-      expect(test.name).toBe("test and synth (Node.js 22)");
+      expect(test.name).toBe("test and synth (Node.js 20.19.0)");
       expect(step(test, "hashicorp/setup-terraform").note).toBe("Terraform v1.11.4");
       for (const stack of ["CrmHost-dev", "CrmHost-prod"]) {
         expect(existsSync(join(test.workspace, `cdktf.out/stacks/${stack}/cdk.tf.json`))).toBe(true);
@@ -223,7 +224,7 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
       const plan = (await bare.run({ only: ["plan"] })).plan;
       const check = step(plan, "Check the stack and the repository settings");
       expect(check.outcome).toBe("failure");
-      expect(messages(check, "error")).toEqual(["AWS_REGION", "SUBNET_ID", "KEY_PAIR_NAME", "SSH_PUBLIC_KEY"]
+      expect(messages(check, "error")).toEqual(["AWS_REGION", "KEY_PAIR_NAME", "SSH_PUBLIC_KEY", "SUBNET_ID"]
         .map((name) => `variable ${name} is not set (see docs/github-actions.md)`));
       expect(plan.steps.slice(3).map((s) => s.outcome)).toEqual(["skipped", "skipped", "skipped", "skipped", "skipped"]);
     }, 2 * MINUTES);

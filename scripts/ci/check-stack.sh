@@ -11,10 +11,12 @@
 #                           variable the stack declares gets a placeholder (written to $GITHUB_ENV)
 #   --deploy                the plan is applied later: TFPLAN_PASSPHRASE (which encrypts it) must be set
 #
-# Environment: STACK (the stack's name: cdktf.out/stacks/$STACK/cdk.tf.json), AWS_REGION, the
-# required TF_VAR_subnet_id TF_VAR_key_pair_name TF_VAR_ssh_public_key, and the optional VPC_ID
-# AVAILABILITY_ZONE SSH_INGRESS_CIDRS APP_INGRESS_CIDRS BOOTSTRAP_VERSION IMAGE_PARAMETER (each written
-# to $GITHUB_ENV as TF_VAR_<lower-case name> when set: an empty TF_VAR_ would not be "unset").
+# Environment: STACK (the stack's name: cdktf.out/stacks/$STACK/cdk.tf.json), AWS_REGION, and
+# REPOSITORY_VARIABLES, the repository's variables as JSON (the workflow's toJSON(vars)): every Terraform
+# variable the stack declares, but its secrets, comes from the GitHub variable of its name in upper case
+# (subnet_id from SUBNET_ID, data_volume_snapshot_id from DATA_VOLUME_SNAPSHOT_ID, …), written to $GITHUB_ENV
+# as TF_VAR_<name> only when set (an empty TF_VAR_ would not be "unset": the stack's default applies); one
+# without a default must be set. A TF_VAR_<name> the job sets itself wins.
 # Exit codes: 0 ready to plan; 1 something is missing or refused; 2 usage.
 set -euo pipefail
 
@@ -23,7 +25,7 @@ set -euo pipefail
 # real values; such a plan is never applied (docs/github-actions.md).
 PLACEHOLDER="placeholder-of-a-plan-without-secrets"
 
-usage() { sed -n '2,18p' "$0" >&2; exit 2; }
+usage() { sed -n '2,20p' "$0" >&2; exit 2; }
 secrets="" deploy=0
 while (($# > 0)); do
   case "$1" in
@@ -51,18 +53,36 @@ fi
 
 missing=()
 [[ -n "${AWS_REGION:-}" ]] || missing+=("variable AWS_REGION")
-# The Terraform variables the job gets from repository variables (GitHub variable:Terraform variable).
-repository_variables=(SUBNET_ID:subnet_id KEY_PAIR_NAME:key_pair_name SSH_PUBLIC_KEY:ssh_public_key)
-for pair in "${repository_variables[@]}"; do
-  env_name=TF_VAR_${pair#*:}
-  [[ -n "${!env_name:-}" ]] || missing+=("variable ${pair%%:*}")
+repository_variables=${REPOSITORY_VARIABLES:-"{}"}
+if ! jq -e 'type == "object"' <<<"$repository_variables" >/dev/null 2>&1; then
+  echo "::error title=Bad workflow::REPOSITORY_VARIABLES is not a JSON object (the workflow passes toJSON(vars))"
+  exit 1
+fi
+# Sensitive variables that a repository variable gives (ssh_public_key: sensitive only so that a pasted
+# private key never shows in a plan's error) are not secrets to hold back.
+public_sensitive='["ssh_public_key"]'
+# The stack's variables, from its own JSON: name, required (no default), secret.
+mapfile -t declared < <(jq -r --argjson public "$public_sensitive" '.variable // {} | to_entries[]
+  | [.key, (.value | has("default") | not), (.value.sensitive == true and (.key | IN($public[]) | not))] | @tsv' "$stack_json")
+secret_variables=() passed=()
+for line in "${declared[@]}"; do
+  IFS=$'\t' read -r name required secret <<<"$line"
+  if [[ "$secret" == true ]]; then
+    secret_variables+=("$name")
+    continue
+  fi
+  env_name="TF_VAR_$name" github_name="${name^^}"
+  [[ -z "${!env_name:-}" ]] || continue
+  value=$(jq -r --arg name "$github_name" '.[$name] // "" | tostring' <<<"$repository_variables")
+  if [[ -z "$value" ]]; then
+    [[ "$required" != true ]] || missing+=("variable $github_name")
+  elif [[ "$value" == *$'\n'* ]]; then
+    missing+=("variable $github_name as one line (Terraform variable $name)")
+  else
+    echo "$env_name=$value" >> "$GITHUB_ENV"
+    passed+=("$github_name")
+  fi
 done
-# The stack's secret variables, from its own JSON: none where the secrets live elsewhere. A
-# sensitive variable that a repository variable gives (ssh_public_key: sensitive only so that a
-# pasted private key never shows in a plan's error) is not a secret to hold back.
-given_by_variables=$(printf '%s\n' "${repository_variables[@]#*:}" | jq -R . | jq -s .)
-mapfile -t secret_variables < <(jq -r --argjson vars "$given_by_variables" \
-  '.variable // {} | to_entries[] | select(.value.sensitive == true and (.key | IN($vars[]) | not)) | .key' "$stack_json")
 given=()
 for name in "${secret_variables[@]}"; do
   env_name="TF_VAR_$name"
@@ -84,14 +104,7 @@ if ((${#missing[@]} > 0)); then
   exit 1
 fi
 
-# Optional variables: only passed when set, so the stack's defaults apply otherwise.
-# (VPC_ID and AVAILABILITY_ZONE among them: the stack takes the subnet's, and checks a given one against it.)
-for name in VPC_ID AVAILABILITY_ZONE SSH_INGRESS_CIDRS APP_INGRESS_CIDRS BOOTSTRAP_VERSION IMAGE_PARAMETER; do
-  if [[ -n "${!name:-}" ]]; then
-    echo "TF_VAR_${name,,}=${!name}" >> "$GITHUB_ENV"
-  fi
-done
-
+echo "check-stack: Terraform variables from repository variables: ${passed[*]:-none}"
 if ((${#secret_variables[@]} == 0)); then
   echo "check-stack: $STACK declares no secret variable: nothing secret to give"
 elif [[ "$secrets" == placeholders ]]; then

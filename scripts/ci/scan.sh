@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Security scan of the synthesized stack with checkov's terraform_json framework.
 #
-# Usage: scripts/ci/scan.sh [--exceptions FILE] [--allow-unused] [--raw] [PATH...]
+# Usage: scripts/ci/scan.sh [--synth] [--exceptions FILE] [--allow-unused] [--raw] [PATH...]
+#   (npm run scan is scripts/ci/scan.sh --synth: the stacks npm test scans)
+#   --synth         synthesize the stacks of settings/example.json and examples/ (the ones npm test scans)
+#                   into a temporary directory and scan those, instead of PATHs
 #   PATH            a cdk.tf.json file, or a directory holding one (a stack directory such as
 #                   cdktf.out/stacks/CrmHostStack). Default: every cdktf.out/stacks/*/cdk.tf.json of
 #                   the repository (run `npm run synth` first).
@@ -34,9 +37,10 @@ root=$(cd "$here/../.." && pwd)
 exceptions="${CRM_CHECKOV_EXCEPTIONS:-$here/checkov-exceptions.txt}"
 allow_unused=0
 raw=0
+synth=0
 paths=()
 
-usage() { sed -n '2,27p' "$0"; }
+usage() { sed -n '2,/^set -euo pipefail/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 fail() { printf 'scan: %s\n' "$*" >&2; exit 2; }
 
 while (($# > 0)); do
@@ -45,6 +49,7 @@ while (($# > 0)); do
     --exceptions=*) exceptions="${1#*=}"; shift ;;
     --allow-unused) allow_unused=1; shift ;;
     --raw) raw=1; shift ;;
+    --synth) synth=1; shift ;;
     -h | --help) usage; exit 0 ;;
     --) shift; paths+=("$@"); break ;;
     -*) usage >&2; fail "unknown option $1" ;;
@@ -52,11 +57,23 @@ while (($# > 0)); do
   esac
 done
 
+# The tools that `npm run tools` installed, without the user sourcing env.sh.
+# shellcheck source=scripts/ci/env.sh
+source "$here/env.sh"
 command -v checkov >/dev/null 2>&1 \
-  || fail "checkov is not on PATH: run scripts/ci/install-tools.sh checkov, then source scripts/ci/env.sh"
+  || fail "checkov is not installed: run 'npm run tools' (or scripts/ci/install-tools.sh checkov) first"
 command -v python3 >/dev/null 2>&1 || fail "python3 is needed to read checkov's JSON report"
 [[ -f "$exceptions" ]] || fail "exceptions file $exceptions not found"
 
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if ((synth)); then
+  ((${#paths[@]} == 0)) || fail "--synth scans the stacks it synthesizes: give no PATH with it"
+  (cd "$root" && CRM_SETTINGS=settings/example.json,examples CDKTF_OUTDIR="$work/synth" node --import tsx main.ts) \
+    || fail "synthesizing settings/example.json and examples/ failed"
+  paths=("$work"/synth/stacks/*)
+fi
 if ((${#paths[@]} == 0)); then
   shopt -s nullglob
   paths=("$root"/cdktf.out/stacks/*/cdk.tf.json)
@@ -76,8 +93,6 @@ for p in "${paths[@]}"; do
   fi
 done
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # No calls home: no update check, no download of guidelines or custom policies.
 export CKV_SKIP_PACKAGE_UPDATE_CHECK=true

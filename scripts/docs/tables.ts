@@ -24,7 +24,8 @@ export function plain(text: string): string {
 
 /** What a check's message says is expected (`Invalid value for variable "x": expected …` → `…`). */
 function expectedOf(message: string): string {
-  return message.replace(/^Invalid value for variable "[^"]*": expected /, "").replace(/\.$/, "");
+  // What follows ": this value …" judges the value given (a private key pasted for a public one), not the rule.
+  return message.replace(/^Invalid value for variable "[^"]*": expected /, "").replace(/: this value [\s\S]*$/, "").replace(/\.$/, "");
 }
 
 /**

@@ -1,0 +1,200 @@
+/**
+ * Every command that README.md and docs/*.md tell a user to run names only what the project and its
+ * tools have: the npm script, the ops action and its options, the secrets command, the cdktf command,
+ * the Terraform subcommand (asked of the real Terraform), the Terraform variable (declared by an example
+ * stack), the resource address (in the example stack), the file, the GitHub variable or secret (read by
+ * the workflows), and the AWS CLI operation (asked of the real AWS CLI). A page naming a command the
+ * project lacks fails here.
+ *
+ * Which commands run elsewhere, the way the user runs them, and which need a real AWS account (checked
+ * here for names only) is RUN_BY below, one line per kind with its test or its reason; a command of a
+ * kind it does not list fails the test, so a new kind of command comes with its test or its reason.
+ */
+import { spawnSync } from "child_process";
+import { existsSync, readdirSync, readFileSync } from "fs";
+import { resolve } from "path";
+import { EXAMPLE_SETTINGS_FILES, exampleStackJson } from "../../scripts/docs";
+import { OPS_ACTIONS } from "../../scripts/ops";
+import { findEngine } from "../support/terraform-engine";
+
+const ROOT = resolve(__dirname, "../..");
+const DOCUMENTS = ["README.md", ...readdirSync(resolve(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+
+/** Each kind of command: the test that runs it as the user does, or why only a real AWS account can. */
+const RUN_BY: Record<string, string> = {
+  "npm ci": "CI runs it on a fresh clone (.ci/run; the workflow's test job)",
+  "npm test": "CI runs it (.ci/run)",
+  "npm run synth": "the workflow's test job (__tests__/workflows/run.test.ts); scripts/docs.ts synthesizes every example",
+  "npm run tools": "CI runs it (.ci/run); __tests__/scripts/cli.test.ts runs its --help",
+  "npm run docs": "__tests__/scripts/cli.test.ts; __tests__/docs/generated.test.ts",
+  "npm run doctor": "__tests__/scripts/cli.test.ts (the AWS CLI against moto's STS)",
+  "npm run scan": "__tests__/scripts/cli.test.ts",
+  "npm run test:boot": "npm test runs it (scripts/check.sh)",
+  "npm run ops": "the boot test drives it against VMs (__tests__/boot/ops-scenarios.ts, parameter-store-host.ts); __tests__/scripts/ops.test.ts",
+  "npm run secrets": "__tests__/scripts/secrets.test.ts, against moto's SSM",
+  "npx cdktf synth": "the workflow's test job (__tests__/workflows/run.test.ts)",
+  "npx cdktf get": "needs nothing here: the bindings are @cdktf/provider-aws's",
+  "npx cdktf diff": "needs an AWS account: it plans against the account's resources",
+  "npx cdktf deploy": "needs an AWS account: it creates the stack",
+  "npx cdktf destroy": "needs an AWS account: it deletes the stack",
+  "npx cdktf output": "needs an AWS account's deployed stack; __tests__/scripts/ops.test.ts reads outputs with terraform output",
+  "npx cdktf list": "lists the synthesized stacks; needs nothing but the app",
+  "npx cdktn": "the CDK Terrain conversion check (scripts/cdktn/check.sh, run by npm test)",
+  terraform: "plans and applies need an AWS account (the Terraform engine tests plan provider-free stacks: __tests__/engine/)",
+  aws: "needs an AWS account (the operation is checked against the real AWS CLI here)",
+  gh: "needs a GitHub repository (the variable or secret is checked against the workflows here)",
+  "bash scripts/cdktn/convert.sh": "__tests__/cdktn/convert.test.ts",
+};
+
+interface Command {
+  readonly document: string;
+  readonly text: string;
+}
+
+/** The commands of a page: the lines of its shell blocks, and its inline code that starts like a command. */
+export function commandsOf(document: string, text: string): Command[] {
+  const found: Command[] = [];
+  for (const block of text.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)) {
+    // Continuation lines join their command; comments go.
+    const joined = block[1].replace(/\\\n\s*/g, " ");
+    for (const line of joined.split("\n")) {
+      for (const part of line.replace(/(^|\s)#.*$/, "").split(/&&|;|\|(?!\|)/)) {
+        const command = part.trim().replace(/^(export )?([A-Za-z_][A-Za-z0-9_]*=("[^"]*"|'[^']*'|\S*) +)+/, "").trim();
+        if (/^(npm|npx|terraform|aws|gh|bash scripts)\b/.test(command)) found.push({ document, text: command.replace(/\s+/g, " ") });
+      }
+    }
+  }
+  for (const span of text.replace(/```[\s\S]*?```/g, "").matchAll(/`((?:npm run|npx cdktf|terraform|aws|gh) [^`]+)`/g)) {
+    for (const part of span[1].replace(/\\\|/g, "|").split(/&&/)) found.push({ document, text: part.trim() });
+  }
+  return found;
+}
+
+/** The kind of a command, as RUN_BY names it. */
+function kindOf(command: string): string {
+  const words = command.split(/\s+/);
+  if (words[0] === "npm" && words[1] === "run") return `npm run ${words[2]}`;
+  if (words[0] === "npx" && words[1] === "cdktf") return `npx cdktf ${words[2]}`;
+  if (words[0] === "npx") return `npx ${words[1]}`;
+  if (words[0] === "bash") return `bash ${words[1]}`;
+  if (words[0] === "npm") return `npm ${words[1]}`;
+  return words[0];
+}
+
+/** A placeholder the page asks the user to fill in: <stack>, …, [release]. */
+const placeholder = (word: string) => /^(<[^>]*>?|\[[^\]]*\]?|…|\.\.\.)$/.test(word) || word.includes("…") || /^<|>$/.test(word);
+
+const packageScripts = Object.keys((JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts);
+const stacks = EXAMPLE_SETTINGS_FILES.map((file) => exampleStackJson(file));
+const variables = new Set(stacks.flatMap((stack) => Object.keys(stack.variable ?? {})));
+const addresses = new Set(stacks.flatMap((stack) => Object.entries(stack.resource ?? {}).flatMap(([type, items]) => Object.keys(items).map((name) => `${type}.${name}`))));
+const workflowText = readdirSync(resolve(ROOT, ".github/workflows")).map((file) => readFileSync(resolve(ROOT, ".github/workflows", file), "utf8")).join("\n");
+const OPS_OPTIONS = ["--host", "--port", "--user", "--identity", "--known-hosts", "--accept-new-host-key", "--help"];
+const CDKTF_COMMANDS = ["synth", "diff", "deploy", "destroy", "output", "get", "list", "init", "provider", "watch", "debug", "convert"];
+
+/** Commands a page names as a fact, not as something to run: each with why. */
+const MENTIONED: Record<string, string> = {
+  "terraform query": "docs/cdk-terrain.md names what CDK Terrain's list resources are for (Terraform 1.14); nothing to run",
+};
+
+/** What is wrong with a command (undefined: nothing); `ask` runs a tool (the real Terraform and AWS CLI). */
+export function problemOf(command: string, ask: (program: string, args: string[]) => boolean): string | undefined {
+  if (command in MENTIONED) return undefined;
+  const words = command.split(/\s+/).filter(Boolean);
+  if (words[0] === "npm" && words[1] === "run" && !packageScripts.includes(words[2])) return `npm run ${words[2]}: package.json has no such script`;
+  if (words[0] === "npx" && words[1] === "cdktf" && !CDKTF_COMMANDS.includes(words[2])) return `npx cdktf ${words[2]}: no such cdktf command`;
+  const kind = kindOf(command);
+  if (!(kind in RUN_BY)) return `no test runs "${kind}" and no reason says why it cannot be run (RUN_BY)`;
+  if (words[0] === "npm" && words[1] === "run") {
+    const args = words.slice(words.indexOf("--") + 1);
+    if (words[2] === "ops" && words.includes("--")) {
+      const options = args.filter((word) => word.startsWith("-"));
+      const unknown = options.find((option) => !OPS_OPTIONS.includes(option));
+      if (unknown) return `npm run ops: no option ${unknown}`;
+      const positional = args.filter((word, i) => !word.startsWith("-") && !(i > 0 && ["--host", "--port", "--user", "--identity", "--known-hosts"].includes(args[i - 1])));
+      const action = positional[1];
+      if (action !== undefined && !placeholder(action) && !OPS_ACTIONS.includes(action)) return `npm run ops: no action "${action}"`;
+    }
+    if (words[2] === "secrets" && words.includes("--")) {
+      const sub = args.filter((word) => !word.startsWith("-"))[1];
+      if (sub !== undefined && !placeholder(sub) && !sub.split("|").every((name) => ["set", "rotate", "check"].includes(name))) return `npm run secrets: no command "${sub}"`;
+    }
+    return undefined;
+  }
+  if (words[0] === "bash" && !existsSync(resolve(ROOT, words[1]))) return `${words[1]}: no such file`;
+  for (const word of words) {
+    const variable = /^(?:-var=?|TF_VAR_)([a-z_0-9]+)=/.exec(word)?.[1] ?? (words[words.indexOf(word) - 1] === "-var" ? /^([a-z_0-9]+)=/.exec(word)?.[1] : undefined);
+    if (variable && !variables.has(variable)) return `${command}: no example stack declares the variable ${variable}`;
+    const file = /^file:\/\/(docs\/\S+)$/.exec(word)?.[1];
+    if (file && !existsSync(resolve(ROOT, file))) return `${file}: no such file`;
+  }
+  if (words[0] === "terraform") {
+    const sub = words.slice(1).find((word) => !word.startsWith("-"));
+    if (sub && !placeholder(sub) && !ask("terraform", [sub, "-help"])) return `terraform ${sub}: Terraform has no such command`;
+    const address = words.find((word, i) => /^-replace=/.test(word) || (i > 1 && ["rm", "taint"].includes(words[i - 1])));
+    const target = address?.replace(/^-replace=/, "");
+    if (target && !placeholder(target) && !addresses.has(target)) return `${command}: no example stack has the resource ${target}`;
+  }
+  if (words[0] === "gh" && words[1] === "variable" && words[2] === "set" && !placeholder(words[3])) {
+    const name = words[3];
+    if (!workflowText.includes(`vars.${name}`) && !variables.has(name.toLowerCase())) return `gh variable set ${name}: no workflow reads it and it names no Terraform variable`;
+  }
+  if (words[0] === "gh" && words[1] === "secret" && words[2] === "set" && !workflowText.includes(`secrets.${words[3]}`)) return `gh secret set ${words[3]}: no workflow reads it`;
+  if (words[0] === "gh" && words[1] === "workflow" && words[2] === "run" && !existsSync(resolve(ROOT, ".github/workflows", words[3]))) return `${words[3]}: no such workflow`;
+  if (words[0] === "aws" && words[1] && words[2] && !placeholder(words[2]) && !words[2].startsWith("-") && !ask("aws", [words[1], words[2], "help"])) {
+    return `aws ${words[1]} ${words[2]}: the AWS CLI has no such operation`;
+  }
+  return undefined;
+}
+
+const engine = findEngine();
+const asked = new Map<string, boolean>();
+/** Whether a tool accepts the arguments (memoized: the pages name the same ones often). */
+function ask(program: string, args: string[]): boolean {
+  const key = [program, ...args].join(" ");
+  if (!asked.has(key)) {
+    const file = program === "terraform" ? engine ?? "terraform" : program;
+    const result = spawnSync(file, args, { encoding: "utf8", timeout: 60_000, env: { ...process.env, CHECKPOINT_DISABLE: "1", PAGER: "cat", AWS_PAGER: "" } });
+    asked.set(key, result.status === 0);
+  }
+  return asked.get(key)!;
+}
+const haveTools = engine !== undefined && spawnSync("aws", ["--version"]).status === 0;
+
+describe.each(DOCUMENTS)("the commands of %s", (document) => {
+  const commands = commandsOf(document, readFileSync(resolve(ROOT, document), "utf8"));
+  (haveTools ? it : it.skip)("name only what the project, Terraform and the AWS CLI have, and each is run by a test or says why it needs AWS", () => {
+    const problems = commands.map((command) => problemOf(command.text, ask)).filter((problem): problem is string => problem !== undefined);
+    expect([...new Set(problems)]).toEqual([]);
+  }, 300_000);
+});
+
+describe("the check itself", () => {
+  it("finds the commands of a page: shell lines (continued, chained, behind variables) and inline code", () => {
+    const page = "Run `npm run ops -- <stack> status`.\n\n```sh\nexport A=1 B=2\nCRM_SETTINGS=x npx cdktf diff && terraform \\\n  state rm aws_eip.crm_host # why\n```\n";
+    expect(commandsOf("p.md", page).map((command) => command.text)).toEqual(["npx cdktf diff", "terraform state rm aws_eip.crm_host", "npm run ops -- <stack> status"]);
+  });
+
+  (haveTools ? it : it.skip)("fails a page that names a command the project lacks", () => {
+    expect([
+      "npm run deploy-all", "npm run ops -- <stack> frobnicate", "npm run ops -- S status --verbose", "npm run secrets -- S get",
+      "npx cdktf apply", "terraform frobnicate", "terraform apply -var no_such_variable=1", "terraform state rm aws_instance.nope",
+      "gh variable set NO_SUCH_VARIABLE --body x", "aws ec2 describe-frobnicators", "bash scripts/nope.sh", "make deploy",
+    ].map((command) => problemOf(command, ask))).toEqual([
+      "npm run deploy-all: package.json has no such script",
+      'npm run ops: no action "frobnicate"',
+      "npm run ops: no option --verbose",
+      'npm run secrets: no command "get"',
+      "npx cdktf apply: no such cdktf command",
+      "terraform frobnicate: Terraform has no such command",
+      "terraform apply -var no_such_variable=1: no example stack declares the variable no_such_variable",
+      "terraform state rm aws_instance.nope: no example stack has the resource aws_instance.nope",
+      "gh variable set NO_SUCH_VARIABLE: no workflow reads it and it names no Terraform variable",
+      "aws ec2 describe-frobnicators: the AWS CLI has no such operation",
+      "no test runs \"bash scripts/nope.sh\" and no reason says why it cannot be run (RUN_BY)",
+      "no test runs \"make\" and no reason says why it cannot be run (RUN_BY)",
+    ]);
+    expect(problemOf("npm run ops -- <stack> rotate-secrets", ask)).toBeUndefined();
+    expect(problemOf("terraform apply -var data_volume_snapshot_id=snap-… -replace=aws_instance.crm_host", ask)).toBeUndefined();
+  }, 120_000);
+});
