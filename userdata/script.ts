@@ -5,7 +5,7 @@ import {
   CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER, DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS, KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE, NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE, TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
 import { opsPaths } from "./ops";
-import { REF_FORBIDDEN, REF_SHAPE, isGitRef } from "../settings/git-ref";
+import { REF_EXPECTED, REF_FORBIDDEN, REF_SHAPE, isGitRef } from "../settings/git-ref";
 import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../settings/provisioning-settings";
 import { HOST_FILES, HostFiles } from "../settings/host-layout";
 import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
@@ -111,13 +111,13 @@ export interface ScaleOutValues {
 }
 
 /** What each of ScaleOutValues may be when it is not a Terraform expression: a shell word without quotes. */
-const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, { test(value: string): boolean }>> = {
+const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, { test(value: string): boolean; toString(): string }>> = {
   databaseHost: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   databasePort: /^[0-9]{1,5}$/,
   masterSecretArn: /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@!-]+$/,
   loadBalancerName: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   // Empty (the default branch), or a ref by the one rule (settings/git-ref.ts).
-  releaseRef: { test: (ref: string) => ref === "" || isGitRef(ref) },
+  releaseRef: { test: (ref: string) => ref === "" || isGitRef(ref), toString: () => `empty or ${REF_EXPECTED}` },
 };
 
 /** A Terraform expression that the header may hold between single quotes (it evaluates to one of the patterns above). */
