@@ -303,7 +303,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(healthy.output).toContain("SubState=running\n");
     expect(healthy.output).toContain("answer: HTTP 200 on /\n");
     expect(healthy.output).toContain(audit().pop());
-    await h.runCommand(join(h.dir, "app-unit.sh"), ["stop"]);
+    await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["stop"]);
     const down = await run("status");
     expect(down.exitCode).toBe(1);
     expect(down.output).toContain("answer: HTTP 000 on /\n");

@@ -3,7 +3,9 @@
  * touching the machine: a private MariaDB server, a private git repository served over https with
  * basic auth by `git http-backend`, a stand-in IMDSv2 metadata service, and recording stand-ins on
  * PATH for dnf, systemctl, the swap commands, curl (only for the nvm installer) and the mariadb client
- * (and yarn, which fails on a package.json that is not JSON, as the real one does).
+ * (and yarn, which fails on a package.json that is not JSON, as the real one does): shell files in
+ * __tests__/support/stand-ins, which shellcheck reads. The host's own paths (HOST_FILES) lie under the
+ * harness's directory too (relocateHostFiles).
  *
  *   const h = await ProvisioningHarness.start({ sourceHostToken });
  *   const result = await h.run(renderProvisioningScript(h.settings, secrets));
@@ -21,7 +23,8 @@
 import { ChildProcess, execFile, spawn, spawnSync } from "child_process";
 import { createHash, randomBytes } from "crypto";
 import {
-  accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync,
+  accessSync, chmodSync, constants, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
+  symlinkSync, writeFileSync,
 } from "fs";
 import * as http from "http";
 import * as https from "https";
@@ -38,6 +41,9 @@ import { HOST_FILE_VARIABLES, shellQuote } from "../../userdata/script";
 import { HOST_FILES, HostFiles } from "../../settings/host-layout";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
+
+/** The stand-ins' shell files (writeStandIns copies them into each harness's directory). */
+const STAND_INS = join(__dirname, "stand-ins");
 
 /** Hostname and public IPv4 address the stand-in metadata service reports (until a test changes them). */
 export const TEST_PUBLIC_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
@@ -292,6 +298,8 @@ export class ProvisioningHarness {
   appPort = 0;
   /** The user data the metadata stand-in serves (`/latest/user-data`): the gzip of the last script run. */
   userData?: Buffer;
+  /** The stand-ins' copy (writeStandIns), and its commands, first on the scripts' PATH. */
+  private readonly standIns: string;
   private readonly binDir: string;
   private readonly callsFile: string;
   private readonly socket: string;
@@ -322,7 +330,8 @@ export class ProvisioningHarness {
     this.remoteDatabase = options.remoteDatabase ?? false;
     if (this.remoteDatabase && !this.awsEndpoint) throw new Error("remoteDatabase needs awsEndpoint: the scale-out topology reads its secrets from AWS");
     this.app = options.app ?? false;
-    this.binDir = join(this.dir, "bin");
+    this.standIns = join(this.dir, "stand-ins");
+    this.binDir = join(this.standIns, "bin");
     this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
     this.tmp = join(this.dir, "tmp");
@@ -566,7 +575,7 @@ export class ProvisioningHarness {
     await this.stopManagedDatabase();
     const boot = 'set -e; mount --all --fstab "$1"; for m in "$3" "$4"; do findmnt --noheadings --output TARGET,SOURCE,FSTYPE --mountpoint "$m"; done; exec "$2" start';
     const result = await exec(tool("unshare"), ["--mount", "--propagation", "private", "bash", "-c", boot, "boot",
-      this.host.fstabFile, join(this.dir, "database-control.sh"), this.settings.dataMount, this.host.databaseDir]);
+      this.host.fstabFile, join(this.standIns, "database-control.sh"), this.settings.dataMount, this.host.databaseDir]);
     return { code: result.code, output: result.stdout + result.stderr };
   }
 
@@ -638,7 +647,7 @@ export class ProvisioningHarness {
   private async startAll(): Promise<void> {
     const missing = ProvisioningHarness.toolsMissing();
     if (missing.length > 0) throw new Error(`The provisioning harness needs: ${missing.join(", ")}`);
-    for (const sub of ["bin", "home", "repos", "tls", "log", "tmp", "etc"]) mkdirSync(join(this.dir, sub));
+    for (const sub of ["home", "repos", "tls", "log", "tmp", "etc"]) mkdirSync(join(this.dir, sub));
     if (this.app) this.appPort = await freePort();
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
@@ -797,233 +806,58 @@ export class ProvisioningHarness {
   }
 
   /**
-   * `start`: the real server on `databaseDir`, detached, after creating a data directory there only
-   * when it holds none (as Amazon Linux's mariadb-prepare-db-dir does); `stop`: a clean shutdown.
+   * The stand-ins (__tests__/support/stand-ins, shell files that shellcheck reads) copied into this
+   * harness's directory: the commands of bin/ on PATH (mariadb also as mysql; aws only with an AWS
+   * endpoint), the units and the nvm chain beside them, and config.sh, which they all read: this
+   * harness's paths, ports, tools and modes.
    */
-  private databaseControl(): string {
-    const { databaseDir } = this.host;
-    const pidFile = shq(join(this.dir, "mysqld.pid"));
-    const calls = shq(this.callsFile);
-    return `#!/bin/bash
-set -euo pipefail
-pid_file=${pidFile}
-running() { [[ -f $pid_file ]] && kill -0 "$(cat "$pid_file")" 2>/dev/null; }
-case $1 in
-  start)
-    if running; then exit 0; fi
-    if [[ ! -d ${shq(databaseDir)}/mysql ]]; then
-      printf '%s\n' "database-init ${databaseDir}" >>${calls}
-      TMPDIR=${shq(this.tmp)} timeout 120 ${shq(tool("mariadb-install-db"))} --no-defaults --datadir=${shq(databaseDir)} \\
-        --auth-root-authentication-method=socket --user=root --skip-test-db --skip-networking --tmpdir=${shq(this.tmp)} >/dev/null 2>&1
-    fi
-    printf '%s\n' "database-start ${databaseDir}" >>${calls}
-    # Detached, and holding none of the script's output pipes, nor its lock (fd 9, as a unit started by systemd).
-    TMPDIR=${shq(this.tmp)} setsid ${shq(tool("mariadbd"))} --no-defaults --datadir=${shq(databaseDir)} --socket=${shq(this.socket)} \\
-      --skip-networking --tmpdir=${shq(this.tmp)} \\
-      --user=root --pid-file="$pid_file" --log-error=${shq(join(this.dir, "mysqld.err"))} --innodb-buffer-pool-size=32M \
-      </dev/null >/dev/null 2>&1 9>&- &
-    for ((i = 0; i < 300; i++)); do
-      if ${shq(tool("mariadb"))} --no-defaults --socket=${shq(this.socket)} --user=root -e 'SELECT 1' >/dev/null 2>&1; then exit 0; fi
-      sleep 0.1
-    done
-    echo "database-control: the server did not start" >&2
-    exit 1 ;;
-  stop)
-    if ! running; then exit 0; fi
-    printf '%s\n' "database-stop ${databaseDir}" >>${calls}
-    pid=$(cat "$pid_file")
-    kill "$pid"
-    for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.1; done
-    exit 1 ;;
-esac
-`;
-  }
-
-  /**
-   * The app's unit (app mode), as systemd runs it: a supervisor in a session of its own that runs
-   * server.js in the unit's WorkingDirectory (the settings' appDir, resolved at each start) with this
-   * Node.js on appPort and NODE_ENV=production, and starts it again RESTART_SEC after it exits
-   * (Restart=always); `show -p NAME [-p NAME] [--value]` reports SubState (running, auto-restart, dead),
-   * ActiveState, MainPID, ExecMainStatus and NRestarts from its state files.
-   */
-  private appUnit(): string {
-    const state = shq(join(this.dir, "app-unit"));
-    return `#!/bin/bash
-set -euo pipefail
-state=${state}
-mkdir -p "$state"
-value() { cat "$state/$1" 2>/dev/null || echo "$2"; }
-stop() {
-  local pid
-  pid=$(value pid '')
-  if [[ -n $pid ]]; then
-    kill -TERM -- "-$pid" 2>/dev/null || true
-    for ((i = 0; i < 100; i++)); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL -- "-$pid" 2>/dev/null || true
-    rm -f "$state/pid"
-  fi
-  echo dead >"$state/SubState"
-}
-case $1 in
-  stop) stop ;;
-  start | restart)
-    if [[ $1 == start && -n $(value pid '') ]] && kill -0 "$(value pid '')" 2>/dev/null; then exit 0; fi
-    stop
-    # The unit's start: its own session, none of the caller's descriptors (nor the ops lock, fd 9).
-    setsid bash -c '
-      state=$1
-      while :; do
-        echo running >"$state/SubState"
-        (cd -P "$2" && PORT=$3 NODE_ENV=production exec "$4" server.js) &
-        echo $! >"$state/MainPID"
-        wait $! && status=0 || status=$?
-        echo "$status" >"$state/ExecMainStatus"
-        echo $(($(cat "$state/NRestarts" 2>/dev/null || echo 0) + 1)) >"$state/NRestarts"
-        echo auto-restart >"$state/SubState"
-        sleep $5
-      done' app-unit "$state" ${shq(this.settings.appDir)} ${this.appPort} ${shq(process.execPath)} ${RESTART_SEC} \
-      </dev/null >>"$state/app.log" 2>&1 9>&- &
-    echo $! >"$state/pid"
-    ;;
-  show)
-    shift
-    names=() plain=1
-    while (($# > 1)); do
-      case $1 in -p) names+=("$2"); shift 2 ;; --value) plain=0; shift ;; *) shift ;; esac
-    done
-    for name in "\${names[@]}"; do
-      case $name in
-        SubState) v=$(value SubState dead) ;;
-        ActiveState) case $(value SubState dead) in running) v=active ;; auto-restart) v=activating ;; *) v=inactive ;; esac ;;
-        MainPID) v=$(value MainPID 0) ;;
-        *) v=$(value "$name" 0) ;;
-      esac
-      if ((plain)); then echo "$name=$v"; else echo "$v"; fi
-    done
-    ;;
-esac
-`;
-  }
-
   private writeStandIns(): void {
-    const calls = shq(this.callsFile);
-    const record = (name: string) => `printf '%s\\n' "${name}\${*:+ $*}" >>${calls}`;
-    // fault NAME: true when NAME is armed; fail NAME: then report it and exit 1; kill_script: SIGKILL to the script's group.
-    const prelude = [
-      `fault() { [[ -f ${shq(this.faultFile)} && $(<${shq(this.faultFile)}) == "$1" ]]; }`,
-      `fail() { if fault "$1"; then echo "injected fault: $1" >&2; exit 1; fi; }`,
-      `kill_script() { local st; read -r -a st </proc/$$/stat; kill -KILL -- "-\${st[4]}"; }`,
-    ].join("\n");
-    const write = (name: string, body: string) =>
-      writeFileSync(join(this.binDir, name), `#!/bin/bash\n${prelude}\n${body}\n`, { mode: 0o755 });
-    const swapState = shq(join(this.dir, "swaps.active"));
-
-    write("dnf", [record("dnf"),
-      `if [[ $* == *upgrade* ]]; then fail step_01_update_packages; else fail step_02_install_packages; fi`,
-      // As dnf-plugins-core answers on Amazon Linux 2023; a reboot is needed once a test creates needs-reboot.
-      `if [[ $* == "needs-restarting -r" ]]; then`,
-      `  if [[ -f ${shq(join(this.dir, "needs-reboot"))} ]]; then`,
-      `    printf '%s\\n' 'Core libraries or services have been updated since boot-up:' '  * kernel' '' 'Reboot is required to fully utilize these updates.'`,
-      "    exit 1",
-      "  fi",
-      `  printf '%s\\n' 'No core libraries or services have been updated since boot-up.' 'Reboot should not be necessary.'`,
-      "fi"].join("\n"));
-    const systemctl = [record("systemctl"),
-      `if [[ $* == "enable --now mariadb" ]]; then fail step_03_start_database; fi`,
-      `if [[ $* == daemon-reload ]]; then fail step_15_install_service; fi`];
-    if (this.databaseOnDataVolume) {
-      // The database unit starts and stops the real server on the data volume's mount.
-      const control = join(this.dir, "database-control.sh");
-      writeFileSync(control, this.databaseControl(), { mode: 0o755 });
-      systemctl.push(
-        `unit=\${!#}; unit=\${unit%.service}`,
-        `if [[ $unit == ${DATABASE_UNIT} ]]; then`,
-        `  case " $* " in`,
-        `    *" stop "*) exec ${shq(control)} stop ;;`,
-        `    *" start "* | *" restart "* | *" --now "*) exec ${shq(control)} start ;;`,
-        `  esac`,
-        `fi`);
+    cpSync(STAND_INS, this.standIns, { recursive: true });
+    for (const file of readdirSync(this.binDir)) {
+      const name = file.replace(/\.sh$/, "");
+      renameSync(join(this.binDir, file), join(this.binDir, name));
+      chmodSync(join(this.binDir, name), 0o755);
     }
-    if (this.app) {
-      const unit = join(this.dir, "app-unit.sh");
-      writeFileSync(unit, this.appUnit(), { mode: 0o755 });
-      systemctl.push(
-        `if [[ \${!#} == ${shq(`${this.appName}.service`)} ]]; then`,
-        `  case " $* " in`,
-        `    *" show "*) exec ${shq(unit)} "$@" ;;`,
-        `    *" restart "*) exec ${shq(unit)} restart ;;`,
-        `    *" stop "*) exec ${shq(unit)} stop ;;`,
-        `    *" start "* | *" --now "*) exec ${shq(unit)} start ;;`,
-        `  esac`,
-        `fi`);
-    }
-    write("systemctl", systemctl.join("\n"));
-    // Records the call; the rules it was given are kept in nft-rules.log (the VM boot test runs nft for real).
-    write("nft", `${record("nft")}\ncat >>${shq(join(this.dir, "nft-rules.log"))}`);
-    // The real mkswap, on the small file the fallocate stand-in makes: blkid then sees a real swap signature.
-    write("mkswap", `${record("mkswap")}\nexec ${shq(tool("mkswap"))} "$@"`);
-    write("fallocate", `${record("fallocate")}\n# A small sparse file (a test must not write 2 GiB), large enough for mkswap.\ntruncate -s 64K "\${!#}"`);
-    write("swapon", [record("swapon"),
-      `if [[ $1 == --show* ]]; then cat ${swapState} 2>/dev/null; exit 0; fi`,
-      "fail step_13_enable_swap",
-      `printf '%s\\n' "\${!#}" >>${swapState}`].join("\n"));
-    write("swapoff", [record("swapoff"),
-      `grep -vxF "\${!#}" ${swapState} >${swapState}.new || true`, `mv ${swapState}.new ${swapState}`].join("\n"));
-    write("chown", [record("chown"),
-      `if [[ \${!#} == */.env.provision-* ]]; then`,
-      "  fail step_11_write_env_file",
-      "  if fault kill:step_11_write_env_file; then kill_script; fi",
-      "fi",
-      `exec ${shq(tool("chown"))} "$@"`].join("\n"));
-    write("git", [
-      `if [[ $* == config* ]]; then fail step_07_configure_git; fi`,
-      `exec ${shq(tool("git"))} "$@"`].join("\n"));
-    const realClient = `${shq(tool("mariadb"))} --no-defaults${this.remoteDatabase ? "" : ` --socket=${shq(this.socket)}`}`;
-    for (const client of ["mariadb", "mysql"]) {
-      write(client, [record(client),
-        // A session that talks with the client statement by statement (the scale-out topology's database lock): as it is.
-        `if [[ " $* " == *" --unbuffered "* ]]; then exec ${realClient} "$@"; fi`,
-        "sql=$(cat; echo .); sql=${sql%.}",
-        `case $sql in`,
-        `  *"SET PASSWORD"*) fail step_04_set_root_password ;;`,
-        `  *"CREATE DATABASE IF NOT EXISTS"*) fail step_05_create_database ;;`,
-        `  *"CREATE USER"*) fail step_06_create_app_user ;;`,
-        `esac`,
-        `if [[ $* != *--user=root* ]]; then`,
-        "  fail step_09_import_database",
-        "  if fault kill:step_09_import_database; then",
-        "    mapfile -t lines <<<\"$sql\"",
-        `    printf '%s\\n' "\${lines[@]:0:\${#lines[@]}/2}" | ${realClient} "$@"`,
-        "    kill_script",
-        "  fi",
-        "fi",
-        `printf '%s' "$sql" | ${realClient} "$@"`].join("\n"));
-    }
-
-    if (this.awsEndpoint) {
-      // The machine's real AWS CLI, sent to moto (as the instance's names resolve to AWS), with the
-      // credentials of the metadata stand-in and no configuration of this machine's.
-      write("aws", [record("aws"),
-        `export AWS_EC2_METADATA_SERVICE_ENDPOINT=${shq(`http://127.0.0.1:${this.metadataPort}/`)} AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null`,
-        `exec ${shq(tool("aws"))} --endpoint-url ${shq(this.awsEndpoint)} "$@"`].join("\n"));
-    }
-
-    const installer = join(this.dir, "fake-nvm-install.sh");
-    writeFileSync(installer, fakeNvmInstaller(this.callsFile, this.faultFile), { mode: 0o644 });
-    write("curl", [
-      `for arg in "$@"; do`,
-      `  if [[ $arg == ${shq(NVM_INSTALL_URL)} ]]; then`,
-      `    ${record("curl")}`,
-      "    fail step_12_install_node",
-      `    out=-; prev=''`,
-      `    for a in "$@"; do if [[ $prev == -o || $prev == --output ]]; then out=$a; fi; prev=$a; done`,
-      `    if [[ $out == - ]]; then cat ${shq(installer)}; else cp ${shq(installer)} "$out"; fi`,
-      `    exit 0`,
-      `  fi`,
-      `done`,
-      record("curl"),
-      `exec ${shq(tool("curl"))} "$@"`,
-    ].join("\n"));
+    copyFileSync(join(this.binDir, "mariadb"), join(this.binDir, "mysql"));
+    if (!this.awsEndpoint) rmSync(join(this.binDir, "aws"));
+    const values: Record<string, string | number> = {
+      CALLS: this.callsFile,
+      FAULT_FILE: this.faultFile,
+      NEEDS_REBOOT: join(this.dir, "needs-reboot"),
+      NFT_RULES: join(this.dir, "nft-rules.log"),
+      SWAP_STATE: join(this.dir, "swaps.active"),
+      REAL_MKSWAP: tool("mkswap"),
+      REAL_CHOWN: tool("chown"),
+      REAL_GIT: tool("git"),
+      REAL_CURL: tool("curl"),
+      REAL_MARIADB: tool("mariadb"),
+      // The scale-out topology's client talks to the database the script names, over TCP.
+      DB_SOCKET: this.remoteDatabase ? "" : this.socket,
+      DATABASE_UNIT,
+      // The data-volume mode: the database's unit starts and stops the real server on the volume's mount.
+      DATABASE_CONTROL: this.databaseOnDataVolume ? join(this.standIns, "database-control.sh") : "",
+      DATABASE_DIR: this.host.databaseDir,
+      PID_FILE: join(this.dir, "mysqld.pid"),
+      DB_ERROR_LOG: join(this.dir, "mysqld.err"),
+      TMP_DIR: this.tmp,
+      REAL_MARIADB_INSTALL_DB: this.databaseOnDataVolume ? tool("mariadb-install-db") : "",
+      REAL_MARIADBD: this.databaseOnDataVolume ? tool("mariadbd") : "",
+      // The app mode: the app's unit runs server.js for real.
+      APP_SERVICE: `${this.appName}.service`,
+      APP_CONTROL: this.app ? join(this.standIns, "app-unit.sh") : "",
+      APP_STATE: join(this.dir, "app-unit"),
+      APP_DIR: this.settings.appDir,
+      APP_PORT: this.appPort,
+      NODE: process.execPath,
+      RESTART_SEC,
+      NVM_INSTALL_URL,
+      NODE_VERSION,
+      REAL_AWS: this.awsEndpoint ? tool("aws") : "",
+      AWS_ENDPOINT: this.awsEndpoint ?? "",
+      METADATA_URL: `http://127.0.0.1:${this.metadataPort}/`,
+    };
+    writeFileSync(join(this.standIns, "config.sh"), ["# This harness's values, read by the stand-ins (lib.sh).",
+      ...Object.entries(values).map(([name, value]) => `${name}=${shq(String(value))}`), ""].join("\n"));
   }
 }
 
@@ -1038,41 +872,4 @@ function killGroup(pid: number | undefined): void {
 
 function shq(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * The stand-in nvm installer: writes ~/.nvm/nvm.sh with an `nvm` function that records its calls
- * and, on install, creates recording `node` and `npm` under ~/.nvm/versions/node/v<NODE_VERSION>/bin;
- * `npm install -g yarn` there creates a recording `yarn`, which notes the directory it ran in.
- */
-function fakeNvmInstaller(callsFile: string, faultFile: string): string {
-  const calls = shq(callsFile);
-  const fault = shq(faultFile);
-  return `#!/bin/bash
-set -euo pipefail
-printf '%s\\n' "nvm-installer HOME=$HOME user=$(id -un)" >>${calls}
-mkdir -p "$HOME/.nvm"
-cat >"$HOME/.nvm/nvm.sh" <<'NVM_SH'
-nvm() {
-  printf '%s\\n' "nvm $*" >>${calls}
-  if [[ \${1:-} == install ]]; then
-    local bin="$HOME/.nvm/versions/node/v${NODE_VERSION}/bin"
-    mkdir -p "$bin"
-    printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "node $*" >>${calls}' >"$bin/node"
-    cat >"$bin/npm" <<'NPM'
-#!/bin/bash
-printf '%s\\n' "npm $*" >>${calls}
-if [[ "$*" == "install -g yarn" ]]; then
-  printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD\${NODE_ENV:+, NODE_ENV=$NODE_ENV})" >>${calls}' \\
-    'if [[ -f ${fault} && $(<${fault}) == step_14_install_dependencies ]]; then echo "injected fault" >&2; exit 1; fi' \\
-    'if [[ -f package.json ]] && ! python3 -m json.tool package.json >/dev/null 2>&1; then echo "error package.json: invalid JSON" >&2; exit 1; fi' \\
-    >"$(dirname "$0")/yarn"
-  chmod 755 "$(dirname "$0")/yarn"
-fi
-NPM
-    chmod 755 "$bin/node" "$bin/npm"
-  fi
-}
-NVM_SH
-`;
 }

@@ -1,0 +1,24 @@
+#!/bin/bash
+# systemctl: records the call; steps 3 and 15 fail when their fault is armed. The database's unit runs
+# DATABASE_CONTROL (the data-volume mode) and the app's unit APP_CONTROL (the app mode) where the
+# harness gives them; every other call does nothing.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
+source "${BASH_SOURCE[0]%/*}/../lib.sh"
+record systemctl "$@"
+if [[ $* == "enable --now mariadb" ]]; then fail step_03_start_database; fi
+if [[ $* == daemon-reload ]]; then fail step_15_install_service; fi
+unit=${!#}
+if [[ -n $DATABASE_CONTROL && ${unit%.service} == "$DATABASE_UNIT" ]]; then
+  case " $* " in
+    *" stop "*) exec "$DATABASE_CONTROL" stop ;;
+    *" start "* | *" restart "* | *" --now "*) exec "$DATABASE_CONTROL" start ;;
+  esac
+fi
+if [[ -n $APP_CONTROL && $unit == "$APP_SERVICE" ]]; then
+  case " $* " in
+    *" show "*) exec "$APP_CONTROL" "$@" ;;
+    *" restart "*) exec "$APP_CONTROL" restart ;;
+    *" stop "*) exec "$APP_CONTROL" stop ;;
+    *" start "* | *" --now "*) exec "$APP_CONTROL" start ;;
+  esac
+fi

@@ -1,0 +1,14 @@
+#!/bin/bash
+# The stand-in yarn: records its call and the directory it ran in; fails when step 14's fault is armed,
+# and on a package.json that is not JSON, as the real one does.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "${BASH_SOURCE[0]%/*}/lib.sh"
+printf '%s\n' "yarn $* (in $PWD${NODE_ENV:+, NODE_ENV=$NODE_ENV})" >>"$CALLS"
+if fault step_14_install_dependencies; then
+  echo "injected fault" >&2
+  exit 1
+fi
+if [[ -f package.json ]] && ! python3 -m json.tool package.json >/dev/null 2>&1; then
+  echo "error package.json: invalid JSON" >&2
+  exit 1
+fi
