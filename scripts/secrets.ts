@@ -65,7 +65,7 @@ export const HELP = [
 export class HelpRequested extends Error {}
 
 /** Parses `<stackName> <command> [secret…]`. */
-export function parseArguments(args: string[]): { stackName: string; command: Command; secrets: Secret[] } {
+export function parseArguments(args: string[]): { stackName: string; command: Command; secrets: Secret[]; named: boolean } {
   if (args.includes("--help") || args.includes("-h")) throw new HelpRequested(HELP);
   let positional: string[];
   try {
@@ -80,7 +80,7 @@ export function parseArguments(args: string[]): { stackName: string; command: Co
   const unknown = names.filter((name) => !(SECRETS as string[]).includes(name));
   if (unknown.length > 0) throw new SecretsCommandError(`unknown secret ${JSON.stringify(unknown[0])}: expected one of ${SECRETS.join(", ")} (values are never arguments: give them on standard input)`);
   const chosen = names.length > 0 ? [...new Set(names as Secret[])] : command === "rotate" ? ROTATED_BY_DEFAULT : SECRETS;
-  return { stackName, command: command as Command, secrets: chosen };
+  return { stackName, command: command as Command, secrets: chosen, named: names.length > 0 };
 }
 
 /** The settings of `stackName` among the settings files of CRM_SETTINGS. */
@@ -228,9 +228,9 @@ function ofTopology(settings: StackSettings, secrets: Secret[], named: boolean):
 
 /** Runs the command; resolves with the exit code. */
 export async function run(args: string[]): Promise<number> {
-  const { stackName, command, secrets: asked } = parseArguments(args);
+  const { stackName, command, secrets: asked, named } = parseArguments(args);
   const settings = stackSettings(stackName);
-  const secrets = ofTopology(settings, asked, args.length > 2);
+  const secrets = ofTopology(settings, asked, named);
   if (settings.provisioning.secrets !== "parameter-store") {
     console.error(`note: the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}"; the stack reads these parameters once they say "parameter-store"`);
   }

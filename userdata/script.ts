@@ -9,7 +9,7 @@ import {
   TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
 import { opsPaths } from "./ops";
-import { REF_FORBIDDEN, REF_SHAPE, isGitRef } from "../settings/git-ref";
+import { REF_EXPECTED, REF_FORBIDDEN, REF_SHAPE, isGitRef } from "../settings/git-ref";
 import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../settings/provisioning-settings";
 import { HOST_FILES, HostFiles } from "../settings/host-layout";
 import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
@@ -92,13 +92,13 @@ export interface ScaleOutValues {
 }
 
 /** What each of ScaleOutValues may be when it is not a Terraform expression: a shell word without quotes. */
-const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, { test(value: string): boolean }>> = {
+const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, { test(value: string): boolean; toString(): string }>> = {
   databaseHost: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   databasePort: /^[0-9]{1,5}$/,
   masterSecretArn: /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@!-]+$/,
   loadBalancerName: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   // Empty (the default branch), or a ref by the one rule (settings/git-ref.ts).
-  releaseRef: { test: (ref: string) => ref === "" || isGitRef(ref) },
+  releaseRef: { test: (ref: string) => ref === "" || isGitRef(ref), toString: () => `empty or ${REF_EXPECTED}` },
 };
 
 /** A Terraform expression that the header may hold between single quotes (it evaluates to one of the patterns above). */

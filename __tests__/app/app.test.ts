@@ -62,16 +62,16 @@ describe("the cdktf app (cdktf.json: main.ts through tsx)", () => {
     expect(stackJson(outdir).resource.aws_instance).toBeDefined();
     expect(Object.values<any>(stackJson(outdir).resource.aws_instance)[0].instance_type).toBe("t3.micro");
 
-    // An edit of a construct, and a stale compiled file next to it that still has the old code.
-    const construct = join(dir, "constructs", "crm-instance.ts");
+    // An edit of the constructs' constants, and a stale compiled file next to it that still has the old code.
+    const construct = join(dir, "constructs", "constants.ts");
     const source = readFileSync(construct, "utf8");
     expect(source).toContain('"t3.micro"');
-    writeFileSync(join(dir, "constructs", "crm-instance.js"), "throw new Error('stale compiled file was loaded');\n");
+    writeFileSync(join(dir, "constructs", "constants.js"), "throw new Error('stale compiled file was loaded');\n");
     writeFileSync(construct, source.replace('"t3.micro"', '"t3.small"'));
     await runApp(dir, { CDKTF_OUTDIR: outdir });
     expect(Object.values<any>(stackJson(outdir).resource.aws_instance)[0].instance_type).toBe("t3.small");
     writeFileSync(construct, source);
-    rmSync(join(dir, "constructs", "crm-instance.js"));
+    rmSync(join(dir, "constructs", "constants.js"));
   }, 60_000);
 
   it("needs no Terraform to synthesize (the set-up's first command runs on a machine without it)", async () => {

@@ -56,6 +56,16 @@ describe("the names the stack derives for AWS, with the longest stack and instan
     }
   });
 
+  test("the resources whose names AWS limits most are left to the provider's generated names (none derived from the settings)", () => {
+    // IAM roles and profiles (64, name_prefix 38), security groups (255), load balancers and target groups (32).
+    for (const json of [longSingle, longScaleOut]) {
+      for (const type of ["aws_iam_role", "aws_iam_instance_profile", "aws_security_group", "aws_lb", "aws_lb_target_group"]) {
+        for (const block of Object.values(json.resource[type] ?? {})) expect([type, block.name, block.name_prefix]).toEqual([type, undefined, undefined]);
+      }
+    }
+    expect(Object.keys(longScaleOut.resource)).toEqual(expect.arrayContaining(["aws_lb", "aws_lb_target_group", "aws_iam_role", "aws_security_group"]));
+  });
+
   test("both topologies derive each kind of name at least once between them", () => {
     const kinds = new Set([...derivedNames(longSingle), ...derivedNames(longScaleOut)].map(([kind]) => kind));
     expect([...kinds].sort()).toEqual(DERIVED.map(([, , kind]) => kind).sort());

@@ -107,4 +107,10 @@ describe("terraformTemplate of the scale-out topology", () => {
     expect(() => terraformTemplate(scaleOutSettings, names, { scaleOut: { ...values, databasePort: "${aws_db_instance.crm_database.port}" } }))
       .toThrow("The database's port must be a number, not the expression ${aws_db_instance.crm_database.port}");
   });
+
+  it("takes a ref by the one ref rule (settings/git-ref.ts) when the release is given as it is, and refuses another", () => {
+    expect(terraformTemplate(scaleOutSettings, names, { scaleOut: { ...values, releaseRef: "release/2026.11" } })).toContain("RELEASE_REF='release/2026.11'");
+    expect(() => terraformTemplate(scaleOutSettings, names, { scaleOut: { ...values, releaseRef: "v1..2" } }))
+      .toThrow("The scale-out topology's releaseRef must match empty or a branch, tag or commit of 1 to 200 letters");
+  });
 });
