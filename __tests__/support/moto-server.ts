@@ -30,13 +30,13 @@ export interface HttpResult {
 export class MotoServer {
   private constructor(private readonly child: ChildProcess, public readonly port: number, private readonly log: string[]) {}
 
-  /** Starts moto on a free loopback port and waits (at most `timeoutMs`) until it answers. */
-  public static async start(binary: string, timeoutMs = 30_000): Promise<MotoServer> {
+  /** Starts moto on a free loopback port and waits (at most `timeoutMs`) until it answers; `env`: moto's settings (MOTO_…). */
+  public static async start(binary: string, timeoutMs = 30_000, env: Record<string, string> = {}): Promise<MotoServer> {
     const port = await freePort();
     const log: string[] = [];
     const child = spawn(binary, ["-H", "127.0.0.1", "-p", String(port)], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, PYTHONUNBUFFERED: "1" },
+      env: { ...process.env, PYTHONUNBUFFERED: "1", ...env },
     });
     child.stdout?.on("data", (chunk) => log.push(String(chunk)));
     child.stderr?.on("data", (chunk) => log.push(String(chunk)));

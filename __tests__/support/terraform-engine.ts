@@ -53,8 +53,9 @@ export class EngineWorkspace {
    * Runs the engine with arguments and extra environment; never throws on a non-zero exit.
    * `bytes` are environment values given as raw bytes (such as invalid UTF-8, which Node.js
    * cannot put in an environment): bash decodes them from `\xHH` escapes just before the engine starts.
+   * `timeoutMs`: the engine is killed (SIGTERM, as Ctrl-C) after that long, and the result's code is 1.
    */
-  public run(args: string[], env: Record<string, string> = {}, bytes: Record<string, Buffer> = {}): Promise<EngineResult> {
+  public run(args: string[], env: Record<string, string> = {}, bytes: Record<string, Buffer> = {}, timeoutMs = 0): Promise<EngineResult> {
     const escaped = Object.fromEntries(Object.entries(bytes).map(([name, value]) =>
       [`RAW_BYTES_${name}`, [...value].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")]));
     const [file, fileArgs] = Object.keys(bytes).length === 0 ? [this.engine, args] : ["bash", ["-c",
@@ -68,6 +69,7 @@ export class EngineWorkspace {
           TF_CLI_CONFIG_FILE: join(this.dir, "cli.tfrc"), ...env, ...escaped,
         },
         maxBuffer: 16 * 1024 * 1024,
+        timeout: timeoutMs,
       }, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -1,0 +1,105 @@
+/**
+ * The real AWS provider (hashicorp/aws) for the engine tests, through the project's Terraform CLI
+ * configuration (TF_CLI_CONFIG_FILE, written by scripts/ci/install-tools.sh): from the machine's
+ * filesystem mirror where there is one, from the registry otherwise. Stacks run as copies whose
+ * backend is local and, with a mirror, whose provider constraint names the mirror's version; the
+ * provider reaches moto through AWS_ENDPOINT_URL.
+ */
+import { existsSync, readdirSync, readFileSync } from "fs";
+import { join } from "path";
+import { StackJson } from "../../scripts/docs/terraform-json";
+
+export interface ProviderSetup {
+  /** The CLI configuration file (TF_CLI_CONFIG_FILE). */
+  readonly cliConfig: string;
+  /** The newest hashicorp/aws version of the filesystem mirror; undefined: the registry, the stack's own constraint. */
+  readonly version?: string;
+  /** The mirror's directory, if any. */
+  readonly mirror?: string;
+}
+
+/** The project's CLI configuration and the provider it yields; undefined when `npm run tools` has not written it. */
+export function findProviderSetup(): ProviderSetup | undefined {
+  const cliConfig = process.env.TF_CLI_CONFIG_FILE;
+  if (!cliConfig || !existsSync(cliConfig)) return undefined;
+  const mirror = /filesystem_mirror\s*\{\s*path\s*=\s*"([^"]+)"/.exec(readFileSync(cliConfig, "utf8"))?.[1];
+  if (!mirror) return { cliConfig };
+  const dir = join(mirror, "registry.terraform.io", "hashicorp", "aws");
+  const versions = existsSync(dir) ? readdirSync(dir).filter((name) => /^\d+\.\d+\.\d+$/.test(name)) : [];
+  versions.sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  return versions.length === 0 ? undefined : { cliConfig, version: versions[versions.length - 1], mirror };
+}
+
+/** The resource types the gaps file's missing APIs drop from the copies. */
+export function droppedTypes(gaps: { missing: { drop?: string }[] }): string[] {
+  return gaps.missing.flatMap((gap) => (gap.drop ? [gap.drop] : []));
+}
+
+/**
+ * A copy of a synthesized stack to run against moto: a local backend (state in `statePath`, by default
+ * terraform.tfstate in the working directory),
+ * the provider constraint set to `version` (when given), and the resources of the types in `drop`
+ * removed with the `moved` blocks that lead to them (moto lacks their API: __tests__/engine/moto-gaps.json).
+ */
+export function providerCopy(stack: StackJson, version: string | undefined, drop: readonly string[] = [], statePath = "terraform.tfstate"): StackJson {
+  const copy = JSON.parse(JSON.stringify(stack)) as StackJson & { moved?: { from: string; to: string }[] };
+  const terraform = copy.terraform as { backend?: unknown; required_providers: { aws: { version: string } } };
+  terraform.backend = { local: { path: statePath } };
+  if (version) terraform.required_providers.aws.version = version;
+  for (const type of drop) delete copy.resource?.[type];
+  if (copy.moved) copy.moved = copy.moved.filter((block) => !drop.some((type) => block.to.startsWith(`${type}.`)));
+  const dangling = JSON.stringify(copy).match(new RegExp(`\\b(${drop.join("|") || "(?!)"})\\.[a-z0-9_]+`, "g"));
+  if (dangling) throw new Error(`dropping ${drop.join(", ")} leaves references to ${[...new Set(dangling)].join(", ")}`);
+  return copy;
+}
+
+/** The environment that points the provider and the AWS CLI at moto, with moto's dummy credentials. */
+export function motoEnvironment(endpoint: string, region: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL: endpoint, AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_REGION: region,
+    AWS_DEFAULT_REGION: region, AWS_EC2_METADATA_DISABLED: "true", AWS_PAGER: "",
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+  };
+}
+
+/** One resource change of `terraform show -json` on a plan. */
+interface ResourceChange {
+  readonly address: string;
+  readonly change: { actions: string[]; before: Record<string, unknown> | null; after: Record<string, unknown> | null; after_unknown?: Record<string, unknown> };
+}
+
+/**
+ * What a plan would change, as `<address> <attribute>` for an update (one per top-level attribute whose
+ * value differs or becomes unknown) and `<address> <action>` for anything else.
+ */
+export function plannedChanges(planJson: { resource_changes?: ResourceChange[] }): string[] {
+  return Object.keys(plannedChangeDetails(planJson)).sort();
+}
+
+/** plannedChanges with each change's before, after and unknown values (for failure messages). */
+export function plannedChangeDetails(planJson: { resource_changes?: ResourceChange[] }): Record<string, unknown> {
+  const found: Record<string, unknown> = {};
+  for (const { address, change } of planJson.resource_changes ?? []) {
+    const actions = change.actions.join("+");
+    if (actions === "no-op" || actions === "read") continue;
+    if (actions !== "update") {
+      found[`${address} ${actions}`] = actions;
+      continue;
+    }
+    const before = change.before ?? {};
+    const after = change.after ?? {};
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+      if (JSON.stringify(before[key]) !== JSON.stringify(after[key]) || containsTrue(change.after_unknown?.[key])) {
+        found[`${address} ${key}`] = { before: before[key], after: after[key], unknown: change.after_unknown?.[key] };
+      }
+    }
+  }
+  return found;
+}
+
+function containsTrue(value: unknown): boolean {
+  if (value === true) return true;
+  if (Array.isArray(value)) return value.some(containsTrue);
+  if (value && typeof value === "object") return Object.values(value).some(containsTrue);
+  return false;
+}
