@@ -14,6 +14,8 @@ import { EXAMPLE_SETTINGS_FILES, exampleStackJson } from "../../scripts/docs";
 import { StackJson } from "../../scripts/docs/terraform-json";
 import { loadStackSettings } from "../../settings/stack-settings";
 
+jest.setTimeout(60_000);
+
 const ROOT = resolve(__dirname, "../..");
 const SCRIPT = join(ROOT, "scripts/ci/check-stack.sh");
 /** Sensitive, but given by a repository variable (the public half of a key). */
