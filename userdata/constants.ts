@@ -56,6 +56,11 @@ export const USER_DATA_COPY = "/var/lib/cloud/instance/user-data.txt";
 export const HEALTH_SECONDS = 120;
 /** How many releases the ops command keeps (besides the current one, always kept). */
 export const KEEP_RELEASES = 5;
+/** Free space a release needs besides a copy of the current release (MiB), checked before its clone. */
+export const RELEASE_FREE_MARGIN_MIB = 256;
+/** The ops command's git on the source: each command's limit (s), and how long a transfer may stay under 1 KB/s (s). */
+export const SOURCE_TIMEOUT_SECONDS = 300;
+export const SOURCE_LOW_SPEED_SECONDS = 30;
 /** Username put in front of the token in the clone address (accepted by GitHub and GitLab for tokens). */
 export const TOKEN_USERNAME = "x-access-token";
 

@@ -130,7 +130,8 @@ install_file() {
   if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv -f "$tmp" "$1"; fi
 }
 
-as_login() { runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
+# as_login COMMAND...: COMMAND as the login user; stopped after LOGIN_TIMEOUT seconds where that is set (the ops command's source_git).
+as_login() { ${LOGIN_TIMEOUT:+timeout -k 10 "$LOGIN_TIMEOUT"} runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
 as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
 
 # git_token ARGS...: git as the login user, given the token by a credential helper that reads it from
@@ -514,6 +515,8 @@ step_15_install_service() {
 # to FRONTENDURI and BACKENDURI.
 refresh_public_uris() {
   trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  # A release switched to and never verified (its ops action was cut off) does not start (userdata/ops.sh).
+  settle_at_boot
   read_public_hostname
   set_env_values FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }
@@ -537,7 +540,7 @@ main() {
   MAIN_SUBSHELL=$BASH_SUBSHELL
   trap on_error ERR
   # Temporary files go when the run ends, failed or not (a kill: see the steps that write them).
-  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  trap 'rm -f -- "${TEMP_FILES[@]}"; ops_unlock' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
   ops_lock provision

@@ -21,11 +21,11 @@
 import { ChildProcess, execFile, spawn, spawnSync } from "child_process";
 import { createHash, randomBytes } from "crypto";
 import {
-  accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync,
+  accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync,
 } from "fs";
 import * as http from "http";
 import * as https from "https";
-import { AddressInfo } from "net";
+import { AddressInfo, createConnection, createServer, Server as NetServer, Socket } from "net";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
 import { gzipSync } from "zlib";
@@ -65,6 +65,16 @@ export const FAULTS = {
   "kill:step_09_import_database": "SIGKILL after half of export.sql",
   "kill:step_11_write_env_file": "SIGKILL once the temporary .env is written",
   "echo-token": "the git server refuses the clone with a message holding the token it was given",
+  // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
+  "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
+  "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
+  "ops:leave-child": "yarn leaves a process behind (in a session of its own) that lives on after the action",
+  "ops:kill-restart": "SIGKILL to the action at the app's restart, after the switch",
+  "ops:kill-health": "SIGKILL to the action at its first health check of the app",
+  "ops:hup-health": "SIGHUP to the action's shell at its first health check of the app",
+  "ops:term-health": "SIGTERM to the action's shell at its first health check of the app",
+  "ops:int-health": "SIGINT to the action's shell at its first health check of the app",
+  "ops:pipe-health": "SIGPIPE to the action's shell at its first health check of the app",
 } as const;
 export type Fault = keyof typeof FAULTS;
 
@@ -254,6 +264,10 @@ export class ProvisioningHarness {
   readonly gitRequests: (RecordedRequest & { readonly user: string; readonly authorized: boolean })[] = [];
   /** Milliseconds the git server waits before answering each request (to watch a clone in progress). */
   gitDelayMs = 0;
+  /** The git server's port accepts connections and never sends a byte (a stuck source), while true. */
+  gitStall = false;
+  /** Asked at each new connection to the git server: true makes it stall as gitStall does. */
+  gitStallWhen?: () => boolean;
   /** What the metadata stand-in reports as public-hostname and public-ipv4 (an Elastic IP's association changes both). */
   publicHostname = TEST_PUBLIC_HOSTNAME;
   publicIpv4 = TEST_PUBLIC_IP;
@@ -279,6 +293,9 @@ export class ProvisioningHarness {
   private mariadbd?: ChildProcess;
   private mariadbdExit?: Promise<void>;
   private gitServer?: https.Server;
+  /** The TCP front of the git server (gitStall). */
+  private gitFront?: NetServer;
+  private readonly stalled = new Set<Socket>();
   private metadataServer?: http.Server;
   private gitPort = 0;
   private metadataPort = 0;
@@ -414,14 +431,21 @@ export class ProvisioningHarness {
    * replaces the pause between the tries of a network step (10 s), for tests whose faults make
    * every try fail.
    */
-  async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number } = {}): Promise<RunResult> {
-    const { timeoutMs = 90_000, retryPauseSeconds } = options;
+  async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number; header?: Record<string, number> } = {}):
+  Promise<RunResult> {
+    const { timeoutMs = 90_000, retryPauseSeconds, header = {} } = options;
     const file = join(this.dir, "provision.sh");
     const rewrite = (from: string, to: string) => {
       if (!script.includes(from)) throw new Error(`the script does not hold ${from.trim()}`);
       script = script.replace(from, to);
     };
     if (retryPauseSeconds !== undefined) rewrite(`PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}\n`, `PAUSE=${retryPauseSeconds}\n`);
+    // Numbers of the header (limits and waits) a test shortens: `NAME=<digits>` on a readonly line.
+    for (const [name, value] of Object.entries(header)) {
+      const found = new RegExp(`^(readonly .*\\b${name}=)[0-9]+\\b`, "m");
+      if (!found.test(script)) throw new Error(`the script's header sets no ${name}`);
+      script = script.replace(found, `$1${value}`);
+    }
     if (this.app) {
       rewrite(`readonly APP_PORT=${APP_PORT} `, `readonly APP_PORT=${this.appPort} `);
       rewrite(`USER_DATA_COPY='${USER_DATA_COPY}'`, `USER_DATA_COPY=${shq(this.userDataCopy)}`);
@@ -436,11 +460,31 @@ export class ProvisioningHarness {
    * Runs a command the script installed (the ops command) as root, with the stand-ins first on PATH;
    * `env` adds variables (SUDO_USER, as sudo sets it).
    */
-  runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
-    return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env);
+  runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; control?: (child: ChildProcess) => void } = {}):
+  Promise<RunResult> {
+    return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env, options.control);
   }
 
-  private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  /** Process ids of the transient units the systemd-run stand-in started (each the leader of its own group), by unit name. */
+  units(): Map<string, number> {
+    const dir = join(this.dir, "units");
+    if (!existsSync(dir)) return new Map();
+    return new Map(readdirSync(dir).map((name) => [name, parseInt(readFileSync(join(dir, name), "utf8"), 10)]));
+  }
+
+  /** Waits (bounded) until no process of any transient unit runs; false when one still runs at the deadline. */
+  async unitsEnded(timeoutMs = 60_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const running = [...this.units().values()].filter((pid) => groupAlive(pid));
+      if (running.length === 0) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}, control?: (child: ChildProcess) => void):
+  Promise<RunResult> {
     const env: NodeJS.ProcessEnv = {
       PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: process.env.HOME ?? "/root",
@@ -463,6 +507,7 @@ export class ProvisioningHarness {
     const chunks: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+    control?.(child);
     const timer = setTimeout(() => killGroup(child.pid), timeoutMs);
     const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     clearTimeout(timer);
@@ -579,6 +624,7 @@ export class ProvisioningHarness {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    for (const pid of this.units().values()) killGroup(pid);
     if (this.app) await exec("bash", [join(this.dir, "app-unit.sh"), "stop"]).catch(() => undefined);
     await this.stopManagedDatabase();
     if (this.mariadbd && this.mariadbd.exitCode === null) {
@@ -587,6 +633,8 @@ export class ProvisioningHarness {
       await this.mariadbdExit;
       clearTimeout(killer);
     }
+    for (const socket of this.stalled) socket.destroy();
+    if (this.gitFront) await new Promise((resolve) => this.gitFront?.close(resolve));
     if (this.gitServer) await close(this.gitServer);
     if (this.metadataServer) await close(this.metadataServer);
     rmSync(this.dir, { recursive: true, force: true });
@@ -727,7 +775,25 @@ export class ProvisioningHarness {
       void serveGit(req, res, this.reposDir, this.dir, user).then(record);
     });
     this.gitServer = server;
-    this.gitPort = await listen(server);
+    const backend = await listen(server);
+    // A TCP front that forwards to the server, or holds a connection without a byte while gitStall is set.
+    const front = createServer((socket) => {
+      if (this.gitStall || this.gitStallWhen?.()) {
+        this.stalled.add(socket);
+        socket.on("close", () => this.stalled.delete(socket));
+        socket.on("error", () => undefined);
+        return;
+      }
+      const upstream = createConnection({ host: "127.0.0.1", port: backend });
+      socket.on("error", () => upstream.destroy());
+      upstream.on("error", () => socket.destroy());
+      socket.pipe(upstream).pipe(socket);
+    });
+    this.gitFront = front;
+    this.gitPort = await new Promise<number>((resolve, reject) => {
+      front.once("error", reject);
+      front.listen(0, "127.0.0.1", () => resolve((front.address() as AddressInfo).port));
+    });
   }
 
   /** IMDSv2: a token only for the TTL header, the hostname and address only for that token. */
@@ -924,13 +990,33 @@ esac
         `if [[ \${!#} == ${shq(`${this.appName}.service`)} ]]; then`,
         `  case " $* " in`,
         `    *" show "*) exec ${shq(unit)} "$@" ;;`,
-        `    *" restart "*) exec ${shq(unit)} restart ;;`,
+        `    *" restart "*) if fault ops:kill-restart; then kill_script; fi; exec ${shq(unit)} restart ;;`,
         `    *" stop "*) exec ${shq(unit)} stop ;;`,
         `    *" start "* | *" --now "*) exec ${shq(unit)} start ;;`,
         `  esac`,
         `fi`);
     }
     write("systemctl", systemctl.join("\n"));
+    // systemd-run: the transient unit in a session (and process group) of its own, with the machine's
+    // environment and the --setenv variables only, none of the caller's descriptors nor of its ignored signals;
+    // units/<name> holds its pid.
+    const units = shq(join(this.dir, "units"));
+    write("systemd-run", [record("systemd-run"),
+      "unit='' envs=()",
+      "while (($#)); do",
+      "  case $1 in",
+      "    --unit=*) unit=${1#--unit=} ;;",
+      "    --setenv=*) envs+=(\"${1#--setenv=}\") ;;",
+      "    --) shift; break ;;",
+      "    --*) ;;",
+      "    *) break ;;",
+      "  esac",
+      "  shift",
+      "done",
+      `mkdir -p ${units}`,
+      // As systemd starts a unit: every signal's default action (a job started with & ignores SIGINT).
+      `setsid env --default-signal -i PATH="$PATH" LANG="$LANG" TMPDIR="$TMPDIR" GIT_SSL_CAINFO="$GIT_SSL_CAINFO" "\${envs[@]}" "$@" </dev/null >>${shq(join(this.dir, "units.log"))} 2>&1 &`,
+      `echo $! >${units}/"$unit"`].join("\n"));
     // Records the call; the rules it was given are kept in nft-rules.log (the VM boot test runs nft for real).
     write("nft", `${record("nft")}\ncat >>${shq(join(this.dir, "nft-rules.log"))}`);
     // The real mkswap, on the small file the fallocate stand-in makes: blkid then sees a real swap signature.
@@ -995,8 +1081,28 @@ esac
       `  fi`,
       `done`,
       record("curl"),
+      // The ops command's health checks: a signal to the action (once), as the fault says.
+      `if [[ $* == *http://127.0.0.1:${this.appPort}/* ]]; then`,
+      "  for sig in kill hup term int pipe; do",
+      "    if fault \"ops:$sig-health\"; then",
+      `      rm -f ${shq(this.faultFile)}`,
+      "      read -r -a st </proc/$$/stat",
+      "      if [[ $sig == kill ]]; then kill -KILL -- \"-${st[4]}\"; else kill -s \"${sig^^}\" -- \"${st[4]}\"; fi",
+      "    fi",
+      "  done",
+      "fi",
       `exec ${shq(tool("curl"))} "$@"`,
     ].join("\n"));
+  }
+}
+
+/** True while a process of the group `pgid` runs. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -1038,6 +1144,9 @@ printf '%s\\n' "npm $*" >>${calls}
 if [[ "$*" == "install -g yarn" ]]; then
   printf '%s\\n' '#!/bin/bash' 'printf "%s\\n" "yarn $* (in $PWD\${NODE_ENV:+, NODE_ENV=$NODE_ENV})" >>${calls}' \\
     'if [[ -f ${fault} && $(<${fault}) == step_14_install_dependencies ]]; then echo "injected fault" >&2; exit 1; fi' \\
+    'if [[ -f ${fault} && $(<${fault}) == ops:kill-build ]]; then read -r -a st </proc/$$/stat; kill -KILL -- "-\${st[4]}"; fi' \\
+    'if [[ -f ${fault} && $(<${fault}) == ops:fill-build ]]; then dd if=/dev/zero of="$HOME/filler" bs=64k 2>/dev/null || true; fi' \\
+    'if [[ -f ${fault} && $(<${fault}) == ops:leave-child ]]; then setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $! >"$HOME/leftover.pid"; fi' \\
     'if [[ -f package.json ]] && ! python3 -m json.tool package.json >/dev/null 2>&1; then echo "error package.json: invalid JSON" >&2; exit 1; fi' \\
     >"$(dirname "$0")/yarn"
   chmod 755 "$(dirname "$0")/yarn"
