@@ -485,7 +485,7 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
       expect(script.split(expression)).toHaveLength(2);
     }
     expect(script).toContain("readonly FRONTEND_URI='https://crm.example.com' BACKEND_URI='http://crm.example.com:3000'");
-    expect(script).toContain("with_database_lock()");
+    expect(script).toContain("one_host_at_a_time_scale_out()");
     expect(script).not.toContain("readonly DB_ROOT_PASSWORD_PARAMETER=");
     expect(script).toContain("readonly APP_DB_PASSWORD_PARAMETER=");
   });

@@ -5,9 +5,9 @@ import { nameElements } from "./addresses";
 
 /**
  * How long the Auto Scaling group lets a new host boot before the load balancer's health checks count: its
- * first boot (the 15 steps: package updates, Node.js, yarn install) must be done by then, with a margin. The
- * boot test's host D measured 167 s to its first HTTP 200 under software emulation, about 197 s to healthy
- * (docs/testing.md): 900 s is about 4.5 times that, for EC2's real package downloads.
+ * first boot (the 15 steps: package updates, Node.js, yarn install) must be done by then, with a margin of
+ * several times what the boot test's host D takes under software emulation (docs/testing.md has its figures),
+ * for EC2's real package downloads.
  */
 export const HEALTH_CHECK_GRACE_SECONDS = 900;
 

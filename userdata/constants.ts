@@ -56,11 +56,6 @@ export const USER_DATA_COPY = "/var/lib/cloud/instance/user-data.txt";
 export const HEALTH_SECONDS = 120;
 /** How many releases the ops command keeps (besides the current one, always kept). */
 export const KEEP_RELEASES = 5;
-/** Free space a release needs besides a copy of the current release (MiB), checked before its clone. */
-export const RELEASE_FREE_MARGIN_MIB = 256;
-/** The ops command's git on the source: each command's limit (s), and how long a transfer may stay under 1 KB/s (s). */
-export const SOURCE_TIMEOUT_SECONDS = 300;
-export const SOURCE_LOW_SPEED_SECONDS = 30;
 /** Username put in front of the token in the clone address (accepted by GitHub and GitLab for tokens). */
 export const TOKEN_USERNAME = "x-access-token";
 
@@ -82,6 +77,21 @@ export const STEP_FUNCTIONS = [
   "step_14_install_dependencies",
   "step_15_install_service",
 ] as const;
+
+/**
+ * What step 6 grants the app's database user on its database, by topology. The single host: ALL
+ * PRIVILEGES, as spec step 6 says. The scale-out topology's database is RDS's, whose master user (who
+ * grants) lacks DELETE HISTORY, and MariaDB refuses to grant ALL PRIVILEGES from a user who does not
+ * hold them all: there the list is every database-level privilege of MariaDB 10.5 but DELETE HISTORY
+ * (which only removes the history rows of system-versioned tables).
+ */
+export const APP_DB_GRANTS = {
+  "single-host": "ALL PRIVILEGES",
+  "scale-out": "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, REFERENCES, INDEX, ALTER, CREATE TEMPORARY TABLES, LOCK TABLES, "
+    + "EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER",
+} as const;
+/** The host part of the app's database user, by topology: the scale-out topology's hosts come and go (the database's security group admits them only). */
+export const APP_DB_USER_HOST = { "single-host": "localhost", "scale-out": "%" } as const;
 
 /** Paths of the Node.js 21.7.3 installation under the login user's home. */
 export function nodeBinDir(loginHome: string): string {

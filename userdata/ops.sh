@@ -19,73 +19,54 @@
 # that started it (ops_detach); a switch is recorded as unverified (OPS_STATE) before <app_dir> moves,
 # and as good only once the app answers; anything else that ends it (an error, a signal) puts the
 # previous release back (ops_finish); a kill that leaves no chance to do so leaves the record, which
-# the next action, or the next boot, settles (settle_unverified, settle_at_boot).
+# the next action, or the next boot, settles (settle_unverified).
 # shellcheck disable=SC2154 # the variables come from the rendered header
 
-# ops_main ACTION ARGS...: the dispatcher.
+# ops_main ACTION ARGS...: the dispatcher. A changing action runs in a transient systemd unit of its own
+# (systemd-run, OPS_RUN set), which a hang-up or the end of this session does not stop: this command
+# passes its output on and ends with its status (--wait --pipe).
 ops_main() {
   ((EUID == 0)) || die "run it as root (sudo)"
   case ${1:-} in
     release | rollback | patch | reprovision | rotate-secrets)
-      if [[ -n ${OPS_RUN:-} ]]; then ops_change "$@"; else ops_detach "$@"; fi ;;
+      [[ -n ${OPS_RUN:-} ]] || exec systemd-run --unit="$APP_NAME-ops-$$" --wait --pipe --quiet --collect --setenv=OPS_RUN=1 \
+        --setenv=SUDO_USER="${SUDO_USER:-root}" -- "$OPS_COMMAND" "$@"
+      ops_change "$@" ;;
     releases | status) "ops_$1" "${@:2}" ;;
     *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|patch [VERSION]|reprovision|rotate-secrets" ;;
   esac
-}
-
-# ops_detach ACTION ARGS...: ACTION in a transient systemd unit of its own (systemd-run), where no
-# hang-up, closed output or signal of this session reaches it; this command shows the action's log
-# (OPS_RUNS/<run>.log) as it grows and ends with the action's status. Cut off, it leaves the action
-# running to its end, which the audit log and status tell.
-ops_detach() {
-  local run log
-  run=$(date -u +%Y%m%dT%H%M%SZ)-$$
-  log=$OPS_RUNS/$run.log
-  (umask 077 && mkdir -p "$OPS_RUNS" && : >"$log")
-  # A run's files (.log, .pid, .status) stay 30 days.
-  find "$OPS_RUNS" -type f -mtime +30 -delete
-  systemd-run --unit="$APP_NAME-ops-$run" --collect --quiet --setenv=OPS_RUN="$run" --setenv=SUDO_USER="${SUDO_USER:-root}" \
-    -- "$OPS_COMMAND" "$@"
-  for _ in {1..300}; do
-    [[ -s $OPS_RUNS/$run.pid ]] && break
-    sleep 0.1
-  done
-  tail -n +1 -s 0.2 -f --pid="$(<"$OPS_RUNS/$run.pid")" "$log"
-  [[ -s $OPS_RUNS/$run.status ]] || die "no result (killed?); see status"
-  exit "$(<"$OPS_RUNS/$run.status")"
 }
 
 # ops_change ACTION ARGS...: ACTION (in its unit) under the lock, after settling what an action cut off
 # left; one audit line when it ends, whatever ends it (ops_finish).
 ops_change() {
   AUDIT=$* FROM='' TO='' FAILURE='' REBOOT='' CURRENT_STEP=$1 MAIN_SUBSHELL=$BASH_SUBSHELL
-  SWITCH_NEW='' SWITCH_PREVIOUS='' SWITCH_FAILURE='' BUILD='' LOCKED='' INTERRUPTED='' REDACT_PID=''
-  RUN_LOG=$OPS_RUNS/$OPS_RUN.log
-  exec >>"$RUN_LOG" 2>&1 </dev/null
+  SWITCH_NEW='' BUILD='' INTERRUPTED=''
   trap 'ops_finish $?' EXIT
   trap on_error ERR
-  local signal
-  for signal in HUP INT PIPE TERM; do
-    # shellcheck disable=SC2064 # the name, now
-    trap "ops_signal $signal" "$signal"
-  done
-  write_file "$OPS_RUNS/$OPS_RUN.pid" "$$"
+  trap 'ops_signal HUP' HUP
+  trap 'ops_signal INT' INT
+  trap 'ops_signal PIPE' PIPE
+  trap 'ops_signal TERM' TERM
   if [[ $1 == release ]]; then
     load_secrets
-    # All output through redact (to the run's log) from here on.
+    # All output through redact from here on.
     exec > >(redact >&2) 2>&1
-    REDACT_PID=$!
-    check_release_ref "${@:2}"
   fi
   ops_lock "$(escape "$*")"
   settle_unverified
+  variant TOPOLOGY ops_action "$@"
+}
+
+# ops_action ACTION ARGS...: runs ops_ACTION (- as _) with ARGS; the single host takes every action.
+ops_action_single_host() {
   "ops_${1//-/_}" "${@:2}"
 }
 
 # ops_signal NAME: a signal ends the action as an error does; ops_finish puts back what it changed.
 ops_signal() {
   INTERRUPTED=SIG$1
-  exit $((128 + $(kill -l "$1")))
+  exit 1
 }
 
 # ops_finish STATUS: what ends an action, checked step by step (an error here must not cut the rest):
@@ -103,31 +84,27 @@ ops_finish() {
   fi
   if [[ -n $BUILD && $(current_release) != "${BUILD##*/}" ]]; then as_login rm -rf "$BUILD"; fi
   rm -f -- "${TEMP_FILES[@]}"
-  if [[ -n $REDACT_PID ]]; then
-    exec >>"$RUN_LOG" 2>&1
-    wait "$REDACT_PID"
-  fi
   local result=ok
   ((status == 0)) || result="${FAILURE:-failed} (exit $status)"
   audit_line "${SUDO_USER:-root}" "$AUDIT" "${FROM:--}" "${TO:--}" "$result"
-  write_file "$OPS_RUNS/$OPS_RUN.status" "$status"
-  ops_unlock
   if [[ -n $REBOOT ]]; then systemctl reboot; fi
+  # The end of redact's input (release): it writes what it holds before the unit ends.
+  exec &>/dev/null
+  wait
   exit "$status"
 }
 
-# go_back STATUS: after a switch to SWITCH_NEW that did not end verified, SWITCH_PREVIOUS serves again
-# (<app_dir> back, the unit restarted and answering) and SWITCH_NEW is marked failed. Sets FAILURE and
-# TO to what is true; returns 3 when SWITCH_PREVIOUS answers, else 1.
+# go_back STATUS: after a switch to SWITCH_NEW that did not end verified, FROM serves again (<app_dir>
+# back, the unit restarted and answering) and SWITCH_NEW is marked failed. Sets FAILURE and TO to what
+# is true; returns 3 when FROM answers, else 1.
 go_back() {
-  local why=${SWITCH_FAILURE:-${INTERRUPTED:+was interrupted by $INTERRUPTED}} status=1
-  FAILURE="$SWITCH_NEW ${why:-failed (exit $1${FAILURE:+: $FAILURE})}; "
-  log "back to $SWITCH_PREVIOUS"
+  local status=1 why=${INTERRUPTED:+was interrupted by $INTERRUPTED}
+  FAILURE="$SWITCH_NEW ${why:-${FAILURE:-failed (exit $1)}}; "
   state_mark failed "$SWITCH_NEW"
-  if point_app_dir "$SWITCH_PREVIOUS" && restart_app; then
-    FAILURE+="$SWITCH_PREVIOUS serves again" status=3
+  if point_app_dir "$FROM" && restart_app; then
+    FAILURE+="$FROM serves again" status=3
   else
-    FAILURE+="back to $SWITCH_PREVIOUS, which does not answer either"
+    FAILURE+="$FROM does not answer either"
   fi
   TO=$(current_release)
   log "ERROR: $FAILURE"
@@ -141,84 +118,41 @@ escape() {
   printf '%s' "${s//[[:cntrl:]]/?}"
 }
 
-# audit_line WHO WHAT FROM TO RESULT: one line in OPS_LOG, each field escaped (escape): when, who
-# (through sudo), what, from -> to, result.
+# audit_line WHO WHAT FROM TO RESULT: one line in OPS_LOG, escaped (escape): when, who (through sudo),
+# what, from -> to, result.
 audit_line() {
-  printf '%s %s %s: %s -> %s: %s\n' "$(date -u +%FT%TZ)" "$(escape "$1")" "$(escape "$2")" "$(escape "$3")" "$(escape "$4")" \
-    "$(escape "$5")" >>"$OPS_LOG"
+  printf '%s\n' "$(escape "$(date -u +%FT%TZ) $1 $2: $3 -> $4: $5")" >>"$OPS_LOG"
 }
 
-# write_file PATH TEXT: PATH holds TEXT and a line break, whole or not at all (a temporary file renamed over it).
-write_file() {
-  local tmp
-  tmp=$(mktemp "$1.XXXXXX") && TEMP_FILES+=("$tmp") && printf '%s\n' "$2" >"$tmp" && mv -f "$tmp" "$1"
-}
-
-# The lock of the changing actions and of the provisioning script is a symbolic link, OPS_LOCK, whose
-# target names its holder: created in one step with its holder (ln -s fails when it exists), held by
-# no descriptor, so no process the action leaves behind holds it. Its holder is the action's shell,
-# known by its process id, start time and boot: a holder that is gone (a kill -9, a reboot) is stale,
-# and the next action takes the lock over.
-
-# holder_alive HOLDER: true when the process that HOLDER names still runs.
-holder_alive() {
-  [[ $1 =~ \(pid\ ([0-9]+\ started\ [0-9]+), ]] && [[ $(proc_start "${BASH_REMATCH[1]% *}") == "${BASH_REMATCH[1]}" ]]
-}
-
-# proc_start PID: "PID started TIME", TIME when the process started (clock ticks after boot; "-" when gone).
-proc_start() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || stat='x) ---------------------- -'
-  read -r -a stat <<<"${stat##*) }"
-  printf '%s started %s' "$1" "${stat[19]}"
-}
-
-# ops_lock WHAT: takes the lock for WHAT, or exits 75 naming its live holder. A run of the provisioning
-# script that the holder starts (reprovision) finds its holder in OPS_LOCK_HOLDER, and goes on under it.
+# ops_lock WHAT: the one lock of the changing actions and of the provisioning script; a run of the
+# script that one of them starts (reprovision) inherits its descriptor, and with it the lock.
 ops_lock() {
-  local holder mine guard
-  if [[ -n ${OPS_LOCK_HOLDER:-} && $(readlink "$OPS_LOCK" 2>/dev/null) == "$OPS_LOCK_HOLDER" ]]; then return 0; fi
-  mine="$1 by ${SUDO_USER:-root} (pid $(proc_start $$), since $(date -u +%FT%TZ))"
-  # Taking over a stale lock is a test and a change: one action at a time, under a short flock (closed
-  # before anything else runs).
-  exec {guard}>>"$OPS_LOCK.guard"
-  flock -w 30 "$guard"
-  holder=$(readlink "$OPS_LOCK" 2>/dev/null) || holder=''
-  if [[ -n $holder ]] && holder_alive "$holder"; then
-    exec {guard}>&-
-    FAILURE="busy: $holder"
+  [[ /proc/$BASHPID/fd/9 -ef $OPS_LOCK ]] || exec 9<>"$OPS_LOCK"
+  if ! flock -n 9; then
+    FAILURE="busy: $(<"$OPS_LOCK")"
     log "ERROR: $FAILURE"
     exit 75
   fi
-  # The line of the action that held it, unless it was cut off after a switch (settle_unverified writes that one).
-  if [[ -n $holder && -z $(state_get unverified) ]]; then audit_line - "$holder" - - "cut off (taken over by $1)"; fi
-  # A lock file of an older version of this command (a plain file) goes too.
-  rm -f "$OPS_LOCK"
-  ln -s "$mine" "$OPS_LOCK"
-  exec {guard}>&-
-  LOCKED=$mine
-  export OPS_LOCK_HOLDER=$mine
-}
-
-# ops_unlock: frees the lock if this run took it (no other can take it while this run lives).
-ops_unlock() {
-  if [[ -n ${LOCKED:-} ]]; then rm -f "$OPS_LOCK"; fi
+  printf '%s by %s (pid %s, since %s)\n' "$1" "${SUDO_USER:-root}" $$ "$(date -u +%FT%TZ)" >"$OPS_LOCK"
 }
 
 # The release state, OPS_STATE (root's): lines "good R" (each release that answered after its switch,
 # oldest first), "failed R" (one that did not), "unverified NEW PREVIOUS WHO WHAT" (a switch from
-# PREVIOUS to NEW not verified yet). Each change writes it whole (write_file).
+# PREVIOUS to NEW not verified yet).
 
 # state_get KEY: the values of KEY's lines, oldest first.
 state_get() {
   if [[ -f $OPS_STATE ]]; then sed -n "s/^$1 //p" "$OPS_STATE"; fi
 }
 
-# state_set DROP LINE: the state without its lines matching the extended regular expression DROP, and LINE (if any).
+# state_set DROP LINE: the state without its lines matching the extended regular expression DROP, and
+# LINE (if any), written whole to a temporary file renamed over it.
 state_set() {
-  local kept=''
-  if [[ -f $OPS_STATE ]]; then kept=$(grep -Ev "$1" "$OPS_STATE") || [[ $? == 1 ]] || return; fi
-  write_file "$OPS_STATE" "$(printf '%s\n%s' "$kept" "$2" | sed '/^$/d')"
+  local tmp
+  tmp=$(mktemp "$OPS_STATE.XXXXXX")
+  TEMP_FILES+=("$tmp")
+  { grep -Ev "$1" "$OPS_STATE" 2>/dev/null || true; echo "$2"; } | sed '/^$/d' >"$tmp"
+  mv -f "$tmp" "$OPS_STATE"
 }
 
 # state_mark good|failed RELEASE: RELEASE answered (or did not); the unverified switch, if any, is settled.
@@ -226,44 +160,25 @@ state_mark() {
   state_set "^((good|failed) $2|unverified .*)\$" "$1 $2"
 }
 
-# last_good: the newest release that answered after its switch, other than the current one, still there.
+# last_good: the newest release that answered after its switch, other than the current one (pruning
+# forgets a release in the state before it removes it).
 last_good() {
-  local name current
-  current=$(current_release)
-  while IFS= read -r name; do
-    if [[ -n $name && $name != "$current" && -d $RELEASES_DIR/$name ]]; then
-      printf '%s' "$name"
-      return 0
-    fi
-  done < <(state_get good | tac)
+  state_get good | awk -v c="$(current_release)" '$0 != c { r = $0 } END { printf "%s", r }'
 }
 
-# settle_unverified: a switch that an action made and was cut off from (a kill -9, a power cut) before
-# its release answered: verified now (a restart that answers), else the release before it serves again.
-# The cut-off action gets its audit line. Also removes what cut-off builds and prunes left.
+# settle_unverified [boot]: a switch that an action made and was cut off from (a kill -9, a power cut)
+# before its release answered: the release before it serves again (restarted, unless at boot, where the
+# refresh script runs this before the app starts: a reboot never starts an unverified release), and the
+# unverified one is marked failed (a rollback to it by name checks it again). The cut-off action gets its
+# audit line. Also removes what a cut-off build left.
 settle_unverified() {
   local new previous who what
-  rm -rf "$RELEASES_DIR"/.new "$RELEASES_DIR"/.prune-*
+  rm -rf "$RELEASES_DIR/.new"
   read -r new previous who what < <(state_get unverified) || return 0
-  if [[ $(current_release) == "$new" ]] && restart_app; then
-    state_mark good "$new"
-    audit_line "$who" "$what" "$previous" "$new" "cut off before its check; $new answers"
-    return 0
-  fi
   point_app_dir "$previous"
-  restart_app || die "$new does not answer, nor does $previous"
+  [[ -n ${1:-} ]] || restart_app || die "$previous does not answer"
   state_mark failed "$new"
-  audit_line "$who" "$what" "$previous" "$previous" "cut off before its check; $new did not answer; $previous serves again"
-}
-
-# settle_at_boot: run at each boot before the app starts (the refresh script): a switch that was never
-# verified does not start; the release before it serves.
-settle_at_boot() {
-  local new previous who what
-  read -r new previous who what < <(state_get unverified) || return 0
-  point_app_dir "$previous"
-  state_set '^unverified ' ''
-  audit_line "$who" "$what" "$previous" "$previous" "cut off before its check; at boot $previous serves, not $new"
+  audit_line "$who" "$what" "$previous" "$previous" "cut off; ${1:+at boot }$previous serves, not $new"
 }
 
 # user_data: the user data (the provisioning script): cloud-init's root-only copy, else the metadata service's.
@@ -322,16 +237,14 @@ restart_app() {
   return 1
 }
 
-# copy_env FROM TO: release FROM's .env into release TO, written beside it, then renamed over TO's: a full
-# disk or a kill leaves TO's as it was; then compared with FROM's. Refuses a FROM .env that the app cannot
-# reach its database with (without the three lines step 11 writes: empty, or not a .env).
+# copy_env FROM TO: release FROM's .env into release TO, written beside it (.env.ops) and renamed over
+# TO's: a full disk or a kill leaves TO's as it was; then compared with FROM's. Refuses a FROM .env that
+# the app cannot reach its database with (no DB_PASSWORD line: empty, or not a .env).
 copy_env() {
-  local from=$RELEASES_DIR/$1/.env to=$RELEASES_DIR/$2/.env tmp
-  [[ $(grep -cE '^DB_(USER|PASSWORD|NAME)=.' "$from") == 3 ]] || die "$from lacks DB_USER, DB_PASSWORD or DB_NAME; not copying it"
-  tmp=$(as_login mktemp "$to.ops-XXXXXX")
-  TEMP_FILES+=("$tmp")
-  as_login cp -p "$from" "$tmp"
-  as_login mv -fT "$tmp" "$to"
+  local from=$RELEASES_DIR/$1/.env to=$RELEASES_DIR/$2/.env
+  grep -q '^DB_PASSWORD=.' "$from" || die "$from holds no DB_PASSWORD; not copying it"
+  as_login cp -p "$from" "$to.ops"
+  as_login mv -fT "$to.ops" "$to"
   cmp -s "$from" "$to"
 }
 
@@ -341,52 +254,25 @@ copy_env() {
 switch_release() {
   copy_env "$FROM" "$1"
   state_set '^unverified ' "unverified $1 $FROM $(escape "${SUDO_USER:-root}") $(escape "$AUDIT")"
-  SWITCH_NEW=$1 SWITCH_PREVIOUS=$FROM TO=$1
+  SWITCH_NEW=$1 TO=$1
   point_app_dir "$1"
   if ! restart_app; then
-    SWITCH_FAILURE="did not answer"
+    FAILURE="did not answer"
     exit 3
   fi
   state_mark good "$1"
   SWITCH_NEW=''
 }
 
-# check_release_ref REF: REF is a branch or tag the source has, or a commit id (checked after the clone):
-# one bounded git ls-remote before the lock, so that a stuck source holds nothing.
-check_release_ref() {
-  [[ $# == 1 && $1 =~ ^[A-Za-z0-9][A-Za-z0-9._/-]*$ ]] || die "release takes a branch, a tag or a commit; got '$*'"
-  [[ $1 =~ ^[0-9a-f]{7,40}$ ]] || source_git ls-remote --exit-code --quiet "$REPO_URL" "$1" >/dev/null ||
-    die "unknown ref $1, or no answer from the source; nothing changed"
-}
-
-# source_git ARGS...: git_token with bounded waits: a transfer under 1 KB/s for SOURCE_LOW_SPEED_SECONDS
-# stops, and the whole command at SOURCE_TIMEOUT_SECONDS (a source that accepts and never answers).
-source_git() {
-  LOGIN_TIMEOUT=$SOURCE_TIMEOUT_SECONDS git_token -c http.lowSpeedLimit=1000 -c "http.lowSpeedTime=$SOURCE_LOW_SPEED_SECONDS" "$@"
-}
-
-# check_free_space: the releases' file system holds a copy of the current release and FREE_MARGIN_MIB more.
-check_free_space() {
-  local free need
-  free=$(($(df --output=avail -m "$RELEASES_DIR" | tail -n 1)))
-  need=$(du -sm "$RELEASES_DIR/$FROM" | cut -f1)
-  ((free >= need + FREE_MARGIN_MIB)) || die "$free MiB free; a release needs $need MiB and $FREE_MARGIN_MIB more; $FROM still serves"
-}
-
-# adopt_first_checkout: the first boot's checkout becomes release 0001 (marked good: it served). A kill
-# between its move and the link leaves no <app_dir>: the next run finds the release and links it.
+# adopt_first_checkout: the first boot's checkout becomes the first release (marked good: it served).
 adopt_first_checkout() {
-  local name=''
-  if [[ -d $APP_DIR ]]; then
-    as_login mkdir -p "$RELEASES_DIR"
-    name=$(new_release "$(as_login git -C "$APP_DIR" rev-parse HEAD)")
-    state_set '^adopting ' "adopting $name"
-    as_login mv -T "$APP_DIR" "$RELEASES_DIR/$name"
-  fi
-  name=${name:-$(state_get adopting)}
-  [[ -n $name && -d $RELEASES_DIR/$name ]] || die "no $APP_DIR: the first boot did not get the app (see reprovision)"
+  local name
+  [[ -d $APP_DIR ]] || die "no $APP_DIR: the first boot did not get the app (see reprovision)"
+  as_login mkdir -p "$RELEASES_DIR"
+  name=$(new_release "$(as_login git -C "$APP_DIR" rev-parse HEAD)")
+  as_login mv -T "$APP_DIR" "$RELEASES_DIR/$name"
   point_app_dir "$name"
-  state_set '^adopting ' "good $name"
+  state_mark good "$name"
   log "the first boot's checkout is now release $name"
 }
 
@@ -394,12 +280,12 @@ adopt_first_checkout() {
 # new release while the current one serves, then switch_release. The first release takes over the
 # first boot's checkout as release 0001, as it is. Then prune_releases.
 ops_release() {
+  [[ $# == 1 && $1 =~ ^[A-Za-z0-9][A-Za-z0-9._/-]*$ ]] || die "release takes a branch, a tag or a commit; got '$*'"
   local sha name
   [[ -L $APP_DIR ]] || adopt_first_checkout
   FROM=$(current_release)
-  check_free_space
   BUILD=$RELEASES_DIR/.new
-  retry "git clone" source_git clone --quiet --no-checkout "$REPO_URL" "$BUILD" || die "no clone of $REPO_URL; $FROM still serves"
+  retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$BUILD"
   sha=$(as_login git -C "$BUILD" rev-parse --verify --quiet "origin/$1^{commit}" || as_login git -C "$BUILD" rev-parse --verify --quiet "$1^{commit}") ||
     die "unknown ref $1; $FROM still serves"
   log "building $1 ($sha)"
@@ -415,15 +301,14 @@ ops_release() {
 }
 
 # prune_releases: the newest KEEP_RELEASES releases stay, and the current one, the one before it (FROM)
-# and the last known good one; each other goes by a rename first (a kill leaves no half release).
+# and the last known good one; each other is forgotten first (a kill while it goes leaves no good release half removed).
 prune_releases() {
   local keep old
   keep=" $(current_release) $FROM $(last_good) "
   for old in $(release_names | head -n -"$KEEP_RELEASES"); do
     [[ $keep != *" $old "* ]] || continue
-    as_login mv -T "$RELEASES_DIR/$old" "$RELEASES_DIR/.prune-$old"
     state_set "^(good|failed) $old\$" ''
-    as_login rm -rf "${RELEASES_DIR:?}/.prune-$old"
+    as_login rm -rf "${RELEASES_DIR:?}/$old"
   done
 }
 
@@ -453,18 +338,13 @@ os_release() {
 # ops_status: the release (and whether it is verified), the unit, the app's answer, the lock (read, never
 # taken) and the last actions; exit 1 when the app does not answer below 500.
 ops_status() {
-  local ok=0 holder new previous who what
+  local ok=0 new previous
   answers || ok=1
   echo "release: $(readlink "$APP_DIR" || echo "$APP_DIR")"
-  if read -r new previous who what < <(state_get unverified); then
-    echo "unverified: $new ($what by $who, cut off); the next action checks it, a boot starts $previous"
-  fi
+  if read -r new previous _ < <(state_get unverified); then echo "unverified: $new; the next action or a boot puts $previous back"; fi
   systemctl show -p ActiveState -p SubState -p MainPID "$APP_NAME.service"
   echo "answer: HTTP $CODE on $HEALTH_PATH"
-  if holder=$(readlink "$OPS_LOCK" 2>/dev/null); then
-    holder_alive "$holder" || holder="stale: $holder: gone; the next action takes it over (or: sudo rm $OPS_LOCK)"
-    echo "lock: $holder"
-  fi
+  flock -n "$OPS_LOCK" true || echo "lock: $(<"$OPS_LOCK")"
   tail -n 5 "$OPS_LOG" 2>/dev/null || true
   return $ok
 }
@@ -501,8 +381,11 @@ ops_reprovision() {
 }
 
 # ops_rotate_secrets: applies the Parameter Store values after `npm run secrets -- <stack> rotate`
-# (rotate_secrets, userdata/parameter-store.sh, which only that mode's user data holds).
+# (rotate_secrets_parameter_store, userdata/parameter-store.sh, which only that mode's user data holds).
 ops_rotate_secrets() {
-  declare -F rotate_secrets >/dev/null || die "rotate-secrets needs \"secrets\": \"parameter-store\" (docs/secrets.md)"
-  rotate_secrets
+  variant SECRETS rotate_secrets
+}
+
+rotate_secrets_user_data() {
+  die "rotate-secrets needs \"secrets\": \"parameter-store\""
 }

@@ -13,8 +13,6 @@ export interface OpsPaths {
   readonly lockFile: string;
   /** The releases' state (root's): the known good ones, the failed ones, a switch not verified yet. */
   readonly stateFile: string;
-  /** The logs, pids and statuses of the actions' runs (each a transient unit), the newest 20 kept. */
-  readonly runsDirectory: string;
 }
 
 /** The paths of the ops command of a host with these settings (the log and lock next to the provisioning log). */
@@ -26,6 +24,5 @@ export function opsPaths(settings: ProvisioningSettings): OpsPaths {
     auditLog: `${logDirectory}/${settings.appName}-ops.log`,
     lockFile: `${logDirectory}/${settings.appName}-ops.lock`,
     stateFile: `${logDirectory}/${settings.appName}-ops.state`,
-    runsDirectory: `${logDirectory}/${settings.appName}-ops.runs`,
   };
 }

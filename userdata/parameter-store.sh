@@ -2,8 +2,8 @@
 # The secrets from Parameter Store (setting "secrets": "parameter-store", docs/secrets.md): three
 # SecureString parameters, read with the instance role through the AWS CLI, never in the user data.
 # Function definitions only (scriptModules in userdata/script.ts): the header sets SECRETS_REGION and the
-# *_PARAMETER names; provision.sh calls load_secrets before its run (its own, which decodes the header's
-# secrets, is defined only where this one is not); the ops command runs rotate_secrets (rotate-secrets).
+# *_PARAMETER names; these are the definitions for SECRETS=parameter_store of load_secrets, which
+# provision.sh runs before its run, and of rotate_secrets, which the ops command's rotate-secrets runs.
 # shellcheck disable=SC2154 # the variables come from the rendered header
 
 # read_parameters VAR PARAMETER LABEL...: each PARAMETER's value into VAR and VAR_B64 (which redact
@@ -31,17 +31,19 @@ read_parameters() {
   log "secrets read from Parameter Store ($SECRETS_REGION): ${names[*]}"
 }
 
-# load_secrets: the three parameters into DB_ROOT_PASSWORD, APP_DB_PASSWORD and SOURCE_HOST_TOKEN.
-load_secrets() {
-  read_parameters DB_ROOT_PASSWORD "$DB_ROOT_PASSWORD_PARAMETER" "database root password" \
-    APP_DB_PASSWORD "$APP_DB_PASSWORD_PARAMETER" "application database password" \
+# The parameters into DB_ROOT_PASSWORD, APP_DB_PASSWORD and SOURCE_HOST_TOKEN. The scale-out topology's
+# header names no root password parameter: RDS's master secret takes its place (remote-database.sh).
+load_secrets_parameter_store() {
+  local root=()
+  if [[ -v DB_ROOT_PASSWORD_PARAMETER ]]; then root=(DB_ROOT_PASSWORD "$DB_ROOT_PASSWORD_PARAMETER" "database root password"); fi
+  read_parameters "${root[@]}" APP_DB_PASSWORD "$APP_DB_PASSWORD_PARAMETER" "application database password" \
     SOURCE_HOST_TOKEN "$SOURCE_HOST_TOKEN_PARAMETER" "source host token"
 }
 
-# rotate_secrets: applies the parameters' current values on the running host, after they changed
+# rotate_secrets_parameter_store: applies the parameters' current values on the running host, after they changed
 # (npm run secrets -- <stack> rotate). The token is tried first, so a refused one changes nothing;
 # then the root and app passwords (the old ones stop working), DB_PASSWORD in .env, a restart of the app.
-rotate_secrets() {
+rotate_secrets_parameter_store() {
   load_secrets
   {
     local hash

@@ -5,6 +5,13 @@
 # This file is not run on its own: userdata/script.ts puts a header in front of it that sets the
 # settings (APP_NAME, APP_DIR, REPO_URL, ...), the constants of the spec (PACKAGES, NODE_VERSION,
 # SWAP_SIZE, SERVICE_UNIT, ...) and the secrets in base64 (*_B64). See renderProvisioningScript.
+#
+# The topologies (and the two places of the secrets) differ in a few functions only, and in one way:
+# such a function NAME is `variant AXIS NAME`, and its definitions are NAME_<value>, one for each value
+# of the header's AXIS: TOPOLOGY is single_host (the definitions in this file) or scale_out
+# (remote-database.sh); SECRETS is user_data (this file) or parameter_store (parameter-store.sh).
+# Steps that are the same but for a value (the app user's host and grants, the .env's database
+# address) read it from the header. No function is defined twice.
 # shellcheck disable=SC2154 # the variables above come from the rendered header
 set -Eeuo pipefail
 shopt -s inherit_errexit
@@ -30,12 +37,26 @@ on_error() {
   exit "$rc"
 }
 
+# variant AXIS NAME ARGS...: runs NAME_<the header's AXIS>, this host's definition of NAME (see above).
+variant() {
+  local axis=$1
+  "$2_${!axis}" "${@:3}"
+}
+
+# run_step STEP: runs STEP, logged. Steps 6 and 9 run one host at a time where hosts share the
+# database (scale-out: two hosts booting together would both find no app user, or no import mark).
 run_step() {
   CURRENT_STEP=$1
   log "START $1"
-  "$1"
+  case $1 in
+    step_06_create_app_user | step_09_import_database) variant TOPOLOGY one_host_at_a_time "$1" ;;
+    *) "$1" ;;
+  esac
   log "DONE $1"
 }
+
+# The single host is the only one on its database.
+one_host_at_a_time_single_host() { "$1"; }
 
 # retry WHAT COMMAND...: for network steps; WHAT is logged instead of COMMAND, which may hold a secret.
 retry() {
@@ -78,17 +99,25 @@ decode_secret() {
 }
 
 # load_secrets: sets DB_ROOT_PASSWORD, APP_DB_PASSWORD and SOURCE_HOST_TOKEN (and their *_B64 forms,
-# which redact hides). The one place the script and the ops command read the secrets. Here the user
-# data's: the header's *_B64, else, in the ops command (which holds no secret), those the user data's
-# header assigns (only lines of exactly that shape are run). A module may define it first (parameter-store.sh).
-if ! declare -F load_secrets >/dev/null; then
-  load_secrets() {
-    [[ -v SOURCE_HOST_TOKEN_B64 ]] || eval "$(user_data | grep -E "^readonly [A-Z_]+_B64='[A-Za-z0-9+/=]+'$")"
-    decode_secret DB_ROOT_PASSWORD "database root password"
-    decode_secret APP_DB_PASSWORD "application database password"
-    decode_secret SOURCE_HOST_TOKEN "source host token"
-  }
-fi
+# which redact hides), and who root_sql logs in as (DB_ADMIN_USER, DB_ADMIN_PASSWORD). The one place
+# the script and the ops command read the secrets.
+load_secrets() {
+  variant SECRETS load_secrets
+  variant TOPOLOGY load_database_admin
+}
+
+# The user data's secrets: the header's *_B64, else, in the ops command (which holds no secret), those
+# the user data's header assigns (only lines of exactly that shape are run).
+load_secrets_user_data() {
+  [[ -v SOURCE_HOST_TOKEN_B64 ]] || eval "$(user_data | grep -E "^readonly [A-Z_]+_B64='[A-Za-z0-9+/=]+'$")"
+  decode_secret DB_ROOT_PASSWORD "database root password"
+  decode_secret APP_DB_PASSWORD "application database password"
+  decode_secret SOURCE_HOST_TOKEN "source host token"
+}
+
+# The local server's root logs in through its Unix socket, as the operating system's root: no password
+# (DB_ROOT_PASSWORD is the one step 4 gives it, for logins over the network).
+load_database_admin_single_host() { DB_ADMIN_USER=root DB_ADMIN_PASSWORD=''; }
 
 # Filters all output: no form of a secret (raw, URL-encoded, hex, base64) reaches a log.
 redact() {
@@ -106,8 +135,9 @@ redact() {
   done
 }
 
-# SQL goes to the client on stdin, so nothing derived from a secret is on a command line.
-root_sql() { printf '%s\n' "$1" | mariadb --user=root --batch --skip-column-names; }
+# root_sql SQL: SQL as the database's administrator (load_secrets); SQL goes to the client on stdin and
+# the password in its environment, so nothing derived from a secret is on a command line.
+root_sql() { printf '%s\n' "$1" | MYSQL_PWD=$DB_ADMIN_PASSWORD mariadb --user="$DB_ADMIN_USER" --batch --skip-column-names; }
 
 # password_hash PASSWORD: the server hashes hex data, so a password is never SQL source; the
 # hash (only hex digits) is what CREATE USER and SET PASSWORD are given.
@@ -130,8 +160,7 @@ install_file() {
   if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv -f "$tmp" "$1"; fi
 }
 
-# as_login COMMAND...: COMMAND as the login user; stopped after LOGIN_TIMEOUT seconds where that is set (the ops command's source_git).
-as_login() { ${LOGIN_TIMEOUT:+timeout -k 10 "$LOGIN_TIMEOUT"} runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
+as_login() { runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
 as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
 
 # git_token ARGS...: git as the login user, given the token by a credential helper that reads it from
@@ -301,7 +330,9 @@ mount_data_volume() {
   log "database directory $DATABASE_DIR is $DATA_MOUNT/mysql on $device ($fs_type, UUID $uuid)"
 }
 
-step_03_start_database() {
+step_03_start_database() { variant TOPOLOGY step_03_start_database; }
+
+step_03_start_database_single_host() {
   mount_data_volume
   systemctl enable --now "$DATABASE_SERVICE"
   local i
@@ -312,7 +343,9 @@ step_03_start_database() {
   die "the database server does not answer"
 }
 
-step_04_set_root_password() {
+step_04_set_root_password() { variant TOPOLOGY step_04_set_root_password; }
+
+step_04_set_root_password_single_host() {
   local hash
   if ! hash=$(password_hash "$DB_ROOT_PASSWORD") || ! root_sql "SET PASSWORD FOR 'root'@'localhost' = '$hash';"; then
     log "WARNING: could not set the database root password; continuing"
@@ -323,20 +356,27 @@ step_05_create_database() {
   root_sql "CREATE DATABASE IF NOT EXISTS \`$DATABASE_NAME\`;"
 }
 
-# In GRANT, _ in a database name is a wildcard (crm_app would also match crmXapp, mysq_ the mysql
-# schema): escaped, the grant covers the one database.
+# The user APP_DB_USER@APP_DB_USER_HOST (the header's: localhost, or '%' on the scale-out topology,
+# whose hosts come and go behind the database's security group), created only if absent. An existing
+# one whose password is not app_db_password (rotated, or none) gets it: step 11 writes that one to .env.
+# It gets APP_DB_GRANTS (the header's; userdata/constants.ts says why) on the one database: in GRANT,
+# _ in a database name is a wildcard (crm_app would also match crmXapp, mysq_ the mysql schema), escaped.
 step_06_create_app_user() {
-  local hash old
+  local hash found account="'$APP_DB_USER'@'$APP_DB_USER_HOST'"
   hash=$(password_hash "$APP_DB_PASSWORD")
-  old=$(root_sql "SELECT authentication_string FROM mysql.user WHERE User = '$APP_DB_USER' AND Host = 'localhost';")
-  root_sql "CREATE USER IF NOT EXISTS '$APP_DB_USER'@'localhost' IDENTIFIED BY PASSWORD '$hash';
-GRANT ALL PRIVILEGES ON \`${DATABASE_NAME//_/\\_}\`.* TO '$APP_DB_USER'@'localhost';"
-  # A rotated app_db_password: step 11 writes it to .env, so MariaDB must take it too.
-  if [[ -n $old && $old != "$hash" ]]; then
-    root_sql "ALTER USER '$APP_DB_USER'@'localhost' IDENTIFIED BY PASSWORD '$hash';"
-    log "the password of $APP_DB_USER@localhost was not app_db_password: changed it to app_db_password"
+  # = before the hash: a user without a password is found too.
+  found=$(root_sql "SELECT CONCAT('=', authentication_string) FROM mysql.user WHERE User = '$APP_DB_USER' AND Host = '$APP_DB_USER_HOST';")
+  if [[ -z $found ]]; then
+    root_sql "CREATE USER $account IDENTIFIED BY PASSWORD '$hash';"
+    log "created the database user $APP_DB_USER@$APP_DB_USER_HOST"
+  elif [[ $found != "=$hash" ]]; then
+    root_sql "ALTER USER $account IDENTIFIED BY PASSWORD '$hash';"
+    log "the password of $APP_DB_USER@$APP_DB_USER_HOST was not app_db_password: changed it to app_db_password"
+  else
+    log "the database user $APP_DB_USER@$APP_DB_USER_HOST exists"
   fi
-  root_sql "FLUSH PRIVILEGES;"
+  root_sql "GRANT $APP_DB_GRANTS ON \`${DATABASE_NAME//_/\\_}\`.* TO $account;
+FLUSH PRIVILEGES;"
 }
 
 step_07_configure_git() {
@@ -344,7 +384,10 @@ step_07_configure_git() {
   as_login git config --global user.email "$GIT_EMAIL"
 }
 
-step_08_fetch_repository() {
+step_08_fetch_repository() { variant TOPOLOGY step_08_fetch_repository; }
+
+# The single host follows the default branch: cloned at the first boot, pulled by a rerun.
+step_08_fetch_repository_single_host() {
   local partial
   partial="$(dirname "$APP_DIR")/.$(basename "$APP_DIR").clone"
   if [[ ! -d $APP_DIR ]]; then
@@ -393,9 +436,12 @@ metadata() {
   retry "metadata $1" curl -fsS --max-time 30 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/$1"
 }
 
-# Sets PUBLIC_DNS from the metadata service (IMDSv2), once it reports the Elastic IP (associated only
-# after the instance runs, while the first boot may be under way). Also run at each boot by the refresh script.
-read_public_hostname() {
+# read_public_hostname: sets PUBLIC_DNS, the app's public name. Also run at each boot by the refresh script.
+read_public_hostname() { variant TOPOLOGY read_public_hostname; }
+
+# The single host's public name, from the metadata service (IMDSv2), once it reports the Elastic IP
+# (associated only after the instance runs, while the first boot may be under way).
+read_public_hostname_single_host() {
   local ip deadline=$((SECONDS + ELASTIC_IP_WAIT_SECONDS))
   while [[ -n $ELASTIC_IP ]]; do
     ip=$(metadata meta-data/public-ipv4)
@@ -409,9 +455,12 @@ read_public_hostname() {
   log "public hostname: $PUBLIC_DNS"
 }
 
-# FRONTENDURI and BACKENDURI are the header's templates with the public hostname in place of @PUBLIC_DNS@.
+# FRONTENDURI and BACKENDURI are the header's templates with the public hostname in place of @PUBLIC_DNS@
+# (the scale-out topology's name the load balancer as they are). DATABASE_ADDRESS_ENV: the header's
+# DB_HOST and DB_PORT of a database elsewhere (docs/scale-out.md), which the app must read; none on the
+# single host, whose app reaches its own server by default.
 step_11_write_env_file() {
-  set_env_values DB_USER "$APP_DB_USER" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" \
+  set_env_values DB_USER "$APP_DB_USER" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" "${DATABASE_ADDRESS_ENV[@]}" \
     FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }
 
@@ -516,7 +565,7 @@ step_15_install_service() {
 refresh_public_uris() {
   trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
   # A release switched to and never verified (its ops action was cut off) does not start (userdata/ops.sh).
-  settle_at_boot
+  settle_unverified boot
   read_public_hostname
   set_env_values FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }
@@ -540,7 +589,7 @@ main() {
   MAIN_SUBSHELL=$BASH_SUBSHELL
   trap on_error ERR
   # Temporary files go when the run ends, failed or not (a kill: see the steps that write them).
-  trap 'rm -f -- "${TEMP_FILES[@]}"; ops_unlock' EXIT
+  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
   ops_lock provision
@@ -559,13 +608,12 @@ main() {
   run_step step_13_enable_swap
   run_step step_14_install_dependencies
   run_step step_15_install_service
-  # HTTPS on the domain, where the settings give one (userdata/https.sh is in the user data only then).
-  if declare -F install_https >/dev/null; then run_step install_https; fi
+  # HTTPS on the domain, where the host serves it (userdata/https.sh is in the user data only then).
+  if [[ $HTTPS == true ]]; then run_step install_https; fi
   log "provisioning $APP_NAME: done"
 }
 
-# The run. Everything above defines functions only; userdata/script.ts puts the modules that replace
-# some of them (remote-database.sh: scriptModules, REPLACING_MODULES) between those and this run.
+# The run. Everything above, and in the modules before this file, defines functions only.
 mkdir -p "$(dirname "$LOG_FILE")"
 (umask 077 && : >>"$LOG_FILE")
 # The ops command first, with no secret in it: its reprovision repairs a run that fails from here on.

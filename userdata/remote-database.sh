@@ -5,27 +5,18 @@
 # MASTER_SECRET_ARN; the app's public name is the load balancer's (or the domain's), which the header's
 # FRONTEND_URI and BACKEND_URI hold.
 #
-# Function definitions only, which replace provision.sh's of the same names: userdata/script.ts puts
-# this module after provision.sh's functions and before its run (REPLACING_MODULES), so that bash runs
-# these. They are the secrets (load_secrets), the SQL client (root_sql), steps 3, 4, 6, 8 and 11, the
-# run of a step (run_step: steps 6 and 9 one host at a time), the public name (read_public_hostname),
-# and the ops command's actions that change one host where the whole group must change
-# (ops_release, ops_rollback, rotate_secrets).
+# Function definitions only: the scale-out topology's definitions (NAME_scale_out) of the functions that
+# provision.sh and ops.sh run through `variant TOPOLOGY NAME` (provision.sh says how): the database's
+# administrator (load_database_admin), steps 3, 4 and 8, steps 6 and 9 one host at a time
+# (one_host_at_a_time), the public name (read_public_hostname), and the ops command's actions
+# (ops_action: those that would change one host where the whole group must change are refused).
 # shellcheck disable=SC2154,SC2034 # the variables come from the rendered header; those set here, provision.sh's functions read
 
-# load_secrets: the app's password and the token from Parameter Store (parameter-store.sh), and the
-# master user's credentials from RDS's secret; the master password takes the root password's place
-# (DB_ROOT_PASSWORD, DB_ROOT_PASSWORD_B64), which redact hides.
-load_secrets() {
-  read_parameters APP_DB_PASSWORD "$APP_DB_PASSWORD_PARAMETER" "application database password" \
-    SOURCE_HOST_TOKEN "$SOURCE_HOST_TOKEN_PARAMETER" "source host token"
-  read_master_secret
-}
-
-# read_master_secret: DB_MASTER_USER and DB_ROOT_PASSWORD from the JSON of the secret RDS manages
-# ({"username": …, "password": …}), read with the AWS CLI and parsed by python3 (both on every Amazon
-# Linux 2023 image) from standard input: the password is never an argument nor in a file.
-read_master_secret() {
+# The database's administrator is its master user (DB_ADMIN_USER, DB_ADMIN_PASSWORD), read from the JSON
+# of the secret RDS manages ({"username": …, "password": …}) with the AWS CLI and parsed by python3 (both
+# on every Amazon Linux 2023 image) from standard input: the password is never an argument nor in a file.
+# It takes the root password's place (DB_ROOT_PASSWORD, DB_ROOT_PASSWORD_B64), which redact hides.
+load_database_admin_scale_out() {
   local out fields=()
   out=$(retry "Secrets Manager" aws secretsmanager get-secret-value --region "$SECRETS_REGION" \
     --secret-id "$MASTER_SECRET_ARN" --query SecretString --output text) ||
@@ -36,19 +27,16 @@ secret = json.load(sys.stdin)
 sys.stdout.write(secret["username"] + "\0" + secret["password"])' 2>/dev/null || true)
   [[ ${#fields[@]} == 2 && ${fields[0]} =~ ^[A-Za-z0-9_]{1,32}$ ]] ||
     die "the master secret $MASTER_SECRET_ARN holds no user name and password as RDS writes them"
-  DB_MASTER_USER=${fields[0]}
+  DB_ADMIN_USER=${fields[0]}
   printf -v DB_ROOT_PASSWORD_B64 '%s' "$(printf '%s' "${fields[1]}" | base64 -w0)"
   decode_secret DB_ROOT_PASSWORD "database master password ($MASTER_SECRET_ARN)"
-  log "the database's master user $DB_MASTER_USER: credentials read from Secrets Manager ($MASTER_SECRET_ARN)"
+  DB_ADMIN_PASSWORD=$DB_ROOT_PASSWORD
+  log "the database's master user $DB_ADMIN_USER: credentials read from Secrets Manager ($MASTER_SECRET_ARN)"
 }
 
-# root_sql SQL: as the master user, on the database the client's defaults name (step 3 sets them); the
-# password in the client's environment only, the SQL on its standard input.
-root_sql() { printf '%s\n' "$1" | MYSQL_PWD=$DB_ROOT_PASSWORD mariadb --user="$DB_MASTER_USER" --batch --skip-column-names; }
-
-# Step 3 without a server of its own: every mariadb call of the run (step 9's import as the app user
-# among them) goes to DB_HOST:DB_PORT, which must answer within DATABASE_WAIT_SECONDS.
-step_03_start_database() {
+# Step 3 without a server of its own: every mariadb call of the run (root_sql's, step 9's import as the
+# app user among them) goes to DB_HOST:DB_PORT, which must answer within DATABASE_WAIT_SECONDS.
+step_03_start_database_scale_out() {
   export MYSQL_HOST=$DB_HOST MYSQL_TCP_PORT=$DB_PORT
   local deadline=$((SECONDS + DATABASE_WAIT_SECONDS))
   # ping answers 0 once the server answers, whoever asks ("Access denied" included); mariadb-admin
@@ -63,37 +51,15 @@ step_03_start_database() {
 
 # Step 4, the master user's credentials in place of the root password: unlike the local root password's
 # step, a refusal stops the run, since steps 5 to 9 need them.
-step_04_set_root_password() {
-  root_sql 'SELECT 1;' >/dev/null || die "the database refuses its master user $DB_MASTER_USER with the password of $MASTER_SECRET_ARN"
-  log "the master user $DB_MASTER_USER logs in to $DB_HOST"
-}
-
-# Step 6 for a group of hosts: '<user>'@'%' (the hosts come and go; the database's security group admits
-# the app hosts only), created only if absent, by one host (run_step holds the database lock); its password
-# follows app-db-password as on the single host. It gets every privilege on its database that RDS's master
-# user holds, and may grant: ALL PRIVILEGES but DELETE HISTORY, which RDS does not give the master user.
-step_06_create_app_user() {
-  local hash users
-  hash=$(password_hash "$APP_DB_PASSWORD")
-  users=$(root_sql "SELECT authentication_string FROM mysql.user WHERE User = '$APP_DB_USER' AND Host = '%';")
-  if [[ -z $users ]]; then
-    root_sql "CREATE USER '$APP_DB_USER'@'%' IDENTIFIED BY PASSWORD '$hash';"
-    log "created the database user $APP_DB_USER@%"
-  elif [[ $users != "$hash" ]]; then
-    root_sql "ALTER USER '$APP_DB_USER'@'%' IDENTIFIED BY PASSWORD '$hash';"
-    log "the password of $APP_DB_USER@% was not app_db_password: changed it to app_db_password"
-  else
-    log "the database user $APP_DB_USER@% exists"
-  fi
-  root_sql "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, REFERENCES, INDEX, ALTER, CREATE TEMPORARY TABLES, LOCK TABLES,
-EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER ON \`${DATABASE_NAME//_/\\_}\`.* TO '$APP_DB_USER'@'%';
-FLUSH PRIVILEGES;"
+step_04_set_root_password_scale_out() {
+  root_sql 'SELECT 1;' >/dev/null || die "the database refuses its master user $DB_ADMIN_USER with the password of $MASTER_SECRET_ARN"
+  log "the master user $DB_ADMIN_USER logs in to $DB_HOST"
 }
 
 # Step 8 on a host of the group: a new host clones the release the launch template names (RELEASE_REF;
 # empty: the default branch) and never pulls: a new release reaches the group as a new launch template
 # version, which an instance refresh rolls out host by host.
-step_08_fetch_repository() {
+step_08_fetch_repository_scale_out() {
   local partial sha
   partial="$(dirname "$APP_DIR")/.$(basename "$APP_DIR").clone"
   if [[ -d $APP_DIR ]]; then
@@ -110,37 +76,19 @@ step_08_fetch_repository() {
   log "release ${RELEASE_REF:-of the default branch}: $sha"
 }
 
-# Step 11 with DB_HOST and DB_PORT, which the app must read to reach the database (docs/scale-out.md).
-step_11_write_env_file() {
-  set_env_values DB_USER "$APP_DB_USER" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" DB_HOST "$DB_HOST" DB_PORT "$DB_PORT" \
-    FRONTENDURI "$FRONTEND_URI" BACKENDURI "$BACKEND_URI"
-}
-
-# read_public_hostname: the app's public name is the load balancer's or the domain's, which the header's
-# URIs hold: step 10 and the refresh at each boot keep them, whatever this host's own name is.
-read_public_hostname() {
+# The app's public name is the load balancer's or the domain's, which the header's URIs hold: step 10
+# and the refresh at each boot keep them, whatever this host's own name is.
+read_public_hostname_scale_out() {
   PUBLIC_DNS=${FRONTEND_URI#*://}
   log "public name: $PUBLIC_DNS (the load balancer's, or the domain's)"
 }
 
-# run_step STEP: as provision.sh's, but steps 6 and 9 run one host at a time across the group (two hosts
-# booting together would both find no app user, or no import mark): under the database lock.
-run_step() {
-  CURRENT_STEP=$1
-  log "START $1"
-  case $1 in
-    step_06_create_app_user | step_09_import_database) with_database_lock "$1" ;;
-    *) "$1" ;;
-  esac
-  log "DONE $1"
-}
-
-# with_database_lock COMMAND: runs COMMAND while a session of the master user holds the database's named
-# lock (GET_LOCK, waiting at most DATABASE_LOCK_SECONDS for another host's). The lock lives as long as
-# that session: a host that dies, or a run that fails, lets it go with its connection.
-with_database_lock() {
+# one_host_at_a_time STEP (run_step): runs STEP while a session of the master user holds the database's
+# named lock (GET_LOCK, waiting at most DATABASE_LOCK_SECONDS for another host's). The lock lives as long
+# as that session: a host that dies, or a run that fails, lets it go with its connection.
+one_host_at_a_time_scale_out() {
   local lock="crm-provisioning:$DATABASE_NAME" got='' session input
-  coproc LOCK_SESSION { MYSQL_PWD=$DB_ROOT_PASSWORD exec mariadb --user="$DB_MASTER_USER" --batch --skip-column-names --unbuffered; }
+  coproc LOCK_SESSION { MYSQL_PWD=$DB_ADMIN_PASSWORD exec mariadb --user="$DB_ADMIN_USER" --batch --skip-column-names --unbuffered; }
   # bash forgets the coprocess's variables once it has ended.
   session=$LOCK_SESSION_PID input=${LOCK_SESSION[1]}
   printf "SELECT GET_LOCK('%s', %d);\n" "$lock" "$DATABASE_LOCK_SECONDS" >&"$input"
@@ -152,8 +100,13 @@ with_database_lock() {
   wait "$session" || true
 }
 
-# The ops command's actions that would change one host of the group only: a release, and new secrets,
-# reach every host as a new launch template version or a new host (docs/scale-out.md).
-ops_release() { die "release: the group's hosts deploy the launch template's release_ref; set it and apply, and the instance refresh rolls it out (docs/scale-out.md)"; }
-ops_rollback() { die "rollback: set release_ref back and apply; the instance refresh rolls it out (docs/scale-out.md)"; }
-rotate_secrets() { die "rotate-secrets: new secrets reach the group's hosts as new hosts, through an instance refresh (docs/scale-out.md)"; }
+# ops_action ACTION ARGS... (ops_change): but the actions that would change one host of the group only: a
+# release, and new secrets, reach every host as a new launch template version or a new host (docs/scale-out.md).
+ops_action_scale_out() {
+  case $1 in
+    release) die "release: the group's hosts deploy the launch template's release_ref; set it and apply, and the instance refresh rolls it out (docs/scale-out.md)" ;;
+    rollback) die "rollback: set release_ref back and apply; the instance refresh rolls it out (docs/scale-out.md)" ;;
+    rotate-secrets) die "rotate-secrets: new secrets reach the group's hosts as new hosts, through an instance refresh (docs/scale-out.md)" ;;
+    *) "ops_${1//-/_}" "${@:2}" ;;
+  esac
+}

@@ -1,10 +1,10 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  APP_PORT, CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
+  APP_DB_GRANTS, APP_DB_USER_HOST, APP_PORT, CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
   DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS, HTTP_PORT,
   KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
-  NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, RELEASE_FREE_MARGIN_MIB, SOURCE_LOW_SPEED_SECONDS, SOURCE_TIMEOUT_SECONDS,
+  NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES,
   STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
@@ -46,42 +46,19 @@ function shellCode(name: string): string {
   return withoutCommentLines(shellFile(name));
 }
 
-/** The comment line of provision.sh after which only its run follows (no function is defined below it). */
-export const RUN_MARKER = "# The run.";
-
 /**
- * The provisioning code (userdata/provision.sh), read once, as it goes into the user data, in two parts
- * split before the line that starts with RUN_MARKER: its function definitions, and its run. The modules
- * that replace some of those functions go between them.
+ * The provisioning code: provision.sh without its #! line and its comment lines (shellcheck's
+ * directives kept, so that the rendered script is checked as the file is). The comments are for
+ * readers of the file; left out of the user data, they leave room under EC2's 16 KiB limit. Safe
+ * because no string or here-document of the file holds a line starting with # (a test compares the
+ * functions bash reads from both).
  */
-export const [PROVISIONING_FUNCTIONS, PROVISIONING_RUN] = ((): [string, string] => {
-  const lines = shellFile("provision").split("\n");
-  const run = lines.findIndex((line) => line.startsWith(RUN_MARKER));
-  if (run < 0 || lines.findIndex((line, i) => i > run && line.startsWith(RUN_MARKER)) >= 0) {
-    throw new Error(`userdata/provision.sh must hold one line starting with "${RUN_MARKER}"`);
-  }
-  return [withoutCommentLines(lines.slice(0, run).join("\n")), withoutCommentLines(lines.slice(run).join("\n"))];
-})();
-
-/**
- * The provisioning code whole: provision.sh without its #! line and its comment lines (shellcheck's
- * directives kept, so that the rendered script is checked as the file is), the two parts above joined.
- * The comments are for readers of the file; left out of the user data, they leave room under EC2's
- * 16 KiB limit (about 2.4 KiB of the compressed script). Safe because no string or here-document of
- * the file holds a line starting with # (a test compares the functions bash reads from both).
- */
-export const PROVISIONING_CODE = `${PROVISIONING_FUNCTIONS}\n${PROVISIONING_RUN}`;
-
-/**
- * The modules that replace functions of provision.sh (its step functions among them): they go after
- * provision.sh's functions, before its run, where bash's later definition of a function is the one run.
- */
-export const REPLACING_MODULES: readonly string[] = ["remote-database"];
+export const PROVISIONING_CODE = withoutCommentLines(shellFile("provision"));
 
 /**
  * Shell modules of userdata/ (`<name>.sh`, function definitions only) that the settings need,
  * in the order they go into the script: after the header, before provision.sh, whose steps call
- * their functions. A feature that only some stacks use lives in a module of its own, so that the
+ * their functions (a module defines no function that another file defines). A feature that only some stacks use lives in a module of its own, so that the
  * user data of the others does not carry it (EC2's 16 KiB limit; see ProvisioningUserData).
  */
 export function scriptModules(settings: ProvisioningSettings): string[] {
@@ -197,9 +174,8 @@ function shellArray(words: readonly string[]): string {
  */
 export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
   scaleOut?: ScaleOutValues): string {
-  const modules = (replacing: boolean) => scriptModules(settings).filter((name) => REPLACING_MODULES.includes(name) === replacing)
-    .map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
-  return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut)}\n${modules(false)}${PROVISIONING_FUNCTIONS}\n${modules(true)}${PROVISIONING_RUN}`;
+  const modules = scriptModules(settings).map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
+  return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut)}\n${modules}${PROVISIONING_CODE}`;
 }
 
 /** The header's lines of the scale-out topology: the database, its master secret and the release (ScaleOutValues). */
@@ -271,12 +247,17 @@ readonly FSTAB=${q(settings.fstabFile)}
 readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}
 readonly NFTABLES_CONFIG=${q(settings.nftablesConfig)}
 readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort && !domain && !onScaleOut ? "true" : "false"}
+readonly HTTPS=${domain ? "true" : "false"}
 readonly ELASTIC_IP='${elasticIp}'
 readonly FRONTEND_URI=${q(uris.frontend)} BACKEND_URI=${q(uris.backend)}
+# Which definitions run where a function differs (provision.sh: variant).
+# shellcheck disable=SC2034 # read by name
+readonly TOPOLOGY=${settings.topology.replace("-", "_")} SECRETS=${settings.secrets.replace("-", "_")}
+readonly APP_DB_USER_HOST=${q(APP_DB_USER_HOST[settings.topology])} APP_DB_GRANTS=${q(APP_DB_GRANTS[settings.topology])}
 ${domain ? `readonly DOMAIN_NAME=${q(domain.name)} ACME_DIRECTORY=${q(domain.acmeDirectory)}
 readonly CADDY_URL=${q(domain.caddyUrl)} CADDY_SHA512=${q(domain.caddySha512)}
 readonly CADDY_BINARY=${q(CADDY_PATHS.binary)} CADDY_HOME=${q(CADDY_PATHS.home)} CADDY_CONFIG=${q(CADDY_PATHS.config)}
-` : ""}${scaleOut ? renderScaleOutLines(scaleOut) : ""}
+` : ""}${scaleOut ? renderScaleOutLines(scaleOut) : ""}readonly DATABASE_ADDRESS_ENV=(${scaleOut ? 'DB_HOST "$DB_HOST" DB_PORT "$DB_PORT"' : ""})
 # Constants (userdata/constants.ts).
 readonly PACKAGES=${shellArray(onScaleOut ? CLIENT_PACKAGES : PACKAGES)}
 readonly DATABASE_SERVICE=${q(DATABASE_SERVICE)} DATABASE_USER=${q(DATABASE_USER)}
@@ -296,9 +277,8 @@ readonly REFRESH_UNIT=${q(renderRefreshUnit(settings))}
 readonly REFRESH_SCRIPT=${q(refreshScriptPath(settings))}
 readonly OPS_COMMAND=${q(ops.command)} RELEASES_DIR=${q(ops.releasesDirectory)}
 readonly OPS_LOG=${q(ops.auditLog)} OPS_LOCK=${q(ops.lockFile)}
-readonly OPS_STATE=${q(ops.stateFile)} OPS_RUNS=${q(ops.runsDirectory)}
+readonly OPS_STATE=${q(ops.stateFile)}
 readonly USER_DATA_COPY=${q(USER_DATA_COPY)} HEALTH_PATH=${q(settings.healthCheckPath)}
-readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES} FREE_MARGIN_MIB=${RELEASE_FREE_MARGIN_MIB}
-readonly SOURCE_TIMEOUT_SECONDS=${SOURCE_TIMEOUT_SECONDS} SOURCE_LOW_SPEED_SECONDS=${SOURCE_LOW_SPEED_SECONDS}
+readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES}
 `;
 }

@@ -90,8 +90,8 @@ export async function hostD(ctx: HostDContext): Promise<void> {
       scaleOut: { databaseHost: DB_ADDRESS, databasePort: String(DB_PORT), masterSecretArn, loadBalancerName: LOAD_BALANCER, releaseRef: "" },
     }));
     const script = gunzipSync(userData).toString("utf8");
-    figure("host D: scale-out user data", `${userData.length} bytes, remote-database module ${script.includes("with_database_lock()") ? "in" : "NOT in"} it`,
-      script.includes("with_database_lock()") && script.includes(`readonly DB_HOST='${DB_ADDRESS}'`));
+    figure("host D: scale-out user data", `${userData.length} bytes, remote-database module ${script.includes("one_host_at_a_time_scale_out()") ? "in" : "NOT in"} it`,
+      script.includes("one_host_at_a_time_scale_out()") && script.includes(`readonly DB_HOST='${DB_ADDRESS}'`));
 
     const root = await createOverlay(ctx.image, join(dir, "root.qcow2"));
     const seed = await createSeedIso(join(dir, "seed.iso"), userData,

@@ -3,14 +3,13 @@
  * harness's parts (MariaDB, the git server over https, the app unit running server.js, the
  * systemd-run stand-in that starts each action in a session of its own, as a transient unit):
  * a dropped session (SIGHUP) and a closed output during a bad release's health check, signals to the
- * action itself, SIGKILL at each phase, a reboot after a cut-off switch, a stuck source, lock
- * contention and a process left behind, pruning and rollback targets, an argument that would forge
- * audit lines, an empty .env, and a full file system (a small tmpfs). Each time: the previous good
- * release serves, and the audit log and `status` tell what happened.
+ * action itself, SIGKILL at each phase, a reboot after a cut-off switch, pruning and rollback targets,
+ * an argument that would forge audit lines, an empty .env, and a full file system (a small tmpfs).
+ * Each time: the previous good release serves, and the audit log and `status` tell what happened.
  */
 import { ChildProcess, spawnSync } from "child_process";
 import { randomBytes } from "crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "fs";
 import { get } from "http";
 import { join } from "path";
 import { opsPaths, refreshScriptPath, renderProvisioningScript, ScriptSecrets } from "../../userdata";
@@ -28,7 +27,7 @@ const server = (answer: string) => `require('http').createServer((q, r) => r.end
 /** A server that runs and never listens: the health check waits out HEALTH_SECONDS. */
 const SILENT_SERVER = "setInterval(() => undefined, 1000);\n";
 /** Short limits, so that a test waits seconds, not minutes. */
-const HEADER = { HEALTH_SECONDS: 6, SOURCE_TIMEOUT_SECONDS: 4, SOURCE_LOW_SPEED_SECONDS: 3, KEEP_RELEASES: 2, ATTEMPTS: 2 };
+const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 2 };
 
 function answer(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
@@ -86,10 +85,6 @@ class Host {
     return existsSync(this.ops.stateFile) ? readFileSync(this.ops.stateFile, "utf8") : "";
   }
 
-  lockHolder(): string | undefined {
-    return lstatSync(this.ops.lockFile, { throwIfNoEntry: false })?.isSymbolicLink() ? readlinkSync(this.ops.lockFile) : undefined;
-  }
-
   body(): Promise<string | undefined> {
     return answer(this.h.appPort);
   }
@@ -142,7 +137,6 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     expect(host.current()).toBe(v2);
     expect(await host.body()).toBe("crm v2");
     expect(host.state()).not.toMatch(/^unverified /m);
-    expect(host.lockHolder()).toBeUndefined();
     expect(host.leftovers()).toEqual([]);
   }
 
@@ -174,7 +168,9 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     expect(release.exitCode).not.toBe(0);
     await host.actionEnded();
     await expectV2Serves();
-    expect(host.audit().pop()).toMatch(new RegExp(`^alice release silent: ${v2} -> ${v2}: 0003-\\w{7} did not answer; ${v2} serves again \\(exit 3\\)$`));
+    // The action's next write got SIGPIPE (or its health check ended first).
+    expect(host.audit().pop()).toMatch(
+      new RegExp(`^alice release silent: ${v2} -> ${v2}: 0003-\\w{7} (did not answer|was interrupted by SIGPIPE); ${v2} serves again \\(exit 3\\)$`));
   });
 
   test.each(["HUP", "INT", "PIPE", "TERM"])("SIG%s to the action itself at the health check of a good release: v2 serves again, and the audit line says why", async (signal) => {
@@ -192,7 +188,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
       new RegExp(`^alice release v3: ${v2} -> ${v2}: 0003-\\w{7} was interrupted by SIG${signal}; ${v2} serves again \\(exit 3\\)$`));
   });
 
-  test("SIGKILL during the build: nothing switched; status reports the stale lock; the next action takes it over, removes the build and logs the cut-off action", async () => {
+  test("SIGKILL during the build: nothing switched; the next action removes the build", async () => {
     h.fault = "ops:kill-build";
     let killed: RunResult;
     try {
@@ -200,21 +196,15 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     } finally {
       h.fault = undefined;
     }
-    expect(killed.exitCode).toBe(1);
-    expect(killed.output).toContain("no result (killed?); see status");
+    expect(killed.exitCode).toBe(137);
     expect(host.current()).toBe(v2);
     expect(host.leftovers()).toEqual([".new"]);
     const status = await host.run(["status"]);
     expect(status.exitCode).toBe(0);
-    expect(status.output).toMatch(new RegExp(`^lock: stale: release v3 by alice \\(pid \\d+ started \\d+, since \\S+Z\\): gone; the next action takes it over \\(or: sudo rm ${host.ops.lockFile}\\)$`, "m"));
-    expect(status.output).not.toMatch(/^unverified/m);
-    const next = await host.run(["rollback", v2]);
-    expect(next.exitCode).toBe(0);
+    expect(status.output).not.toMatch(/^(unverified|lock):/m);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
     await expectV2Serves();
-    expect(host.audit().slice(-2)).toEqual([
-      expect.stringMatching(/^- release v3 by alice \(pid \d+ started \d+, since \S+Z\): - -> -: cut off \(taken over by rollback \d{4}-\w{7}\)$/),
-      `alice rollback ${v2}: ${v2} -> ${v2}: ok`,
-    ]);
+    expect(host.audit().pop()).toBe(`alice rollback ${v2}: ${v2} -> ${v2}: ok`);
   });
 
   test("SIGKILL at the restart after the switch: status says unverified; a reboot starts v2, not the unverified release", async () => {
@@ -225,25 +215,23 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     } finally {
       h.fault = undefined;
     }
-    expect(killed.exitCode).toBe(1);
+    expect(killed.exitCode).toBe(137);
     const unverified = host.current();
     expect(unverified).toMatch(/^0003-/);
     const status = await host.run(["status"]);
-    expect(status.output).toContain(`unverified: ${unverified} (release v3 by alice, cut off); the next action checks it, a boot starts ${v2}`);
+    expect(status.output).toContain(`unverified: ${unverified}; the next action or a boot puts ${v2} back`);
     // The boot: the refresh unit runs before the app.
     const boot = await h.runCommand(refreshScriptPath(h.settings), []);
     expect(boot.exitCode).toBe(0);
     expect(host.current()).toBe(v2);
     await h.runCommand(join(h.dir, "app-unit.sh"), ["restart"]);
     await until("v2 answering", async () => (await host.body()) === "crm v2");
-    expect(host.audit().pop()).toBe(`alice release v3: ${v2} -> ${v2}: cut off before its check; at boot ${v2} serves, not ${unverified}`);
-    // A stale lock stays until the next action; then all is as before.
-    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    expect(host.audit().pop()).toBe(`alice release v3: ${v2} -> ${v2}: cut off; at boot ${v2} serves, not ${unverified}`);
     rmSync(join(host.ops.releasesDirectory, unverified), { recursive: true, force: true });
     await expectV2Serves();
   });
 
-  test("SIGKILL during the health check: the next action verifies the release (it answers) and records it good", async () => {
+  test("SIGKILL during the health check: the next action puts v2 back and marks the release failed", async () => {
     h.fault = "ops:kill-health";
     let killed: RunResult;
     try {
@@ -251,70 +239,17 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     } finally {
       h.fault = undefined;
     }
-    expect(killed.exitCode).toBe(1);
+    expect(killed.exitCode).toBe(137);
     const unverified = host.current();
     expect(host.state()).toMatch(new RegExp(`^unverified ${unverified} ${v2} alice release v3$`, "m"));
     const patch = await host.run(["patch"]);
     expect(patch.exitCode).toBe(0);
-    expect(host.current()).toBe(unverified);
-    expect(await host.body()).toBe("crm v3");
-    expect(host.state()).toMatch(new RegExp(`^good ${unverified}$`, "m"));
+    await expectV2Serves();
+    expect(host.state()).toMatch(new RegExp(`^failed ${unverified}$`, "m"));
     expect(host.audit().slice(-2)).toEqual([
-      `alice release v3: ${v2} -> ${unverified}: cut off before its check; ${unverified} answers`,
+      `alice release v3: ${v2} -> ${v2}: cut off; ${v2} serves, not ${unverified}`,
       expect.stringMatching(/^alice patch: .* -> .*: ok$/),
     ]);
-    // Back to v2 for the next cases: the default rollback goes to the last known good, v2.
-    expect((await host.run(["rollback"])).exitCode).toBe(0);
-    await expectV2Serves();
-  });
-
-  test("a stuck source (accepts, never answers): the ref check fails within its limit, before the lock; a clone that sticks fails within its own", async () => {
-    h.gitStall = true;
-    let stuck: RunResult;
-    try {
-      const started = Date.now();
-      const pending = host.run(["release", "v3"]);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      // Meanwhile the lock is free: another action runs.
-      const meanwhile = await host.run(["rollback", v2]);
-      expect(meanwhile.exitCode).toBe(0);
-      stuck = await pending;
-      expect(Date.now() - started).toBeLessThan(HEADER.SOURCE_TIMEOUT_SECONDS * 1000 + 15_000);
-    } finally {
-      h.gitStall = false;
-    }
-    expect(stuck.exitCode).toBe(1);
-    expect(host.audit().pop()).toBe("alice release v3: - -> -: unknown ref v3, or no answer from the source; nothing changed (exit 1)");
-    // Now the source sticks once the action holds the lock, during its clone: each try stops at the limit.
-    h.gitStallWhen = () => host.lockHolder() !== undefined;
-    let cloning: RunResult;
-    try {
-      cloning = await host.run(["release", "v3"]);
-    } finally {
-      h.gitStallWhen = undefined;
-    }
-    expect(cloning.exitCode).toBe(1);
-    expect(cloning.output).toContain(`ERROR: no clone of ${h.settings.repoUrl}; ${v2} still serves`);
-    await expectV2Serves();
-  });
-
-  test("a process the build leaves behind holds no lock: the next action runs", async () => {
-    h.fault = "ops:leave-child";
-    try {
-      expect((await host.run(["release", "v3"])).exitCode).toBe(0);
-    } finally {
-      h.fault = undefined;
-    }
-    const leftover = parseInt(readFileSync(join(h.settings.loginHome, "leftover.pid"), "utf8"), 10);
-    try {
-      expect(() => process.kill(leftover, 0)).not.toThrow();
-      expect(host.lockHolder()).toBeUndefined();
-      const back = await host.run(["rollback"]);
-      expect(back.exitCode).toBe(0);
-      await expectV2Serves();
-    } finally {
-      process.kill(leftover, "SIGKILL");
-    }
   });
 
   test("pruning keeps the current, the previous and the last known good release; a plain rollback goes to the last known good, never to a failed one", async () => {
@@ -362,7 +297,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     try {
       const refused = await host.run(["rollback", first]);
       expect(refused.exitCode).toBe(1);
-      expect(refused.output).toContain("lacks DB_USER, DB_PASSWORD or DB_NAME; not copying it");
+      expect(refused.output).toContain(`ERROR: ${join(host.ops.releasesDirectory, v2, ".env")} holds no DB_PASSWORD; not copying it`);
       expect(readFileSync(target, "utf8")).toBe(targetBefore);
       expect(host.current()).toBe(v2);
     } finally {
@@ -379,7 +314,7 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
   const freeKiB = () => parseInt(spawnSync("df", ["--output=avail", "-k", home], { encoding: "utf8" }).stdout.trim().split("\n").pop() ?? "0", 10);
 
   beforeAll(async () => {
-    host = await startHost({ ...HEADER, FREE_MARGIN_MIB: 1 }, (harness) => {
+    host = await startHost(HEADER, (harness) => {
       home = harness.settings.loginHome;
       const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=24m,mode=755", "tmpfs", home], { encoding: "utf8" });
       if (mounted.status !== 0) throw new Error(`mount tmpfs: ${mounted.stderr}`);
@@ -404,7 +339,7 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
     const big = randomBytes(Math.ceil(free * 1024 * 0.6));
     await h.pushCommit({ "server.js": server("crm big"), "big.bin": big.toString("base64") }, "big", "refs/heads/big");
     const result = await host.run(["release", "big"]);
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).not.toBe(0);
     expect(host.current()).toBe(v2);
     expect(host.leftovers()).toEqual([]);
     expect(Math.abs(freeKiB() - free)).toBeLessThan(256);
@@ -426,12 +361,6 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
     expect(host.releases()).toHaveLength(2);
     expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
     expect(host.audit().pop()).toMatch(new RegExp(`^alice release main: ${v2} -> -: .* \\(exit 1\\)$`));
-    // Still full: the next release is refused before its clone, by the free-space check.
-    const requests = h.gitRequests.length;
-    const refused = await host.run(["release", "main"]);
-    expect(refused.exitCode).toBe(1);
-    expect(refused.output).toMatch(new RegExp(`ERROR: \\d+ MiB free; a release needs \\d+ MiB and 1 more; ${v2} still serves`));
-    expect(h.gitRequests.slice(requests).filter((request) => request.method === "POST")).toEqual([]);
     rmSync(join(home, "filler"));
     expect((await host.run(["release", "main"])).exitCode).toBe(0);
     expect(await host.body()).toBe("crm");

@@ -997,9 +997,10 @@ esac
         `fi`);
     }
     write("systemctl", systemctl.join("\n"));
-    // systemd-run: the transient unit in a session (and process group) of its own, with the machine's
-    // environment and the --setenv variables only, none of the caller's descriptors nor of its ignored signals;
-    // units/<name> holds its pid.
+    // systemd-run --wait --pipe: the transient unit in a session (and process group) of its own, with the
+    // machine's environment and the --setenv variables only, the caller's standard input, output and error,
+    // and none of its ignored signals; it waits for the unit and exits with its status. A hang-up of the
+    // caller ends this wait, not the unit. units/<name> holds the unit's pid.
     const units = shq(join(this.dir, "units"));
     write("systemd-run", [record("systemd-run"),
       "unit='' envs=()",
@@ -1015,8 +1016,9 @@ esac
       "done",
       `mkdir -p ${units}`,
       // As systemd starts a unit: every signal's default action (a job started with & ignores SIGINT).
-      `setsid env --default-signal -i PATH="$PATH" LANG="$LANG" TMPDIR="$TMPDIR" GIT_SSL_CAINFO="$GIT_SSL_CAINFO" "\${envs[@]}" "$@" </dev/null >>${shq(join(this.dir, "units.log"))} 2>&1 &`,
-      `echo $! >${units}/"$unit"`].join("\n"));
+      `setsid env --default-signal -i PATH="$PATH" LANG="$LANG" TMPDIR="$TMPDIR" GIT_SSL_CAINFO="$GIT_SSL_CAINFO" "\${envs[@]}" "$@" &`,
+      `echo $! >${units}/"$unit"`,
+      `wait $!`].join("\n"));
     // Records the call; the rules it was given are kept in nft-rules.log (the VM boot test runs nft for real).
     write("nft", `${record("nft")}\ncat >>${shq(join(this.dir, "nft-rules.log"))}`);
     // The real mkswap, on the small file the fallocate stand-in makes: blkid then sees a real swap signature.

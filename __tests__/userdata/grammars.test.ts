@@ -325,7 +325,7 @@ describe("the metadata service at its IPv6 address", () => {
       const settings = { ...accepted({ metadataEndpoint: "http://[fd00:ec2::254]" }), metadataEndpoint: `http://[::1]:${port}` };
       const script = renderProvisioningScript(settings, SECRETS);
       const program = [renderScriptHeader(settings, SECRETS), "set -Eeuo pipefail", "PUBLIC_DNS=''",
-        ...["log", "die", "retry", "metadata", "read_public_hostname"].map((name) => shellFunction(script, name)),
+        ...["log", "die", "retry", "metadata", "variant", "read_public_hostname", "read_public_hostname_single_host"].map((name) => shellFunction(script, name)),
         'read_public_hostname\nprintf "%s" "$PUBLIC_DNS"'].join("\n");
       const child = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
         let stdout = "";

@@ -24,6 +24,7 @@ describe("opsPaths", () => {
       releasesDirectory: "/home/ec2-user/crm-releases",
       auditLog: "/var/log/crm-ops.log",
       lockFile: "/var/log/crm-ops.lock",
+      stateFile: "/var/log/crm-ops.state",
     });
     expect(opsPaths({ ...PRODUCTION_SETTINGS, appName: "sales", logFile: "/var/log/crm/provision.log" }).lockFile).toBe("/var/log/crm/sales-ops.lock");
   });
@@ -35,7 +36,7 @@ describe("the ops module", () => {
     const full = defined(OPS_SH);
     expect(full.stderr).toBe("");
     expect(full.stdout.split("\n")).toEqual(expect.arrayContaining(["ops_main", "ops_release", "ops_rollback", "ops_releases", "ops_status",
-      "ops_patch", "ops_reprovision", "ops_lock", "ops_audit"]));
+      "ops_patch", "ops_reprovision", "ops_lock", "ops_finish", "audit_line", "settle_unverified"]));
     expect(defined(withoutCommentLines(OPS_SH)).stdout).toBe(full.stdout);
     const body = OPS_SH.split("\n").filter((line) => line !== "" && !/^\s*#/.test(line) && !/^\s/.test(line) && !/^[a-z_]+\(\) \{$|^\}$/.test(line));
     expect(body).toEqual([]);

@@ -39,16 +39,20 @@ describe("renderProvisioningScript", () => {
   });
 
   test("mounts the data volume from step 3, before the database starts", () => {
-    const step3 = shellFunction(script, "step_03_start_database");
+    const step3 = shellFunction(script, "step_03_start_database_single_host");
     expect(step3.indexOf("mount_data_volume")).toBeGreaterThan(0);
     expect(step3.indexOf("mount_data_volume")).toBeLessThan(step3.indexOf('systemctl enable --now "$DATABASE_SERVICE"'));
   });
 
   test("defines the 15 step functions once each, in the spec's order, and calls them in that order", () => {
     expect(STEP_FUNCTIONS).toHaveLength(15);
-    const definitions = [...script.matchAll(/^(step_\d\d_\w+)\(\) \{$/gm)].map((m) => m[1]);
+    const definitions = [...script.matchAll(/^(step_\d\d_\w+)\(\) \{/gm)].map((m) => m[1]);
     const calls = [...script.matchAll(/^ {2}run_step (step_\d\d_\w+)$/gm)].map((m) => m[1]);
-    expect(definitions).toEqual([...STEP_FUNCTIONS]);
+    // A step that differs by topology is `variant TOPOLOGY <step>`, and its single host's definition follows it.
+    const variants = definitions.filter((name) => !(STEP_FUNCTIONS as readonly string[]).includes(name));
+    expect(variants).toEqual(["step_03_start_database", "step_04_set_root_password", "step_08_fetch_repository"].map((name) => `${name}_single_host`));
+    for (const name of variants) expect(shellFunction(script, name.replace(/_single_host$/, ""))).toContain("{ variant TOPOLOGY step_");
+    expect(definitions.filter((name) => !variants.includes(name))).toEqual([...STEP_FUNCTIONS]);
     expect(calls).toEqual([...STEP_FUNCTIONS]);
     for (const step of STEP_FUNCTIONS) expect(count(script, `${step}() {`)).toBe(1);
     expect(STEP_FUNCTIONS.map((name) => Number(name.slice(5, 7)))).toEqual([...Array(15).keys()].map((i) => i + 1));
@@ -110,7 +114,7 @@ describe("renderProvisioningScript", () => {
       'retry "git pull"', 'retry "nvm download" curl', 'retry "nvm installer" as_login bash', 'retry "Node.js install"']) {
       expect(script).toContain(what);
     }
-    expect(shellFunction(script, "step_04_set_root_password")).toMatch(/if ! .*; then\n {4}log "WARNING/);
+    expect(shellFunction(script, "step_04_set_root_password_single_host")).toMatch(/if ! .*; then\n {4}log "WARNING/);
     const others = STEP_FUNCTIONS.filter((step) => step !== "step_04_set_root_password");
     for (const step of others) expect(shellFunction(script, step)).not.toContain("WARNING");
   });
@@ -175,18 +179,23 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     expect(result.stdout).toBe(`eu-west-1|${PARAMETER_NAMES.dbRootPassword}|${PARAMETER_NAMES.appDbPassword}|${PARAMETER_NAMES.sourceHostToken}||`);
     expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "parameter-store"]);
     expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops"]);
-    expect(withParameters).toContain("\nrotate_secrets() {\n");
+    expect(withParameters).toContain("\nrotate_secrets_parameter_store() {\n");
     // The ops command's rotate-secrets runs it where the module is; elsewhere it says why not.
-    expect(script).not.toContain("\nrotate_secrets() {");
+    expect(script).not.toContain("\nrotate_secrets_parameter_store() {");
+    expect(script).toContain("\nrotate_secrets_user_data() {\n  die \"rotate-secrets needs");
     expect(script).not.toContain("aws ssm");
   });
 
-  test("defines load_secrets once, the module's (provision.sh defines its own only where none is), and calls it before the run", () => {
+  test("load_secrets runs the module's definition (SECRETS=parameter_store), and is called before the run", () => {
     expect(count(withParameters, "\nload_secrets() {\n")).toBe(1);
-    expect(count(withParameters, "\n  load_secrets() {\n")).toBe(1);
-    const program = `${withParameters.replace(/\nmkdir -p "\$\(dirname "\$LOG_FILE"\)"\n[\s\S]*$/, "\n")}\ndeclare -f load_secrets`;
+    expect(count(withParameters, "\nload_secrets_parameter_store() {\n")).toBe(1);
+    // Stubbed at the edges: which definition runs.
+    const program = `${withParameters.replace(/\nmkdir -p "\$\(dirname "\$LOG_FILE"\)"\n[\s\S]*$/, "\n")}
+read_parameters() { echo "read_parameters $1"; }
+decode_secret() { echo "decode_secret $1"; }
+load_secrets; echo "$DB_ADMIN_USER"`;
     const result = spawnSync("bash", ["-c", program], { encoding: "utf8" });
-    expect(result.stdout).toContain("read_parameters DB_ROOT_PASSWORD");
+    expect(result.stdout).toBe("read_parameters DB_ROOT_PASSWORD\nroot\n");
     expect(withParameters.trimEnd().split("\n").slice(-2)).toEqual(['load_secrets 2> >(tee -a "$LOG_FILE" >&2)', 'main 2>&1 </dev/null | redact | tee -a "$LOG_FILE"']);
   });
 
@@ -288,8 +297,8 @@ describe("failure handling", () => {
   test("step 4 tolerates a failing database, and another database step does not", () => {
     const failingDatabase = ["root_sql() { return 1; }", "DB_ROOT_PASSWORD=x DATABASE_NAME=crm", shellFunction(script, "hex"),
       shellFunction(script, "password_hash")];
-    const tolerated = runFragment([...failingDatabase, shellFunction(script, "step_04_set_root_password"),
-      "step_04_set_root_password", "echo after"]);
+    const tolerated = runFragment([...failingDatabase, shellFunction(script, "step_04_set_root_password_single_host"),
+      "step_04_set_root_password_single_host", "echo after"]);
     expect(tolerated.status).toBe(0);
     expect(tolerated.stderr).toContain("WARNING: could not set the database root password; continuing");
     expect(tolerated.stdout).toBe("after\n");
