@@ -25,7 +25,7 @@ import {
 } from "fs";
 import * as http from "http";
 import * as https from "https";
-import { AddressInfo, createConnection, createServer, Server as NetServer, Socket } from "net";
+import { AddressInfo } from "net";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
 import { gzipSync } from "zlib";
@@ -68,7 +68,6 @@ export const FAULTS = {
   // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
   "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
   "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
-  "ops:leave-child": "yarn leaves a process behind (in a session of its own) that lives on after the action",
   "ops:kill-restart": "SIGKILL to the action at the app's restart, after the switch",
   "ops:kill-health": "SIGKILL to the action at its first health check of the app",
   "ops:hup-health": "SIGHUP to the action's shell at its first health check of the app",
@@ -264,10 +263,6 @@ export class ProvisioningHarness {
   readonly gitRequests: (RecordedRequest & { readonly user: string; readonly authorized: boolean })[] = [];
   /** Milliseconds the git server waits before answering each request (to watch a clone in progress). */
   gitDelayMs = 0;
-  /** The git server's port accepts connections and never sends a byte (a stuck source), while true. */
-  gitStall = false;
-  /** Asked at each new connection to the git server: true makes it stall as gitStall does. */
-  gitStallWhen?: () => boolean;
   /** What the metadata stand-in reports as public-hostname and public-ipv4 (an Elastic IP's association changes both). */
   publicHostname = TEST_PUBLIC_HOSTNAME;
   publicIpv4 = TEST_PUBLIC_IP;
@@ -293,9 +288,6 @@ export class ProvisioningHarness {
   private mariadbd?: ChildProcess;
   private mariadbdExit?: Promise<void>;
   private gitServer?: https.Server;
-  /** The TCP front of the git server (gitStall). */
-  private gitFront?: NetServer;
-  private readonly stalled = new Set<Socket>();
   private metadataServer?: http.Server;
   private gitPort = 0;
   private metadataPort = 0;
@@ -633,8 +625,6 @@ export class ProvisioningHarness {
       await this.mariadbdExit;
       clearTimeout(killer);
     }
-    for (const socket of this.stalled) socket.destroy();
-    if (this.gitFront) await new Promise((resolve) => this.gitFront?.close(resolve));
     if (this.gitServer) await close(this.gitServer);
     if (this.metadataServer) await close(this.metadataServer);
     rmSync(this.dir, { recursive: true, force: true });
@@ -775,25 +765,7 @@ export class ProvisioningHarness {
       void serveGit(req, res, this.reposDir, this.dir, user).then(record);
     });
     this.gitServer = server;
-    const backend = await listen(server);
-    // A TCP front that forwards to the server, or holds a connection without a byte while gitStall is set.
-    const front = createServer((socket) => {
-      if (this.gitStall || this.gitStallWhen?.()) {
-        this.stalled.add(socket);
-        socket.on("close", () => this.stalled.delete(socket));
-        socket.on("error", () => undefined);
-        return;
-      }
-      const upstream = createConnection({ host: "127.0.0.1", port: backend });
-      socket.on("error", () => upstream.destroy());
-      upstream.on("error", () => socket.destroy());
-      socket.pipe(upstream).pipe(socket);
-    });
-    this.gitFront = front;
-    this.gitPort = await new Promise<number>((resolve, reject) => {
-      front.once("error", reject);
-      front.listen(0, "127.0.0.1", () => resolve((front.address() as AddressInfo).port));
-    });
+    this.gitPort = await listen(server);
   }
 
   /** IMDSv2: a token only for the TTL header, the hostname and address only for that token. */
@@ -1148,7 +1120,6 @@ if [[ "$*" == "install -g yarn" ]]; then
     'if [[ -f ${fault} && $(<${fault}) == step_14_install_dependencies ]]; then echo "injected fault" >&2; exit 1; fi' \\
     'if [[ -f ${fault} && $(<${fault}) == ops:kill-build ]]; then read -r -a st </proc/$$/stat; kill -KILL -- "-\${st[4]}"; fi' \\
     'if [[ -f ${fault} && $(<${fault}) == ops:fill-build ]]; then dd if=/dev/zero of="$HOME/filler" bs=64k 2>/dev/null || true; fi' \\
-    'if [[ -f ${fault} && $(<${fault}) == ops:leave-child ]]; then setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $! >"$HOME/leftover.pid"; fi' \\
     'if [[ -f package.json ]] && ! python3 -m json.tool package.json >/dev/null 2>&1; then echo "error package.json: invalid JSON" >&2; exit 1; fi' \\
     >"$(dirname "$0")/yarn"
   chmod 755 "$(dirname "$0")/yarn"
