@@ -13,10 +13,10 @@ import { CrmHostStack } from "../main";
 import {
   DEFAULT_SETTINGS_FILE, loadStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
 } from "../settings/stack-settings";
-import { deployPolicyJson, repositoryVariablesTable } from "./docs/deploy-policy";
+import { deployPolicyJson } from "./docs/deploy-policy";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
-import { hostPathsTable, outputsTable, pathSettingsTable, settingsTable, variablesTable } from "./docs/tables";
+import { hostPathsTable, outputsTable, pathSettingsTable, repositoryVariablesTable, settingsTable, variablesTable } from "./docs/tables";
 import { StackJson } from "./docs/terraform-json";
 
 export const README_FILE = resolve(__dirname, "..", "README.md");

@@ -142,7 +142,10 @@ export function hostFromOutputs(stackDirectory: string, instanceName: string, te
   }
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
-    throw new OpsError(`terraform output failed in ${stackDirectory} (${why.trim()}): ${hint}`);
+    // The state in S3 needs the account's credentials to be read.
+    const credentials = /credential|ExpiredToken|AccessDenied|InvalidClientTokenId|security token/i.test(result.stderr ?? "")
+      ? "; reading the state in S3 needs AWS credentials: check them with `aws sts get-caller-identity` (npm run doctor)" : "";
+    throw new OpsError(`terraform output failed in ${stackDirectory} (${why.trim()})${credentials}: ${hint}`);
   }
   const outputs = JSON.parse(result.stdout || "{}") as Record<string, { value?: unknown }>;
   const value = outputs[`${instanceName}PublicIP`]?.value;

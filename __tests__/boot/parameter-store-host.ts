@@ -14,7 +14,7 @@
  */
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { createHash, randomBytes } from "crypto";
-import { mkdtempSync, readFileSync, rmSync } from "fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { gunzipSync } from "zlib";
@@ -129,8 +129,11 @@ export class ParameterStoreHost {
       const { loginUser, loginHome } = this.settings;
       await host.sshOk(`install -d -m 700 -o ${loginUser} -g ${loginUser} ${loginHome}/.ssh && cat >>${loginHome}/.ssh/authorized_keys && `
         + `chown ${loginUser}: ${loginHome}/.ssh/authorized_keys && chmod 600 ${loginHome}/.ssh/authorized_keys`, { input: readFileSync(`${key}.pub`) });
+      // An empty known_hosts file of its own: the command takes the host's key on this first contact.
+      const knownHosts = join(dir, "known_hosts");
+      writeFileSync(knownHosts, "", { mode: 0o600 });
       return await run("npm", ["run", "--silent", "ops", "--", stackName, action, "--host", "127.0.0.1", "--port", String(host.hostPort(22)),
-        "--identity", key, "--known-hosts", join(dir, "known_hosts"), "--accept-new-host-key"],
+        "--identity", key, "--known-hosts", knownHosts, "--accept-new-host-key"],
       { env: { ...process.env, CRM_SETTINGS: settingsFile }, timeoutMs: 300_000 });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -26,7 +26,8 @@ function checkout(): string {
     "types.d.ts": `declare module "${OLD}";\n`,
     "README.md": `Run \`npx ${OLD} synth\`, then \`${OLD} deploy\`; output in ${OLD}.out.\n`
       + `Pinned versions: ${OLD} 0.21.0, ${OLD}-cli 0.21.0, ${OLD_AWS} 21.22.1 (hashicorp/aws 6.25.0), constructs 10.4.2.\n`,
-    ".github/workflows/plan.yml": `steps:\n  - uses: actions/setup-node@v4\n    with:\n      node-version: 20\n  - run: npx ${OLD} deploy "$STACK"\n`,
+    ".github/workflows/plan.yml": `steps:\n  - uses: actions/setup-node@v4\n    with:\n      node-version: 20\n  - run: npx ${OLD} deploy "$STACK"\n`
+      + `  test:\n    strategy:\n      matrix:\n        node: ["20.19.0", 22, 24, latest]\n`,
   };
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
@@ -66,6 +67,8 @@ describe("scripts/cdktn/convert.sh", () => {
     expect(read("README.md")).toBe(`Run \`npx cdktn synth\`, then \`cdktn deploy\`; output in ${OLD}.out.\n`
       + "Pinned versions: cdktn 0.24.0, cdktn-cli 0.24.0, @cdktn/provider-aws 25.7.0 (hashicorp/aws 6.66.0), constructs 10.6.0.\n");
     expect(read(".github/workflows/plan.yml")).toContain("node-version: 22\n");
+    // The matrix's lowest Node.js becomes the lowest that cdktn's CLI runs on.
+    expect(read(".github/workflows/plan.yml")).toContain('node: ["22.19.0", 24, latest]\n');
     expect(read(".github/workflows/plan.yml")).toContain('npx cdktn deploy "$STACK"');
   });
 

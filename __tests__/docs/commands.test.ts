@@ -74,7 +74,7 @@ export function commandsOf(document: string, text: string): Command[] {
 function kindOf(command: string): string {
   const words = command.split(/\s+/);
   if (words[0] === "npm" && words[1] === "run") return `npm run ${words[2]}`;
-  if (words[0] === "npx" && words[1] === "cdktf") return `npx cdktf ${words[2]}`;
+  if (words[0] === "npx" && words[1] === "cdktf") return `npx cdktf ${words[2].split("|")[0]}`;
   if (words[0] === "npx") return `npx ${words[1]}`;
   if (words[0] === "bash") return `bash ${words[1]}`;
   if (words[0] === "npm") return `npm ${words[1]}`;
@@ -102,7 +102,9 @@ export function problemOf(command: string, ask: (program: string, args: string[]
   if (command in MENTIONED) return undefined;
   const words = command.split(/\s+/).filter(Boolean);
   if (words[0] === "npm" && words[1] === "run" && !packageScripts.includes(words[2])) return `npm run ${words[2]}: package.json has no such script`;
-  if (words[0] === "npx" && words[1] === "cdktf" && !CDKTF_COMMANDS.includes(words[2])) return `npx cdktf ${words[2]}: no such cdktf command`;
+  if (words[0] === "npx" && words[1] === "cdktf" && !words[2].split("|").every((sub) => CDKTF_COMMANDS.includes(sub))) {
+    return `npx cdktf ${words[2]}: no such cdktf command`;
+  }
   const kind = kindOf(command);
   if (!(kind in RUN_BY)) return `no test runs "${kind}" and no reason says why it cannot be run (RUN_BY)`;
   if (words[0] === "npm" && words[1] === "run") {
@@ -195,6 +197,7 @@ describe("the check itself", () => {
       "no test runs \"make\" and no reason says why it cannot be run (RUN_BY)",
     ]);
     expect(problemOf("npm run ops -- <stack> rotate-secrets", ask)).toBeUndefined();
+    expect(problemOf("npx cdktf synth|diff|deploy", ask)).toBeUndefined();
     expect(problemOf("terraform apply -var data_volume_snapshot_id=snap-… -replace=aws_instance.crm_host", ask)).toBeUndefined();
   }, 120_000);
 });

@@ -13,6 +13,7 @@ import {
   HelpRequested, hostFromOutputs, OPS_ACTION_SUMMARIES, OPS_ACTIONS, OpsError, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings, USAGE,
 } from "../../scripts/ops";
 import { hostOpsActions } from "../../userdata/ops";
+import { findMotoServer, MotoServer } from "../support/moto-server";
 import { exampleStackSettings } from "../support/synth";
 import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
 
@@ -215,5 +216,40 @@ describeWithEngine("hostFromOutputs, with Terraform", (engine) => {
       .toThrow(`there is no ${join(workspace.dir, "missing")} (run npx cdktf synth): deploy it first, or give --host`);
     writeFileSync(join(workspace.dir, "terraform.tfstate"), "{ not a state");
     expect(() => hostFromOutputs(workspace.dir, "CrmServer", engine)).toThrow(/^terraform output failed in .*: deploy it first, or give --host$/);
+  });
+});
+
+describeWithEngine("hostFromOutputs, the state in S3 (moto) without credentials", (engine) => {
+  const motoServer = findMotoServer();
+  let moto: MotoServer | undefined;
+  let workspace: EngineWorkspace;
+  const credentials = { AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_SESSION_TOKEN: "", AWS_PROFILE: "",
+    AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true" };
+  afterAll(async () => {
+    workspace?.remove();
+    await moto?.stop();
+  });
+
+  (motoServer ? test : test.skip)("names the credentials and how to check them", async () => {
+    moto = await MotoServer.start(motoServer!);
+    expect((await moto.http("PUT", "/crm-ops-state")).status).toBe(200);
+    workspace = new EngineWorkspace(engine, {
+      terraform: { backend: { s3: { bucket: "crm-ops-state", key: "ops/terraform.tfstate", region: "us-east-1", use_path_style: true,
+        endpoints: { s3: moto.endpoint }, skip_credentials_validation: true, skip_requesting_account_id: true, skip_metadata_api_check: true } } },
+      output: { CrmServerPublicIP: { value: "203.0.113.25" } },
+    });
+    expect((await workspace.run(["init", "-input=false", "-no-color"], credentials)).code).toBe(0);
+    expect((await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color"], credentials)).code).toBe(0);
+    const saved = { ...process.env };
+    Object.assign(process.env, { ...credentials, AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", TF_CLI_CONFIG_FILE: join(workspace.dir, "cli.tfrc") });
+    try {
+      expect(() => hostFromOutputs(workspace.dir, "CrmServer", engine))
+        .toThrow(/^terraform output failed in .*; reading the state in S3 needs AWS credentials: check them with `aws sts get-caller-identity` \(npm run doctor\): deploy it first, or give --host$/);
+      Object.assign(process.env, credentials);
+      expect(hostFromOutputs(workspace.dir, "CrmServer", engine)).toBe("203.0.113.25");
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
   });
 });

@@ -91,7 +91,8 @@ edit 's#(["'"'"'])@cdktf/provider-aws/#\1@cdktn/provider-aws/#g; s#(["'"'"'])cdk
 mapfile -d '' docs < <(files '*.md' '*.yml' '*.yaml' '*.sh' | grep -zv -e '^scripts/cdktn/' || true)
 renames="$cli"'
 s#@cdktf/provider-aws#@cdktn/provider-aws#g
-s#(node-version: *["'"'"']?)(1[0-9]|20|21)\b#\122#g'
+s#(node-version: *["'"'"']?)(1[0-9]|20|21)\b#\122#g
+s#^( *node: \[)"20\.[0-9.]+", 22, #\1"22.19.0", #'
 versions=""
 if [[ -n "${old_cdktf:-}" ]]; then
   versions="s#\\bcdktf $old_cdktf\\b#cdktn $CDKTN_VERSION#g

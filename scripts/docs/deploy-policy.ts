@@ -211,26 +211,3 @@ export function deployPolicyJson(stacks: readonly StackJson[]): string {
   });
   return `{\n  "Version": "${policy.Version}",\n  "Statement": [\n${statements.join(",\n")}\n  ]\n}\n`;
 }
-
-/** Sensitive variables that a repository variable gives (scripts/ci/check-stack.sh's public_sensitive). */
-export const PUBLIC_SENSITIVE_VARIABLES = ["ssh_public_key"];
-
-/**
- * The repository variables that the workflows pass as Terraform variables (docs/github-actions.md, step 6):
- * every variable of the named stacks but their secrets, with the stacks that declare it and whether one requires it.
- */
-export function repositoryVariablesTable(stacks: readonly { readonly name: string; readonly stack: StackJson }[]): string {
-  const rows = new Map<string, { required: Set<string>; optional: Set<string> }>();
-  for (const { name, stack } of stacks) {
-    for (const [variable, block] of Object.entries(stack.variable ?? {})) {
-      if (block.sensitive && !PUBLIC_SENSITIVE_VARIABLES.includes(variable)) continue;
-      if (!rows.has(variable)) rows.set(variable, { required: new Set(), optional: new Set() });
-      rows.get(variable)![block.default === undefined ? "required" : "optional"].add(name);
-    }
-  }
-  const all = stacks.length;
-  const list = (names: Set<string>) => (names.size === all ? "every example" : [...names].sort().join(", "));
-  return ["| repository variable | Terraform variable | required by | optional in |", "| --- | --- | --- | --- |",
-    ...[...rows.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([variable, { required, optional }]) =>
-      `| \`${variable.toUpperCase()}\` | \`${variable}\` | ${required.size ? list(required) : "-"} | ${optional.size ? list(optional) : "-"} |`)].join("\n");
-}
