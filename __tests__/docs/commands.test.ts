@@ -29,6 +29,8 @@ const RUN_BY: Record<string, string> = {
   "npm run docs": "__tests__/scripts/cli.test.ts; __tests__/docs/generated.test.ts",
   "npm run doctor": "__tests__/scripts/cli.test.ts (the AWS CLI against moto's STS)",
   "npm run scan": "__tests__/scripts/cli.test.ts",
+  "npm run lint:imports": "__tests__/imports.test.ts",
+  "npm run deploy": "__tests__/engine/real-provider.test.ts (cdktf deploy of the scale-out example against moto)",
   "npm run test:boot": "npm test runs it (scripts/check.sh)",
   "npm run ops": "the boot test drives it against VMs (__tests__/boot/ops-scenarios.ts, parameter-store-host.ts); __tests__/scripts/ops.test.ts",
   "npm run secrets": "__tests__/scripts/secrets.test.ts, against moto's SSM",

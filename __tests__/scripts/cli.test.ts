@@ -62,9 +62,9 @@ describe("npm run docs", () => {
 
 describe("satisfiesEngines (package.json's engines)", () => {
   it.each([
-    ["20.19.0", true], ["20.20.2", true], ["20.18.3", false], ["21.7.0", false], ["22.11.0", false], ["22.12.0", true], ["24.0.0", true], ["26.1.0", true],
+    ["20.19.0", true], ["20.20.2", true], ["20.18.3", false], ["21.7.0", false], ["22.11.0", false], ["22.12.0", false], ["22.13.0", true], ["24.0.0", true], ["26.1.0", true],
   ])("%s: %s", (version, ok) => {
-    expect(satisfiesEngines(version, "^20.19.0 || ^22.12.0 || >=24.0.0")).toBe(ok);
+    expect(satisfiesEngines(version, "^20.19.0 || ^22.13.0 || >=24.0.0")).toBe(ok);
   });
 });
 

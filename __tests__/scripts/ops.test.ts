@@ -47,7 +47,8 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): { message: string
 describe("the actions", () => {
   test("are the host's: every action userdata/ops.sh's dispatcher runs, with the arguments its function's comment names", () => {
     const script = readFileSync(resolve(ROOT, "userdata/ops.sh"), "utf8");
-    const dispatched = [...script.matchAll(/^ {4}([a-z| -]+)\) /gm)].flatMap((m) => m[1].split("|").map((name) => name.trim()));
+    const dispatcher = script.slice(script.indexOf("\nops_main() {"), script.indexOf("\n}\n", script.indexOf("\nops_main() {")));
+    const dispatched = [...dispatcher.matchAll(/^ {4}([a-z| -]+)\)/gm)].flatMap((m) => m[1].split("|").map((name) => name.trim()));
     expect([...OPS_ACTIONS].sort()).toEqual([...dispatched].sort());
     expect(OPS_ACTIONS).toEqual(expect.arrayContaining(["release", "rollback", "releases", "status", "patch", "reprovision", "rotate-secrets"]));
     expect(hostOpsActions().filter((action) => action.args)).toEqual([
