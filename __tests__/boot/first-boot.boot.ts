@@ -89,12 +89,6 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   let firstHttpMs = 0;
   /** Host B boots in parameter-store mode: the migration by host replacement (parameter-store-host.ts). */
   let parameterStore: ParameterStoreHost;
-  /**
-   * Hosts D and C need a fresh host each and nothing of hosts A and B: they boot one after the other
-   * beside A and B (a guest's provisioning keeps about one of the two cores busy), started before
-   * host A; their tests wait for them, and host B's rotation waits for both (it changes the token).
-   */
-  let beside: { readonly d: Promise<void>; readonly c: Promise<void> } | undefined;
 
   /** The data volume as a host sees it: its device (by the serial), what is mounted where, its file system's UUID. */
   async function dataVolumeState(host: Vm): Promise<{ device: string; dbSource: string; dataSource: string; uuid: string }> {
@@ -134,15 +128,8 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     accelNote = `${accel.accel} (${accel.reason})`;
     accelerator = accel.accel;
 
-    // The user data as the stack ships it: Terraform evaluates the construct's expression (host B's
-    // at the same time: each apply waits mostly on its own processes). Host B's moto is kept for
-    // afterAll to stop, whatever happens to host A's.
-    const starting = ParameterStoreHost.start(engine, SETTINGS, "CrmHostStack", DATA_VOLUME_ID, findMotoServer()!);
-    try {
-      userData = await engineUserData(engine, SETTINGS, SECRETS, DATA_VOLUME_ID);
-    } finally {
-      parameterStore = await starting;
-    }
+    // The user data as the stack ships it: Terraform evaluates the construct's expression.
+    userData = await engineUserData(engine, SETTINGS, SECRETS, DATA_VOLUME_ID);
 
     const reposDir = join(work, "repos");
     const repoPath = new URL(SETTINGS.repoUrl).pathname.replace(/^\//, "").replace(/\.git$/, "");
@@ -150,15 +137,9 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     await createRepository(reposDir, repoPath, {
       "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
     }, join(work, "git"));
+    parameterStore = await ParameterStoreHost.start(engine, SETTINGS, "CrmHostStack", DATA_VOLUME_ID, findMotoServer()!);
     standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir,
       awsPort: parameterStore.moto.port });
-    const settingsFile = join(__dirname, "settings.json");
-    const d = hostD({ engine, image, accel: accelerator, standIns, moto: parameterStore.moto, work, settingsFile, figure });
-    const c = d.catch(() => undefined).then(() => hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile,
-      secrets: { ...SECRETS }, figure }));
-    // Each is awaited by its own test; until then a failure must not count as unhandled.
-    for (const run of [d, c]) run.catch(() => undefined);
-    beside = { d, c };
 
     const hostA = join(work, "host-a");
     mkdirSync(hostA);
@@ -177,7 +158,6 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
 
   afterAll(async () => {
     try {
-      await Promise.allSettled([beside?.d, beside?.c]);
       await vm?.kill();
       await hostB?.kill();
       await standIns?.stop();
@@ -401,15 +381,15 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   });
 
   it("host D, a host of the scale-out topology: the database over TCP as RDS's, its master secret from Secrets Manager, DB_HOST in .env", () =>
-    beside!.d);
-
-  it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
-    beside!.c);
+    hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: parameterStore.moto, work, settingsFile: join(__dirname, "settings.json"), figure }));
 
   it("host B: rotates the secrets on the running host; no secret, old or new, anywhere", async () => {
-    // Hosts C and D are done: the rotation's new token would refuse their clones.
-    await Promise.allSettled([beside?.d, beside?.c]);
     await parameterStore.rotates(hostB!, standIns!, figure, appSql, join(__dirname, "settings.json"), loadStackSettings(join(__dirname, "settings.json")).stackName);
     await parameterStore.leaksNothing(hostB!, figure);
   });
+
+  it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
+    // The token the source host takes now: host B's rotation replaced the first one.
+    hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"),
+      secrets: { ...SECRETS, source_host_token: standIns!.token }, figure }));
 }, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"])]);
