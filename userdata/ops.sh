@@ -13,13 +13,25 @@
 # with its own node_modules and a copy of the current .env; <app_dir> is a symbolic link to the
 # current one, so the unit, .env and step 8 keep their paths. The first release takes over the
 # first boot's checkout (a plain directory at <app_dir>) as a release, unchanged.
+#
+# A changing action is a state machine whose every state is the previous good one or recorded as what
+# it is (docs/operations.md, "Faults"): it runs in a transient systemd unit, away from the session
+# that started it (ops_detach); a switch is recorded as unverified (OPS_STATE) before <app_dir> moves,
+# and as good only once the app answers; anything else that ends it (an error, a signal) puts the
+# previous release back (ops_finish); a kill that leaves no chance to do so leaves the record, which
+# the next action, or the next boot, settles (settle_unverified).
 # shellcheck disable=SC2154 # the variables come from the rendered header
 
-# ops_main ACTION ARGS...: the dispatcher.
+# ops_main ACTION ARGS...: the dispatcher. A changing action runs in a transient systemd unit of its own
+# (systemd-run, OPS_RUN set), which a hang-up or the end of this session does not stop: this command
+# passes its output on and ends with its status (--wait --pipe).
 ops_main() {
   ((EUID == 0)) || die "run it as root (sudo)"
   case ${1:-} in
-    release | rollback | patch | reprovision | rotate-secrets) ops_change "$@" ;;
+    release | rollback | patch | reprovision | rotate-secrets)
+      [[ -n ${OPS_RUN:-} ]] || exec systemd-run --unit="$APP_NAME-ops-$$" --wait --pipe --quiet --collect --setenv=OPS_RUN=1 \
+        --setenv=SUDO_USER="${SUDO_USER:-root}" -- "$OPS_COMMAND" "$@"
+      ops_change "$@" ;;
     releases | status) "ops_$1" "${@:2}" ;;
     *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|patch [VERSION]|reprovision|rotate-secrets" ;;
   esac
@@ -31,20 +43,26 @@ check_ref() {
     die "release takes one branch, tag or commit: letters, digits and . _ / -, starting with a letter or digit, that git check-ref-format accepts; got '$*'"
 }
 
-# ops_change ACTION ARGS...: ACTION under the lock, with an audit line when it ends (ops_audit).
+# ops_change ACTION ARGS...: ACTION (in its unit) under the lock, after settling what an action cut off
+# left; one audit line when it ends, whatever ends it (ops_finish).
 ops_change() {
-  AUDIT="$*" FROM='' TO='' FAILURE='' REBOOT='' CURRENT_STEP=$1 MAIN_SUBSHELL=$BASH_SUBSHELL
-  trap 'ops_audit $?' EXIT
+  AUDIT=$* FROM='' TO='' FAILURE='' REBOOT='' CURRENT_STEP=$1 MAIN_SUBSHELL=$BASH_SUBSHELL
+  SWITCH_NEW='' BUILD='' INTERRUPTED=''
+  trap 'ops_finish $?' EXIT
   trap on_error ERR
+  trap 'ops_signal HUP' HUP
+  trap 'ops_signal INT' INT
+  trap 'ops_signal PIPE' PIPE
+  trap 'ops_signal TERM' TERM
   if [[ $1 == release ]]; then
     # The ref first: before any secret, lock or clone.
     check_ref "${@:2}"
     load_secrets
-    # All output through redact (to stderr, as log lines go) from here on; started before the lock is
-    # taken, so that it does not hold it.
+    # All output through redact from here on.
     exec > >(redact >&2) 2>&1
   fi
-  ops_lock "$*"
+  ops_lock "$(escape "$*")"
+  settle_unverified
   variant TOPOLOGY ops_action "$@"
 }
 
@@ -53,12 +71,65 @@ ops_action_single_host() {
   "ops_${1//-/_}" "${@:2}"
 }
 
-# ops_audit STATUS: the action's line in OPS_LOG: when, who (through sudo), what, from -> to, result.
-ops_audit() {
+# ops_signal NAME: a signal ends the action as an error does; ops_finish puts back what it changed.
+ops_signal() {
+  INTERRUPTED=SIG$1
+  exit 1
+}
+
+# ops_finish STATUS: what ends an action, checked step by step (an error here must not cut the rest):
+# a switch not verified is undone (go_back), a build that is not live is removed, then the audit line,
+# the status for ops_detach, and the lock.
+ops_finish() {
+  local status=$1
+  trap - ERR
+  # A further signal waits for the end of what follows; handled, not ignored, as the children must not inherit that.
+  trap : HUP INT PIPE TERM
+  set +e
+  if [[ -n $SWITCH_NEW ]]; then
+    go_back "$status"
+    status=$?
+  fi
+  if [[ -n $BUILD && $(current_release) != "${BUILD##*/}" ]]; then as_login rm -rf "$BUILD"; fi
+  rm -f -- "${TEMP_FILES[@]}"
   local result=ok
-  (($1 == 0)) || result="${FAILURE:-failed} (exit $1)"
-  printf '%s %s %s: %s -> %s: %s\n' "$(date -u +%FT%TZ)" "${SUDO_USER:-root}" "$AUDIT" "${FROM:--}" "${TO:--}" "$result" >>"$OPS_LOG"
-  [[ -z $REBOOT ]] || systemctl reboot
+  ((status == 0)) || result="${FAILURE:-failed} (exit $status)"
+  audit_line "${SUDO_USER:-root}" "$AUDIT" "${FROM:--}" "${TO:--}" "$result"
+  if [[ -n $REBOOT ]]; then systemctl reboot; fi
+  # The end of redact's input (release): it writes what it holds before the unit ends.
+  exec &>/dev/null
+  wait
+  exit "$status"
+}
+
+# go_back STATUS: after a switch to SWITCH_NEW that did not end verified, FROM serves again (<app_dir>
+# back, the unit restarted and answering) and SWITCH_NEW is marked failed. Sets FAILURE and TO to what
+# is true; returns 3 when FROM answers, else 1.
+go_back() {
+  local status=1 why=${INTERRUPTED:+was interrupted by $INTERRUPTED}
+  FAILURE="$SWITCH_NEW ${why:-${FAILURE:-failed (exit $1)}}; "
+  state_mark failed "$SWITCH_NEW"
+  if point_app_dir "$FROM" && restart_app; then
+    FAILURE+="$FROM serves again" status=3
+  else
+    FAILURE+="$FROM does not answer either"
+  fi
+  TO=$(current_release)
+  log "ERROR: $FAILURE"
+  return $status
+}
+
+# escape TEXT: TEXT on one line: a backslash doubled, a line break as \n, any other control character as ?.
+escape() {
+  local LC_ALL=C s=${1//\\/\\\\}
+  s=${s//$'\n'/\\n}
+  printf '%s' "${s//[[:cntrl:]]/?}"
+}
+
+# audit_line WHO WHAT FROM TO RESULT: one line in OPS_LOG, escaped (escape): when, who (through sudo),
+# what, from -> to, result.
+audit_line() {
+  printf '%s\n' "$(escape "$(date -u +%FT%TZ) $1 $2: $3 -> $4: $5")" >>"$OPS_LOG"
 }
 
 # ops_lock WHAT: the one lock of the changing actions and of the provisioning script; a run of the
@@ -71,6 +142,51 @@ ops_lock() {
     exit 75
   fi
   printf '%s by %s (pid %s, since %s)\n' "$1" "${SUDO_USER:-root}" $$ "$(date -u +%FT%TZ)" >"$OPS_LOCK"
+}
+
+# The release state, OPS_STATE (root's): lines "good R" (each release that answered after its switch,
+# oldest first), "failed R" (one that did not), "unverified NEW PREVIOUS WHO WHAT" (a switch from
+# PREVIOUS to NEW not verified yet).
+
+# state_get KEY: the values of KEY's lines, oldest first.
+state_get() {
+  if [[ -f $OPS_STATE ]]; then sed -n "s/^$1 //p" "$OPS_STATE"; fi
+}
+
+# state_set DROP LINE: the state without its lines matching the extended regular expression DROP, and
+# LINE (if any), written whole to a temporary file renamed over it.
+state_set() {
+  local tmp
+  tmp=$(mktemp "$OPS_STATE.XXXXXX")
+  TEMP_FILES+=("$tmp")
+  { grep -Ev "$1" "$OPS_STATE" 2>/dev/null || true; echo "$2"; } | sed '/^$/d' >"$tmp"
+  mv -f "$tmp" "$OPS_STATE"
+}
+
+# state_mark good|failed RELEASE: RELEASE answered (or did not); the unverified switch, if any, is settled.
+state_mark() {
+  state_set "^((good|failed) $2|unverified .*)\$" "$1 $2"
+}
+
+# last_good: the newest release that answered after its switch, other than the current one (pruning
+# forgets a release in the state before it removes it).
+last_good() {
+  state_get good | awk -v c="$(current_release)" '$0 != c { r = $0 } END { printf "%s", r }'
+}
+
+# settle_unverified [boot]: a switch that an action made and was cut off from (a kill -9, a power cut)
+# before its release answered: the release before it serves again (restarted, unless at boot, where the
+# refresh script runs this before the app starts: a reboot never starts an unverified release), and the
+# unverified one is marked failed (a rollback to it by name checks it again). The cut-off action gets its
+# audit line. Also removes what a cut-off build left.
+settle_unverified() {
+  local new previous who what
+  rm -rf "$RELEASES_DIR/.new"
+  read -r new previous who what < <(state_get unverified) || return 0
+  point_app_dir "$previous"
+  [[ -n ${1:-} ]] || restart_app || die "$previous does not answer"
+  state_mark failed "$new"
+  audit_line "$who" "$what" "$previous" "$previous" "cut off; ${1:+at boot }$previous serves, not $new"
 }
 
 # user_data: the user data (the provisioning script): cloud-init's root-only copy, else the metadata service's.
@@ -96,10 +212,11 @@ new_release() {
   printf '%04d-%s' $((10#${last:-0} + 1)) "${1:0:7}"
 }
 
-# point_app_dir RELEASE: <app_dir> links to RELEASE, replaced in one rename.
+# point_app_dir RELEASE: <app_dir> links to RELEASE, replaced in one rename; each step checked.
 point_app_dir() {
-  as_login ln -sfn "$RELEASES_DIR/$1" "$APP_DIR.ops-link"
-  as_login mv -fT "$APP_DIR.ops-link" "$APP_DIR"
+  as_login ln -sfn "$RELEASES_DIR/$1" "$APP_DIR.ops-link" || return
+  as_login mv -fT "$APP_DIR.ops-link" "$APP_DIR" || return
+  [[ $(readlink "$APP_DIR") == "$RELEASES_DIR/$1" ]]
 }
 
 # answers: true when the app answers on HEALTH_PATH with an HTTP status below 500, which CODE holds (000: none).
@@ -112,7 +229,7 @@ answers() {
 # fails at once when the server exits (the unit then waits to restart it).
 restart_app() {
   local unit=$APP_NAME.service deadline=$((SECONDS + HEALTH_SECONDS))
-  systemctl restart "$unit"
+  systemctl restart "$unit" || return
   while ((SECONDS < deadline)); do
     if answers; then
       log "$unit answers HTTP $CODE on $HEALTH_PATH"
@@ -128,61 +245,88 @@ restart_app() {
   return 1
 }
 
-# switch_release RELEASE PREVIOUS: <app_dir> to RELEASE, with the current .env, and the unit restarted:
-# kept when the app answers, else PREVIOUS serves again (status 3; exit 1 when it does not answer either).
+# copy_env FROM TO: release FROM's .env into release TO, written beside it (.env.ops) and renamed over
+# TO's: a full disk or a kill leaves TO's as it was; then compared with FROM's. Refuses a FROM .env that
+# the app cannot reach its database with (no DB_PASSWORD line: empty, or not a .env).
+copy_env() {
+  local from=$RELEASES_DIR/$1/.env to=$RELEASES_DIR/$2/.env
+  grep -q '^DB_PASSWORD=.' "$from" || die "$from holds no DB_PASSWORD; not copying it"
+  as_login cp -p "$from" "$to.ops"
+  as_login mv -fT "$to.ops" "$to"
+  cmp -s "$from" "$to"
+}
+
+# switch_release RELEASE: <app_dir> from the current release (FROM) to RELEASE, with FROM's .env, and
+# the unit restarted. Recorded as unverified before <app_dir> moves, as good once the app answers;
+# whatever ends the action in between puts FROM back (ops_finish, go_back: exit 3).
 switch_release() {
-  if [[ -f $APP_DIR/.env ]]; then as_login cp -p "$APP_DIR/.env" "$RELEASES_DIR/$1/.env"; fi
+  copy_env "$FROM" "$1"
+  state_set '^unverified ' "unverified $1 $FROM $(escape "${SUDO_USER:-root}") $(escape "$AUDIT")"
+  SWITCH_NEW=$1 TO=$1
   point_app_dir "$1"
-  if restart_app; then return 0; fi
-  log "back to $2"
-  point_app_dir "$2"
-  restart_app || die "$1 did not answer, nor does $2 after going back to it"
-  FAILURE="$1 did not answer; $2 serves again" TO=$2
-  log "ERROR: $FAILURE"
-  return 3
+  if ! restart_app; then
+    FAILURE="did not answer"
+    exit 3
+  fi
+  state_mark good "$1"
+  SWITCH_NEW=''
+}
+
+# adopt_first_checkout: the first boot's checkout becomes the first release (marked good: it served).
+adopt_first_checkout() {
+  local name
+  [[ -d $APP_DIR ]] || die "no $APP_DIR: the first boot did not get the app (see reprovision)"
+  as_login mkdir -p "$RELEASES_DIR"
+  name=$(new_release "$(as_login git -C "$APP_DIR" rev-parse HEAD)")
+  as_login mv -T "$APP_DIR" "$RELEASES_DIR/$name"
+  point_app_dir "$name"
+  state_mark good "$name"
+  log "the first boot's checkout is now release $name"
 }
 
 # ops_release REF: REF (a branch, tag or commit) cloned with the token as step 8 clones, built in a
 # new release while the current one serves, then switch_release. The first release takes over the
-# first boot's checkout as release 0001, as it is. The newest KEEP_RELEASES releases stay, and the current one.
+# first boot's checkout as release 0001, as it is. Then prune_releases.
 ops_release() {
   check_ref "$@"
-  local new sha name old
-  [[ -e $APP_DIR ]] || die "no $APP_DIR: the first boot did not get the app (see reprovision)"
-  if [[ ! -L $APP_DIR ]]; then
-    as_login mkdir -p "$RELEASES_DIR"
-    name=$(new_release "$(as_login git -C "$APP_DIR" rev-parse HEAD)")
-    as_login mv -T "$APP_DIR" "$RELEASES_DIR/$name"
-    point_app_dir "$name"
-    log "the first boot's checkout is now release $name"
-  fi
+  local sha name
+  [[ -L $APP_DIR ]] || adopt_first_checkout
   FROM=$(current_release)
-  new=$RELEASES_DIR/.new
-  as_login rm -rf "$new"
-  retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$new"
-  sha=$(as_login git -C "$new" rev-parse --verify --quiet "origin/$1^{commit}" || as_login git -C "$new" rev-parse --verify --quiet "$1^{commit}") ||
+  BUILD=$RELEASES_DIR/.new
+  retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$BUILD"
+  sha=$(as_login git -C "$BUILD" rev-parse --verify --quiet "origin/$1^{commit}" || as_login git -C "$BUILD" rev-parse --verify --quiet "$1^{commit}") ||
     die "unknown ref $1; $FROM still serves"
   log "building $1 ($sha)"
-  as_login git -C "$new" checkout --quiet --detach "$sha"
+  as_login git -C "$BUILD" checkout --quiet --detach "$sha"
   # As step 14 and the unit install, so that the unit's own install finds nothing to do.
-  (cd "$new" && as_node NODE_ENV=production yarn install --ignore-engines) || die "$1 does not build; $FROM still serves"
+  (cd "$BUILD" && as_node NODE_ENV=production yarn install --ignore-engines) || die "$1 does not build; $FROM still serves"
   name=$(new_release "$sha")
-  TO=$name
-  as_login mv -T "$new" "$RELEASES_DIR/$name"
-  # A release that never served is not kept.
-  switch_release "$name" "$FROM" || { as_login rm -rf "${RELEASES_DIR:?}/$name"; exit 3; }
+  as_login mv -T "$BUILD" "$RELEASES_DIR/$name"
+  BUILD=$RELEASES_DIR/$name
+  switch_release "$name"
+  BUILD=''
+  prune_releases
+}
+
+# prune_releases: the newest KEEP_RELEASES releases stay, and the current one, the one before it (FROM)
+# and the last known good one; each other is forgotten first (a kill while it goes leaves no good release half removed).
+prune_releases() {
+  local keep old
+  keep=" $(current_release) $FROM $(last_good) "
   for old in $(release_names | head -n -"$KEEP_RELEASES"); do
-    if [[ $old != "$name" ]]; then as_login rm -rf "${RELEASES_DIR:?}/$old"; fi
+    [[ $keep != *" $old "* ]] || continue
+    state_set "^(good|failed) $old\$" ''
+    as_login rm -rf "${RELEASES_DIR:?}/$old"
   done
 }
 
-# ops_rollback [RELEASE]: switch_release to RELEASE, by default the newest release before the current one.
+# ops_rollback [RELEASE]: switch_release to RELEASE, by default the last known good release (last_good).
 ops_rollback() {
   FROM=$(current_release)
-  TO=${1:-$(release_names | awk -v c="$FROM" '$0 < c' | tail -n 1)}
+  TO=${1:-$(last_good)}
   [[ $# -le 1 && -n $FROM && $TO =~ ^[0-9]{4}-[0-9a-f]{7}$ && -d $RELEASES_DIR/$TO ]] ||
     die "no release ${1:-before ${FROM:-the first one}}"
-  if [[ $TO != "$FROM" ]]; then switch_release "$TO" "$FROM" || exit 3; fi
+  if [[ $TO != "$FROM" ]]; then switch_release "$TO"; fi
 }
 
 # ops_releases: the kept releases, oldest first, the current one marked *.
@@ -199,12 +343,13 @@ os_release() {
   sed -n 's/^PRETTY_NAME=//p' /etc/os-release
 }
 
-# ops_status: the release, the unit, the app's answer, the lock and the last actions;
-# exit 1 when the app does not answer below 500.
+# ops_status: the release (and whether it is verified), the unit, the app's answer, the lock (read, never
+# taken) and the last actions; exit 1 when the app does not answer below 500.
 ops_status() {
-  local ok=0
+  local ok=0 new previous
   answers || ok=1
   echo "release: $(readlink "$APP_DIR" || echo "$APP_DIR")"
+  if read -r new previous _ < <(state_get unverified); then echo "unverified: $new; the next action or a boot puts $previous back"; fi
   systemctl show -p ActiveState -p SubState -p MainPID "$APP_NAME.service"
   echo "answer: HTTP $CODE on $HEALTH_PATH"
   flock -n "$OPS_LOCK" true || echo "lock: $(<"$OPS_LOCK")"
@@ -225,13 +370,14 @@ ops_patch() {
   if ! needs=$(dnf needs-restarting -r 2>&1) && [[ $needs == *"Reboot is required"* ]]; then
     log "$needs: rebooting"
     REBOOT=1 TO+=" (reboot)"
-  else
-    answers || restart_app || die "the app does not answer after the updates"
+  elif ! answers; then
+    restart_app || die "the app does not answer after the updates"
   fi
 }
 
-# ops_reprovision: the user data (the provisioning script) run again as cloud-init ran it: the repair
-# of a failed first boot; on a healthy host it changes nothing the first run settled.
+# ops_reprovision: the user data (the provisioning script) run again as cloud-init ran it, under this
+# action's lock (OPS_LOCK_HOLDER): the repair of a failed first boot; on a healthy host it changes
+# nothing the first run settled.
 ops_reprovision() {
   (($# == 0)) || die "reprovision takes no arguments; got '$*'"
   local script
@@ -249,5 +395,5 @@ ops_rotate_secrets() {
 }
 
 rotate_secrets_user_data() {
-  die "rotate-secrets needs \"secrets\": \"parameter-store\"; this host's secrets are in its user data, which only a new host changes"
+  die "rotate-secrets needs \"secrets\": \"parameter-store\""
 }

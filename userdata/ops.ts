@@ -10,8 +10,10 @@ export interface OpsPaths {
   readonly releasesDirectory: string;
   /** The audit log: one line per changing action (when, who, what, from, to, result). */
   readonly auditLog: string;
-  /** The lock file of every changing action and of the provisioning script; it names the run that holds it. */
+  /** The lock of every changing action and of the provisioning script: a symbolic link whose target names the run that holds it. */
   readonly lockFile: string;
+  /** The releases' state (root's): the known good ones, the failed ones, a switch not verified yet. */
+  readonly stateFile: string;
 }
 
 /** The paths of the ops command of a host with these settings (the log and lock next to the provisioning log). */
@@ -22,6 +24,7 @@ export function opsPaths(settings: ProvisioningSettings): OpsPaths {
     releasesDirectory: `${settings.loginHome}/${settings.appName}-releases`,
     auditLog: `${logDirectory}/${settings.appName}-ops.log`,
     lockFile: `${logDirectory}/${settings.appName}-ops.lock`,
+    stateFile: `${logDirectory}/${settings.appName}-ops.state`,
   };
 }
 

@@ -564,6 +564,8 @@ step_15_install_service() {
 # to FRONTENDURI and BACKENDURI.
 refresh_public_uris() {
   trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  # A release switched to and never verified (its ops action was cut off) does not start (userdata/ops.sh).
+  settle_unverified boot
   read_public_hostname
   set_env_values FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }

@@ -5,7 +5,8 @@ import {
   APP_DB_GRANTS, APP_DB_USER_HOST, CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
   DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS,
   KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
-  NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES, STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
+  NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES,
+  STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
 import { opsPaths } from "./ops";
@@ -43,19 +44,17 @@ function shellFile(name: string): string {
   return readFileSync(join(__dirname, `${name}.sh`), "utf8");
 }
 
-/** A shell file of userdata/ as it goes into the user data: without its comment lines (see withoutCommentLines). */
+/** A shell file of userdata/ as it goes into the user data (compactShell). */
 function shellCode(name: string): string {
-  return withoutCommentLines(shellFile(name));
+  return compactShell(shellFile(name));
 }
 
 /**
- * The provisioning code: provision.sh without its #! line and its comment lines (shellcheck's
- * directives kept, so that the rendered script is checked as the file is). The comments are for
- * readers of the file; left out of the user data, they leave room under EC2's 16 KiB limit. Safe
- * because no string or here-document of the file holds a line starting with # (a test compares the
+ * The provisioning code: provision.sh compacted (compactShell). Safe because no string or here-document
+ * of the file holds a line starting with # or a line whose indentation is content (a test compares the
  * functions bash reads from both).
  */
-export const PROVISIONING_CODE = withoutCommentLines(shellFile("provision"));
+export const PROVISIONING_CODE = compactShell(shellFile("provision"));
 
 /**
  * Shell modules of userdata/ (`<name>.sh`, function definitions only) that the settings need,
@@ -118,9 +117,54 @@ export function applicationUris(host: string, domainName?: string): { readonly f
   return { frontend: domainName ? `https://${name}` : `http://${name}`, backend: `http://${name}:${APP_PORT}` };
 }
 
-/** Shell code without its full-line comments (the #! line among them), but for shellcheck's directives. */
-export function withoutCommentLines(code: string): string {
-  return code.split("\n").filter((line) => !/^\s*#/.test(line) || /^\s*# shellcheck /.test(line)).join("\n");
+/**
+ * Shell code as it goes into the user data: without its full-line comments (the #! line among them; shellcheck's
+ * directives kept) and without the indentation of its lines, where that indentation is code's: the lines of a
+ * here-document or of a quoted string that spans lines are content, kept as they are. Both are for readers of
+ * the file; left out, they leave room under EC2's 16 KiB limit. Bash reads the same functions from both (tests
+ * compare `declare -f` of every file with that of its compacted code).
+ */
+export function compactShell(code: string): string {
+  const lines: string[] = [];
+  let hereDocument: string | undefined;
+  let quote: "" | "'" | '"' = "";
+  for (const line of code.split("\n")) {
+    if (hereDocument !== undefined) {
+      lines.push(line);
+      if (line === hereDocument) hereDocument = undefined;
+      continue;
+    }
+    if (quote) {
+      lines.push(line);
+    } else if (!/^\s*#/.test(line) || /^\s*# shellcheck /.test(line)) {
+      hereDocument = /<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)/.exec(line.replace(/<<</g, ""))?.[1];
+      lines.push(line.trimStart());
+    } else {
+      continue;
+    }
+    quote = quoteAfter(line, quote);
+  }
+  return lines.join("\n");
+}
+
+/** The quote still open at the end of `line` of shell code, given the one open at its start ("" for none). */
+function quoteAfter(line: string, open: "" | "'" | '"'): "" | "'" | '"' {
+  let quote = open;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote === "'") {
+      if (c === "'") quote = "";
+    } else if (c === "\\") {
+      i++;
+    } else if (quote === '"') {
+      if (c === '"') quote = "";
+    } else if (c === "'" || c === '"') {
+      quote = c;
+    } else if (c === "#" && (i === 0 || /\s/.test(line[i - 1]))) {
+      break;
+    }
+  }
+  return quote;
 }
 
 /** The header's secret lines: the secrets in base64 (`user-data`), or where the module reads them (`parameter-store`). */
@@ -286,6 +330,7 @@ readonly REFRESH_UNIT=${q(renderRefreshUnit(settings))}
 readonly REFRESH_SCRIPT=${q(refreshScriptPath(settings))}
 readonly OPS_COMMAND=${q(ops.command)} RELEASES_DIR=${q(ops.releasesDirectory)}
 readonly OPS_LOG=${q(ops.auditLog)} OPS_LOCK=${q(ops.lockFile)}
+readonly OPS_STATE=${q(ops.stateFile)}
 readonly USER_DATA_COPY=${q(USER_DATA_COPY)} HEALTH_PATH=${q(settings.healthCheckPath)}
 readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES}
 readonly REF_SHAPE=${q(REF_SHAPE)} REF_FORBIDDEN=${q(REF_FORBIDDEN)}

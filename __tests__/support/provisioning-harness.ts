@@ -76,6 +76,15 @@ export const FAULTS = {
   "kill:step_09_import_database": "SIGKILL after half of export.sql",
   "kill:step_11_write_env_file": "SIGKILL once the temporary .env is written",
   "echo-token": "the git server refuses the clone with a message holding the token it was given",
+  // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
+  "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
+  "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
+  "ops:kill-restart": "SIGKILL to the action at the app's restart, after the switch",
+  "ops:kill-health": "SIGKILL to the action at its first health check of the app",
+  "ops:hup-health": "SIGHUP to the action's shell at its first health check of the app",
+  "ops:term-health": "SIGTERM to the action's shell at its first health check of the app",
+  "ops:int-health": "SIGINT to the action's shell at its first health check of the app",
+  "ops:pipe-health": "SIGPIPE to the action's shell at its first health check of the app",
 } as const;
 export type Fault = keyof typeof FAULTS;
 
@@ -448,8 +457,9 @@ export class ProvisioningHarness {
    * replaces the pause between the tries of a network step (10 s), for tests whose faults make
    * every try fail.
    */
-  async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number } = {}): Promise<RunResult> {
-    const { timeoutMs = 90_000, retryPauseSeconds } = options;
+  async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number; header?: Record<string, number> } = {}):
+  Promise<RunResult> {
+    const { timeoutMs = 90_000, retryPauseSeconds, header = {} } = options;
     const file = join(this.dir, "provision.sh");
     const rewrite = (from: string, to: string) => {
       if (!script.includes(from)) throw new Error(`the script does not hold ${from.trim()}`);
@@ -458,6 +468,12 @@ export class ProvisioningHarness {
     // A rendered provisioning script (not one it installed, such as the refresh script): its host paths move here.
     if (script.includes(`\nreadonly ${HOST_FILE_VARIABLES.unitDirectory}=`)) script = relocateHostFiles(script, this.dir);
     if (retryPauseSeconds !== undefined) rewrite(`PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}\n`, `PAUSE=${retryPauseSeconds}\n`);
+    // Numbers of the header (limits and waits) a test shortens: `NAME=<digits>` on a readonly line.
+    for (const [name, value] of Object.entries(header)) {
+      const found = new RegExp(`^(readonly .*\\b${name}=)[0-9]+\\b`, "m");
+      if (!found.test(script)) throw new Error(`the script's header sets no ${name}`);
+      script = script.replace(found, `$1${value}`);
+    }
     if (this.app) {
       rewrite(`readonly APP_PORT=${APP_PORT} `, `readonly APP_PORT=${this.appPort} `);
       rewrite(`USER_DATA_COPY='${USER_DATA_COPY}'`, `USER_DATA_COPY=${shq(this.userDataCopy)}`);
@@ -472,11 +488,31 @@ export class ProvisioningHarness {
    * Runs a command the script installed (the ops command) as root, with the stand-ins first on PATH;
    * `env` adds variables (SUDO_USER, as sudo sets it).
    */
-  runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
-    return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env);
+  runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; control?: (child: ChildProcess) => void } = {}):
+  Promise<RunResult> {
+    return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env, options.control);
   }
 
-  private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  /** Process ids of the transient units the systemd-run stand-in started (each the leader of its own group), by unit name. */
+  units(): Map<string, number> {
+    const dir = join(this.dir, "units");
+    if (!existsSync(dir)) return new Map();
+    return new Map(readdirSync(dir).map((name) => [name, parseInt(readFileSync(join(dir, name), "utf8"), 10)]));
+  }
+
+  /** Waits (bounded) until no process of any transient unit runs; false when one still runs at the deadline. */
+  async unitsEnded(timeoutMs = 60_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const running = [...this.units().values()].filter((pid) => groupAlive(pid));
+      if (running.length === 0) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}, control?: (child: ChildProcess) => void):
+  Promise<RunResult> {
     const env: NodeJS.ProcessEnv = {
       PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: process.env.HOME ?? "/root",
@@ -499,6 +535,7 @@ export class ProvisioningHarness {
     const chunks: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+    control?.(child);
     const timer = setTimeout(() => killGroup(child.pid), timeoutMs);
     const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     clearTimeout(timer);
@@ -615,6 +652,7 @@ export class ProvisioningHarness {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    for (const pid of this.units().values()) killGroup(pid);
     if (this.app) await exec("bash", [join(this.dir, "app-unit.sh"), "stop"]).catch(() => undefined);
     await this.stopManagedDatabase();
     if (this.mariadbd && this.mariadbd.exitCode === null) {
@@ -846,6 +884,8 @@ export class ProvisioningHarness {
       APP_SERVICE: `${this.appName}.service`,
       APP_CONTROL: this.app ? join(this.standIns, "app-unit.sh") : "",
       APP_STATE: join(this.dir, "app-unit"),
+      // The ops command's transient units (systemd-run): each one's pid, by unit name.
+      UNITS_DIR: join(this.dir, "units"),
       APP_DIR: this.settings.appDir,
       APP_PORT: this.appPort,
       NODE: process.execPath,
@@ -858,6 +898,16 @@ export class ProvisioningHarness {
     };
     writeFileSync(join(this.standIns, "config.sh"), ["# This harness's values, read by the stand-ins (lib.sh).",
       ...Object.entries(values).map(([name, value]) => `${name}=${shq(String(value))}`), ""].join("\n"));
+  }
+}
+
+/** True while a process of the group `pgid` runs. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -5,7 +5,7 @@
 import { spawnSync } from "child_process";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { HEALTH_SECONDS, KEEP_RELEASES, opsPaths, renderProvisioningScript, renderScriptHeader, USER_DATA_COPY, withoutCommentLines } from "../../userdata";
+import { HEALTH_SECONDS, KEEP_RELEASES, opsPaths, renderProvisioningScript, renderScriptHeader, USER_DATA_COPY, compactShell } from "../../userdata";
 import { PRODUCTION_SETTINGS, SECRETS } from "./fixtures";
 
 const OPS_SH = readFileSync(join(__dirname, "../../userdata/ops.sh"), "utf8");
@@ -24,6 +24,7 @@ describe("opsPaths", () => {
       releasesDirectory: "/home/ec2-user/crm-releases",
       auditLog: "/var/log/crm-ops.log",
       lockFile: "/var/log/crm-ops.lock",
+      stateFile: "/var/log/crm-ops.state",
     });
     expect(opsPaths({ ...PRODUCTION_SETTINGS, appName: "sales", logFile: "/var/log/crm/provision.log" }).lockFile).toBe("/var/log/crm/sales-ops.lock");
   });
@@ -35,8 +36,8 @@ describe("the ops module", () => {
     const full = defined(OPS_SH);
     expect(full.stderr).toBe("");
     expect(full.stdout.split("\n")).toEqual(expect.arrayContaining(["ops_main", "ops_release", "ops_rollback", "ops_releases", "ops_status",
-      "ops_patch", "ops_reprovision", "ops_lock", "ops_audit"]));
-    expect(defined(withoutCommentLines(OPS_SH)).stdout).toBe(full.stdout);
+      "ops_patch", "ops_reprovision", "ops_lock", "ops_finish", "audit_line", "settle_unverified"]));
+    expect(defined(compactShell(OPS_SH)).stdout).toBe(full.stdout);
     const body = OPS_SH.split("\n").filter((line) => line !== "" && !/^\s*#/.test(line) && !/^\s/.test(line) && !/^[a-z_]+\(\) \{$|^\}$/.test(line));
     expect(body).toEqual([]);
   });

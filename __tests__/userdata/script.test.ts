@@ -6,7 +6,7 @@ import { join } from "path";
 import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
   renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, scriptModules, SECRET_VARIABLES,
-  shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, withoutCommentLines,
+  shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, compactShell,
 } from "../../userdata";
 import { haveTool, PARAMETER_NAMES, PARAMETER_STORE_SETTINGS, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 import { relocateHostFiles } from "../support/provisioning-harness";
@@ -48,7 +48,7 @@ describe("renderProvisioningScript", () => {
   test("defines the 15 step functions once each, in the spec's order, and calls them in that order", () => {
     expect(STEP_FUNCTIONS).toHaveLength(15);
     const definitions = [...script.matchAll(/^(step_\d\d_\w+)\(\) \{/gm)].map((m) => m[1]);
-    const calls = [...script.matchAll(/^ {2}run_step (step_\d\d_\w+)$/gm)].map((m) => m[1]);
+    const calls = [...script.matchAll(/^run_step (step_\d\d_\w+)$/gm)].map((m) => m[1]);
     // A step that differs by topology is `variant TOPOLOGY <step>`, and its single host's definition follows it.
     const variants = definitions.filter((name) => !(STEP_FUNCTIONS as readonly string[]).includes(name));
     expect(variants).toEqual(["step_03_start_database", "step_04_set_root_password", "step_08_fetch_repository"].map((name) => `${name}_single_host`));
@@ -102,7 +102,7 @@ describe("renderProvisioningScript", () => {
     expect(script).toContain("PUBLIC_DNS=$(metadata meta-data/public-hostname)");
     expect(script).toContain(`fallocate -l "$SWAP_SIZE" "$partial"`);
     expect(script).toContain(`chmod "$SWAP_FILE_MODE" "$SWAP_FILE"`);
-    expect(script).toContain(`nvm install "$1" && nvm alias default "$1" && nvm install "$2" && nvm use "$2"' \\\n    install-node "$NODE_MAJOR" "$NODE_VERSION"`);
+    expect(script).toContain(`nvm install "$1" && nvm alias default "$1" && nvm install "$2" && nvm use "$2"' \\\ninstall-node "$NODE_MAJOR" "$NODE_VERSION"`);
     expect(script).toContain('dnf -y install "${PACKAGES[@]}"');
     expect(script).toContain(`dnf -y groupinstall "Development Tools"`);
     expect(script).toContain("as_node npm install -g yarn");
@@ -115,7 +115,7 @@ describe("renderProvisioningScript", () => {
       'retry "git pull"', 'retry "nvm download" curl', 'retry "nvm installer" as_login bash', 'retry "Node.js install"']) {
       expect(script).toContain(what);
     }
-    expect(shellFunction(script, "step_04_set_root_password_single_host")).toMatch(/if ! .*; then\n {4}log "WARNING/);
+    expect(shellFunction(script, "step_04_set_root_password_single_host")).toMatch(/if ! .*; then\nlog "WARNING/);
     const others = STEP_FUNCTIONS.filter((step) => step !== "step_04_set_root_password");
     for (const step of others) expect(shellFunction(script, step)).not.toContain("WARNING");
   });
@@ -140,12 +140,12 @@ describe("renderProvisioningScript", () => {
     const [ops, code] = ["ops", "provision"].map((name) => readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8"));
     expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops"]);
     expect(code.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${withoutCommentLines(ops)}\n${withoutCommentLines(code)}`);
+    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${compactShell(ops)}\n${compactShell(code)}`);
     expect(script.split("\n").filter((line) => /^\s*#/.test(line) && !/^(#!|\s*# shellcheck )/.test(line))
       .every((line) => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS).includes(line))).toBe(true);
   });
 
-  test("leaving out the comment lines changes none of the functions bash reads from provision.sh", () => {
+  test("compacting provision.sh changes none of the functions bash reads from it", () => {
     const code = readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8");
     // Everything up to the lines that run main: bash defines the functions, then prints them.
     const definitions = (text: string) => {
@@ -156,7 +156,24 @@ describe("renderProvisioningScript", () => {
     };
     const full = definitions(code);
     expect(full).toContain("step_15_install_service ()");
-    expect(definitions(withoutCommentLines(code))).toBe(full);
+    expect(definitions(compactShell(code))).toBe(full);
+  });
+
+  test.each(["https", "parameter-store", "remote-database"])("compacting %s.sh changes none of the functions bash reads from it", (name) => {
+    const code = readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8");
+    const definitions = (text: string) => {
+      const result = spawnSync("bash", ["-c", `${text}\ndeclare -f`], { encoding: "utf8" });
+      expect(result.stderr).toBe("");
+      return result.stdout;
+    };
+    const full = definitions(code);
+    expect(full).not.toBe("");
+    expect(definitions(compactShell(code))).toBe(full);
+  });
+
+  test("compacting keeps the lines of a here-document as they are", () => {
+    const code = "f() {\n  cat <<EOF\n  indented: content\nEOF\n  echo <<<'  here-string'\n    g\n}";
+    expect(compactShell(code)).toBe("f() {\ncat <<EOF\n  indented: content\nEOF\necho <<<'  here-string'\ng\n}");
   });
 
   const shellcheck = haveTool("shellcheck") ? test : test.skip;
@@ -183,7 +200,7 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     expect(withParameters).toContain("\nrotate_secrets_parameter_store() {\n");
     // The ops command's rotate-secrets runs it where the module is; elsewhere it says why not.
     expect(script).not.toContain("\nrotate_secrets_parameter_store() {");
-    expect(script).toContain("\nrotate_secrets_user_data() {\n  die \"rotate-secrets needs");
+    expect(script).toContain("\nrotate_secrets_user_data() {\ndie \"rotate-secrets needs");
     expect(script).not.toContain("aws ssm");
   });
 

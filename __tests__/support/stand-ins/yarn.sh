@@ -8,6 +8,9 @@ if fault step_14_install_dependencies; then
   echo "injected fault" >&2
   exit 1
 fi
+# The ops command's build: killed (its whole process group), or the login user's file system filled.
+if fault ops:kill-build; then kill_script; fi
+if fault ops:fill-build; then dd if=/dev/zero of="$HOME/filler" bs=64k 2>/dev/null || true; fi
 if [[ -f package.json ]] && ! python3 -m json.tool package.json >/dev/null 2>&1; then
   echo "error package.json: invalid JSON" >&2
   exit 1

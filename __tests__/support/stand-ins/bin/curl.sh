@@ -1,6 +1,7 @@
 #!/bin/bash
 # curl: the nvm installer's address gets the stand-in installer (nvm-install.sh, with the stand-ins'
-# directory written in); step 12 fails when its fault is armed. Any other address: the real curl.
+# directory written in); step 12 fails when its fault is armed. The app's address (the ops command's
+# health checks): a signal to the action when an ops:*-health fault is armed. Any other address: the real curl.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
 for arg in "$@"; do
@@ -18,4 +19,14 @@ for arg in "$@"; do
   fi
 done
 record curl "$@"
+# The ops command's health checks: a signal to the action (once), as the fault says.
+if [[ $* == *"http://127.0.0.1:$APP_PORT/"* ]]; then
+  for sig in kill hup term int pipe; do
+    if fault "ops:$sig-health"; then
+      rm -f "$FAULT_FILE"
+      read -r -a st </proc/$$/stat
+      if [[ $sig == kill ]]; then kill -KILL -- "-${st[4]}"; else kill -s "${sig^^}" -- "${st[4]}"; fi
+    fi
+  done
+fi
 exec "$REAL_CURL" "$@"

@@ -17,7 +17,7 @@ fi
 if [[ -n $APP_CONTROL && $unit == "$APP_SERVICE" ]]; then
   case " $* " in
     *" show "*) exec "$APP_CONTROL" "$@" ;;
-    *" restart "*) exec "$APP_CONTROL" restart ;;
+    *" restart "*) if fault ops:kill-restart; then kill_script; fi; exec "$APP_CONTROL" restart ;;
     *" stop "*) exec "$APP_CONTROL" stop ;;
     *" start "* | *" --now "*) exec "$APP_CONTROL" start ;;
   esac

@@ -1,0 +1,369 @@
+/**
+ * The ops command (userdata/ops.sh) under the faults of real use, run for real as root against the
+ * harness's parts (MariaDB, the git server over https, the app unit running server.js, the
+ * systemd-run stand-in that starts each action in a session of its own, as a transient unit):
+ * a dropped session (SIGHUP) and a closed output during a bad release's health check, signals to the
+ * action itself, SIGKILL at each phase, a reboot after a cut-off switch, pruning and rollback targets,
+ * an argument that would forge audit lines, an empty .env, and a full file system (a small tmpfs).
+ * Each time: the previous good release serves, and the audit log and `status` tell what happened.
+ */
+import { ChildProcess, spawnSync } from "child_process";
+import { randomBytes } from "crypto";
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "fs";
+import { get } from "http";
+import { join } from "path";
+import { opsPaths, refreshScriptPath, renderProvisioningScript } from "../../userdata";
+import { ScriptSecrets } from "../../settings/provisioning-settings";
+import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { describeWithTools } from "../support/required-tools";
+
+jest.setTimeout(240_000);
+
+const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+const TOKEN = "ghp_FaultsT0ken/+=";
+const SECRETS: ScriptSecrets = {
+  dbRootPasswordBase64: b64("root 'faults' pass"), appDbPasswordBase64: b64("app faults pass"), sourceHostTokenBase64: b64(TOKEN),
+};
+const server = (answer: string) => `require('http').createServer((q, r) => r.end('${answer}')).listen(process.env.PORT);\n`;
+/** A server that runs and never listens: the health check waits out HEALTH_SECONDS. */
+const SILENT_SERVER = "setInterval(() => undefined, 1000);\n";
+/** Short limits, so that a test waits seconds, not minutes. */
+const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 2 };
+
+function answer(port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = get({ host: "127.0.0.1", port, path: "/", timeout: 3000 }, (res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+      res.on("end", () => resolve(body));
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(undefined));
+  });
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** One harness with the app, provisioned, and the test's view of the ops command's files. */
+class Host {
+  readonly ops: ReturnType<typeof opsPaths>;
+  readonly outputs: string[] = [];
+  constructor(readonly h: ProvisioningHarness) {
+    this.ops = opsPaths(h.settings);
+  }
+
+  run(args: string[], control?: (child: ChildProcess) => void): Promise<RunResult> {
+    return this.h.runCommand(this.ops.command, args, { env: { SUDO_USER: "alice" }, control }).then((result) => {
+      this.outputs.push(result.output);
+      return result;
+    });
+  }
+
+  current(): string {
+    return readlinkSync(this.h.settings.appDir).split("/").pop() ?? "";
+  }
+
+  releases(): string[] {
+    return readdirSync(this.ops.releasesDirectory).filter((name) => /^\d{4}-/.test(name)).sort();
+  }
+
+  /** Everything in the releases directory that is not a release (a build's or a prune's leftover). */
+  leftovers(): string[] {
+    return readdirSync(this.ops.releasesDirectory).filter((name) => !/^\d{4}-[0-9a-f]{7}$/.test(name));
+  }
+
+  audit(): string[] {
+    return readFileSync(this.ops.auditLog, "utf8").trim().split("\n").map((line) => line.replace(/^\S+Z /, ""));
+  }
+
+  state(): string {
+    return existsSync(this.ops.stateFile) ? readFileSync(this.ops.stateFile, "utf8") : "";
+  }
+
+  body(): Promise<string | undefined> {
+    return answer(this.h.appPort);
+  }
+
+  /** Waits (bounded) until the action's unit has ended, after its local command was cut off. */
+  async actionEnded(): Promise<void> {
+    if (!(await this.h.unitsEnded(60_000))) throw new Error("the action's unit still runs");
+  }
+}
+
+async function startHost(header: Record<string, number>, beforeProvisioning?: (h: ProvisioningHarness) => void): Promise<Host> {
+  const h = await ProvisioningHarness.start({ sourceHostToken: TOKEN, app: true });
+  try {
+    beforeProvisioning?.(h);
+    const first = await h.run(renderProvisioningScript(h.settings, SECRETS), { header, retryPauseSeconds: 0 });
+    if (first.exitCode !== 0) throw new Error(first.output);
+  } catch (error) {
+    await h.stop();
+    throw error;
+  }
+  return new Host(h);
+}
+
+describeWithTools("the ops command under faults, run for real", ProvisioningHarness.toolsMissing(), () => {
+  let host: Host;
+  let h: ProvisioningHarness;
+  let v2 = "";
+
+  beforeAll(async () => {
+    host = await startHost(HEADER);
+    h = host.h;
+    await h.pushCommit({ "server.js": server("crm v2") }, "v2", "refs/tags/v2");
+    await h.pushCommit({ "server.js": SILENT_SERVER }, "never answers", "refs/heads/silent");
+    await h.pushCommit({ "server.js": server("crm v3") }, "v3", "refs/heads/v3");
+    const released = await host.run(["release", "v2"]);
+    if (released.exitCode !== 0) throw new Error(released.output);
+    v2 = host.current();
+  });
+
+  afterAll(async () => {
+    if (process.env.OPS_DEBUG) {
+      console.log(host?.outputs.join("\n----\n"));
+      spawnSync("cp", ["-a", h.dir, "/tmp/ops-faults-debug"]);
+    }
+    await h?.stop();
+  });
+
+  /** After each case: v2 serves, nothing is left unverified, no lock, no leftover. */
+  async function expectV2Serves(): Promise<void> {
+    expect(host.current()).toBe(v2);
+    expect(await host.body()).toBe("crm v2");
+    expect(host.state()).not.toMatch(/^unverified /m);
+    expect(host.leftovers()).toEqual([]);
+  }
+
+  test("a dropped session (SIGHUP to the local command) during a bad release's health check: the action goes on in its unit and puts v2 back", async () => {
+    const before = host.releases();
+    let hungUp = false;
+    const release = await host.run(["release", "silent"], (child) => {
+      void until("the switch", () => /^unverified /m.test(host.state())).then(() => {
+        hungUp = true;
+        process.kill(-child.pid!, "SIGHUP");
+      });
+    });
+    expect(hungUp).toBe(true);
+    expect(release.exitCode).toBeNull();
+    await host.actionEnded();
+    await expectV2Serves();
+    expect(host.releases()).toEqual(before);
+    expect(host.audit().pop()).toMatch(new RegExp(`^alice release silent: ${v2} -> ${v2}: 0003-\\w{7} did not answer; ${v2} serves again \\(exit 3\\)$`));
+    expect(host.state()).toMatch(/^failed 0003-\w{7}$/m);
+  });
+
+  test("a closed output (the local command's pipe gone) during a bad release's health check: v2 is put back all the same", async () => {
+    const release = await host.run(["release", "silent"], (child) => {
+      void until("the switch", () => /^unverified /m.test(host.state())).then(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      });
+    });
+    expect(release.exitCode).not.toBe(0);
+    await host.actionEnded();
+    await expectV2Serves();
+    // The action's next write got SIGPIPE (or its health check ended first).
+    expect(host.audit().pop()).toMatch(
+      new RegExp(`^alice release silent: ${v2} -> ${v2}: 0003-\\w{7} (did not answer|was interrupted by SIGPIPE); ${v2} serves again \\(exit 3\\)$`));
+  });
+
+  test.each(["HUP", "INT", "PIPE", "TERM"])("SIG%s to the action itself at the health check of a good release: v2 serves again, and the audit line says why", async (signal) => {
+    h.fault = `ops:${signal.toLowerCase()}-health` as typeof h.fault;
+    let release: RunResult;
+    try {
+      release = await host.run(["release", "v3"]);
+    } finally {
+      h.fault = undefined;
+    }
+    expect(release.exitCode).toBe(3);
+    expect(release.output).toContain(`ERROR: 0003-`);
+    await expectV2Serves();
+    expect(host.audit().pop()).toMatch(
+      new RegExp(`^alice release v3: ${v2} -> ${v2}: 0003-\\w{7} was interrupted by SIG${signal}; ${v2} serves again \\(exit 3\\)$`));
+  });
+
+  test("SIGKILL during the build: nothing switched; the next action removes the build", async () => {
+    h.fault = "ops:kill-build";
+    let killed: RunResult;
+    try {
+      killed = await host.run(["release", "v3"]);
+    } finally {
+      h.fault = undefined;
+    }
+    expect(killed.exitCode).toBe(137);
+    expect(host.current()).toBe(v2);
+    expect(host.leftovers()).toEqual([".new"]);
+    const status = await host.run(["status"]);
+    expect(status.exitCode).toBe(0);
+    expect(status.output).not.toMatch(/^(unverified|lock):/m);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
+    expect(host.audit().pop()).toBe(`alice rollback ${v2}: ${v2} -> ${v2}: ok`);
+  });
+
+  test("SIGKILL at the restart after the switch: status says unverified; a reboot starts v2, not the unverified release", async () => {
+    h.fault = "ops:kill-restart";
+    let killed: RunResult;
+    try {
+      killed = await host.run(["release", "v3"]);
+    } finally {
+      h.fault = undefined;
+    }
+    expect(killed.exitCode).toBe(137);
+    const unverified = host.current();
+    expect(unverified).toMatch(/^0003-/);
+    const status = await host.run(["status"]);
+    expect(status.output).toContain(`unverified: ${unverified}; the next action or a boot puts ${v2} back`);
+    // The boot: the refresh unit runs before the app.
+    const boot = await h.runCommand(refreshScriptPath(h.settings), []);
+    expect(boot.exitCode).toBe(0);
+    expect(host.current()).toBe(v2);
+    await h.runCommand(join(h.dir, "app-unit.sh"), ["restart"]);
+    await until("v2 answering", async () => (await host.body()) === "crm v2");
+    expect(host.audit().pop()).toBe(`alice release v3: ${v2} -> ${v2}: cut off; at boot ${v2} serves, not ${unverified}`);
+    rmSync(join(host.ops.releasesDirectory, unverified), { recursive: true, force: true });
+    await expectV2Serves();
+  });
+
+  test("SIGKILL during the health check: the next action puts v2 back and marks the release failed", async () => {
+    h.fault = "ops:kill-health";
+    let killed: RunResult;
+    try {
+      killed = await host.run(["release", "v3"]);
+    } finally {
+      h.fault = undefined;
+    }
+    expect(killed.exitCode).toBe(137);
+    const unverified = host.current();
+    expect(host.state()).toMatch(new RegExp(`^unverified ${unverified} ${v2} alice release v3$`, "m"));
+    const patch = await host.run(["patch"]);
+    expect(patch.exitCode).toBe(0);
+    await expectV2Serves();
+    expect(host.state()).toMatch(new RegExp(`^failed ${unverified}$`, "m"));
+    expect(host.audit().slice(-2)).toEqual([
+      `alice release v3: ${v2} -> ${v2}: cut off; ${v2} serves, not ${unverified}`,
+      expect.stringMatching(/^alice patch: .* -> .*: ok$/),
+    ]);
+  });
+
+  test("pruning keeps the current, the previous and the last known good release; a plain rollback goes to the last known good, never to a failed one", async () => {
+    // KEEP_RELEASES is 2 here. v2 serves; the newest release is a v3 that was rolled back from.
+    const rolledBackFrom = host.releases().pop() ?? "";
+    expect(host.current()).toBe(v2);
+    expect((await host.run(["release", "v3"])).exitCode).toBe(0);
+    const newest = host.current();
+    // By number only the two newest stay; v2, which served before newest (and is the last known good), stays too.
+    expect(host.releases()).toEqual([v2, rolledBackFrom, newest]);
+    // A plain rollback goes to v2, the last known good, not to the newest before newest (rolledBackFrom).
+    expect((await host.run(["rollback"])).exitCode).toBe(0);
+    expect(host.current()).toBe(v2);
+    expect(await host.body()).toBe("crm v2");
+    // A release that does not answer as a rollback target is marked failed; v2 serves again.
+    writeFileSync(join(host.ops.releasesDirectory, rolledBackFrom, "server.js"), "process.exit(4);\n");
+    const bad = await host.run(["rollback", rolledBackFrom]);
+    expect(bad.exitCode).toBe(3);
+    expect(host.current()).toBe(v2);
+    expect(host.state()).toMatch(new RegExp(`^failed ${rolledBackFrom}$`, "m"));
+    // From newest, a plain rollback skips the failed release before it.
+    expect((await host.run(["rollback", newest])).exitCode).toBe(0);
+    expect((await host.run(["rollback"])).exitCode).toBe(0);
+    expect(host.current()).toBe(v2);
+    expect(host.audit().slice(-2)).toEqual([`alice rollback ${newest}: ${v2} -> ${newest}: ok`, `alice rollback: ${newest} -> ${v2}: ok`]);
+  });
+
+  test("an argument with a line break is one audit line, escaped", async () => {
+    const forged = `${v2}\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok`;
+    const before = host.audit().length;
+    const result = await host.run(["rollback", forged]);
+    expect(result.exitCode).toBe(1);
+    const lines = host.audit();
+    expect(lines.length).toBe(before + 1);
+    expect(lines.pop()).toBe(`alice rollback ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok: ${v2} -> ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok: no release ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok (exit 1)`);
+  });
+
+  test("an empty .env is never copied: the rollback is refused and the other release's .env stays", async () => {
+    const env = join(h.settings.appDir, ".env");
+    const kept = readFileSync(env, "utf8");
+    const first = host.releases().find((name) => name !== v2) ?? "";
+    const target = join(host.ops.releasesDirectory, first, ".env");
+    const targetBefore = readFileSync(target, "utf8");
+    writeFileSync(env, "");
+    try {
+      const refused = await host.run(["rollback", first]);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.output).toContain(`ERROR: ${join(host.ops.releasesDirectory, v2, ".env")} holds no DB_PASSWORD; not copying it`);
+      expect(readFileSync(target, "utf8")).toBe(targetBefore);
+      expect(host.current()).toBe(v2);
+    } finally {
+      writeFileSync(env, kept);
+    }
+    expect(targetBefore).toContain("DB_PASSWORD=");
+  });
+});
+
+describeWithTools("the ops command on a full disk (a small tmpfs as the login user's home)", ProvisioningHarness.toolsMissing(), () => {
+  let host: Host;
+  let h: ProvisioningHarness;
+  let home = "";
+  const freeKiB = () => parseInt(spawnSync("df", ["--output=avail", "-k", home], { encoding: "utf8" }).stdout.trim().split("\n").pop() ?? "0", 10);
+
+  beforeAll(async () => {
+    host = await startHost(HEADER, (harness) => {
+      home = harness.settings.loginHome;
+      const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=24m,mode=755", "tmpfs", home], { encoding: "utf8" });
+      if (mounted.status !== 0) throw new Error(`mount tmpfs: ${mounted.stderr}`);
+    });
+    h = host.h;
+    await h.pushCommit({ "server.js": server("crm v2") }, "v2", "refs/tags/v2");
+    expect((await host.run(["release", "v2"])).exitCode).toBe(0);
+  });
+
+  afterAll(async () => {
+    if (h) {
+      await h.runCommand(join(h.dir, "app-unit.sh"), ["stop"]);
+      spawnSync("umount", ["--lazy", home]);
+      await h.stop();
+    }
+  });
+
+  test("a release too big for the disk fails in its clone; its leftovers go, the free space comes back, v2 serves", async () => {
+    const v2 = host.current();
+    const free = freeKiB();
+    // Incompressible, and more than half the free space: the pack and the checkout together do not fit.
+    const big = randomBytes(Math.ceil(free * 1024 * 0.6));
+    await h.pushCommit({ "server.js": server("crm big"), "big.bin": big.toString("base64") }, "big", "refs/heads/big");
+    const result = await host.run(["release", "big"]);
+    expect(result.exitCode).not.toBe(0);
+    expect(host.current()).toBe(v2);
+    expect(host.leftovers()).toEqual([]);
+    expect(Math.abs(freeKiB() - free)).toBeLessThan(256);
+    expect(await host.body()).toBe("crm v2");
+  });
+
+  test("the disk fills during the build: the .env copy fails before the switch, the new release goes, the live .env is whole", async () => {
+    const v2 = host.current();
+    const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
+    h.fault = "ops:fill-build";
+    let full: RunResult;
+    try {
+      full = await host.run(["release", "main"]);
+    } finally {
+      h.fault = undefined;
+    }
+    expect(full.exitCode).toBe(1);
+    expect(host.current()).toBe(v2);
+    expect(host.releases()).toHaveLength(2);
+    expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
+    expect(host.audit().pop()).toMatch(new RegExp(`^alice release main: ${v2} -> -: .* \\(exit 1\\)$`));
+    rmSync(join(home, "filler"));
+    expect((await host.run(["release", "main"])).exitCode).toBe(0);
+    expect(await host.body()).toBe("crm");
+  });
+});
