@@ -29,10 +29,12 @@ DISK_SIZE=6G
 # control channel (openssh-server). python3 runs cloud-init and the metadata stand-in. awscli: the
 # AWS CLI v2 the parameter-store mode reads its secrets with (Amazon Linux 2023 ships one), and
 # python3-certifi, through which Debian's build trusts the system's CAs (the test CA among them).
+# dbus: the system bus that `systemd-run --wait` (the ops command's transient unit) talks through;
+# Amazon Linux 2023 has dbus-broker.
 PACKAGES=(
   systemd-sysv linux-image-cloud-amd64 initramfs-tools cloud-init cloud-guest-utils locales
   ifupdown isc-dhcp-client iproute2 openssh-server ca-certificates sudo procps python3
-  mariadb-server mariadb-client git curl nftables xfsprogs e2fsprogs build-essential awscli python3-certifi
+  mariadb-server mariadb-client git curl nftables xfsprogs e2fsprogs build-essential awscli python3-certifi dbus
 )
 
 log() { printf '[build-image] %s\n' "$*" >&2; }
