@@ -21,6 +21,8 @@ module.exports = {
   },
   moduleFileExtensions: ["ts", "js", "json"],
   setupFilesAfterEnv: ["<rootDir>/setup.js"],
+  globalSetup: "<rootDir>/jest.global-setup.js",
+  globalTeardown: "<rootDir>/jest.global-teardown.js",
   // One worker per core (jest's default leaves one idle): much of the time goes to waiting on
   // child processes (terraform, MariaDB, bash); docs/testing.md, Benchmarks, has the figures.
   maxWorkers: "100%",
