@@ -91,7 +91,7 @@ describe("CrmHostStack", () => {
       availability_zone: "${data.aws_subnet.crm_host.availability_zone}",
       iam_instance_profile: reference(json, "aws_iam_instance_profile", "name"),
       ami: `\${data.aws_ssm_parameter.${imageDataSource(json)}.insecure_value}`,
-      instance_type: "t3.micro",
+      instance_type: "${var.instance_type}",
       key_name: reference(json, "aws_key_pair", "key_name"),
       vpc_security_group_ids: [reference(json, "aws_security_group", "id")],
       subnet_id: "${var.subnet_id}",
@@ -99,7 +99,7 @@ describe("CrmHostStack", () => {
       user_data_base64: `\${base64gzip(local.${scriptLocal})}`,
       depends_on: [`aws_iam_role.${roleName}`],
       metadata_options: expect.objectContaining({ http_tokens: "required" }),
-      root_block_device: expect.objectContaining({ encrypted: true, volume_size: 16 }),
+      root_block_device: expect.objectContaining({ encrypted: true, volume_size: "${var.root_volume_size_gib}" }),
       associate_public_ip_address: true,
       disable_api_termination: true,
       credit_specification: { cpu_credits: "standard" },
@@ -108,6 +108,9 @@ describe("CrmHostStack", () => {
       lifecycle: { ignore_changes: ["ami", "user_data", "user_data_base64"] },
     });
     expect(json.variable?.detailed_monitoring).toMatchObject({ type: "bool", default: false });
+    // The spec's size unless the user sets another.
+    expect(json.variable?.instance_type).toMatchObject({ type: "string", default: "t3.micro" });
+    expect(json.variable?.root_volume_size_gib).toMatchObject({ type: "number", default: 16 });
   });
 
   it("puts the database on a kept, encrypted gp3 volume in the instance's zone, attached as /dev/sdf", () => {
@@ -176,7 +179,7 @@ describe("CrmHostStack", () => {
     expect(only(optedIn.resource, "aws_ebs_volume").lifecycle).toEqual({ prevent_destroy: false });
   });
 
-  it("snapshots the data volume daily through its own DLM role, keeping snapshot_retention_count (7)", () => {
+  it("snapshots the data volume every snapshot_interval_hours (24) through its own DLM role, keeping snapshot_retention_count (7)", () => {
     const policy = only(resources, "aws_dlm_lifecycle_policy");
     expect(policy.execution_role_arn).toBe(`\${aws_iam_role.${roleOf("dlm.amazonaws.com")}.arn}`);
     // The policy selects the data volume by tags the volume carries.
@@ -184,11 +187,23 @@ describe("CrmHostStack", () => {
     expect(Object.keys(policy.policy_details.target_tags)).not.toHaveLength(0);
     expect(volumeTags).toMatchObject(policy.policy_details.target_tags);
     expect(policy.policy_details.schedule[0]).toMatchObject({
-      create_rule: { interval: 24, interval_unit: "HOURS" },
+      create_rule: { interval: "${var.snapshot_interval_hours}", interval_unit: "HOURS" },
       retain_rule: { count: "${var.snapshot_retention_count}" },
       tags_to_add: { Stack: "CrmHostStack", Instance: "CrmServer" },
     });
+    expect(policy.policy_details.schedule[0].cross_region_copy_rule).toBeUndefined();
     expect(json.variable?.snapshot_retention_count.default).toBe(7);
+    expect(json.variable?.snapshot_interval_hours.default).toBe(24);
+    expect(json.variable).not.toHaveProperty("snapshot_copy_retention_days");
+  });
+
+  it("copies every snapshot to the snapshotCopyRegion, encrypted, kept snapshot_copy_retention_days (7)", () => {
+    const copied = synthStack({ snapshotCopyRegion: "eu-west-1" }).json;
+    expect(only(copied.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].cross_region_copy_rule).toEqual([{
+      target: "eu-west-1", encrypted: true, copy_tags: true,
+      retain_rule: { interval: "${var.snapshot_copy_retention_days}", interval_unit: "DAYS" },
+    }]);
+    expect(copied.variable?.snapshot_copy_retention_days).toMatchObject({ type: "number", default: 7 });
   });
 
   it("reads the AMI from the image parameter, AL2023 kernel 6.1 x86_64 by default", () => {
@@ -216,8 +231,8 @@ describe("CrmHostStack", () => {
     expect(Object.keys(variables).sort()).toEqual([
       "app_db_password", "app_ingress_cidrs", "availability_zone", "bootstrap_version", "bootstrap_version_parameter",
       "data_volume_size_gib", "data_volume_snapshot_id", "db_root_password", "detailed_monitoring", "image_parameter",
-      "inbound_rule_quota", "key_pair_name", "snapshot_retention_count", "source_host_token", "ssh_ingress_cidrs",
-      "ssh_public_key", "subnet_id", "vpc_id",
+      "inbound_rule_quota", "instance_type", "key_pair_name", "root_volume_size_gib", "snapshot_interval_hours", "snapshot_retention_count",
+      "source_host_token", "ssh_ingress_cidrs", "ssh_public_key", "subnet_id", "vpc_id",
     ]);
     for (const [name, variable] of Object.entries(variables)) {
       if (variable.type === "bool") {
@@ -257,14 +272,23 @@ describe("CrmHostStack", () => {
     expect(only(renamed.resource, "aws_instance").tags).toEqual({ Name: "CrmHostStack/Crm-Edge_1" });
   });
 
+  it("puts the user's tags on every resource through the provider's default_tags, and no default_tags without them", () => {
+    expect(json.provider?.aws[0].default_tags).toBeUndefined();
+    const tagged = synthStack({ tags: { CostCenter: "crm-42", "owner:team": "ops@example" } }).json;
+    expect(tagged.provider?.aws[0].default_tags).toEqual([{ tags: { CostCenter: "crm-42", "owner:team": "ops@example" } }]);
+    // The resources keep their own tags; the provider merges the user's under them.
+    expect(only(tagged.resource, "aws_instance").tags).toEqual({ Name: "CrmHostStack/CrmServer" });
+  });
+
   it("turns on the metadata service's IPv6 address when the settings read it there, and only then", () => {
     expect(only(resources, "aws_instance").metadata_options.http_protocol_ipv6).toBeUndefined();
     const ipv6 = synthStack({ metadataEndpoint: "http://[fd00:ec2::254]" }).json;
     expect(only(ipv6.resource, "aws_instance").metadata_options.http_protocol_ipv6).toBe("enabled");
   });
 
-  it("checks at plan that t3.micro runs the image's architecture, and that the CIDR lists fit the rule quota", () => {
-    expect(only(json.data, "aws_ec2_instance_type").instance_type).toBe("t3.micro");
+  it("checks at plan that the instance type (t3.micro by default) runs the image's architecture, and that the CIDR lists fit the rule quota", () => {
+    expect(only(json.data, "aws_ec2_instance_type").instance_type).toBe("${var.instance_type}");
+    expect(only(json.data, "aws_ami").lifecycle.postcondition[0].error_message).toContain("instance type ${var.instance_type} runs");
     expect(only(json.data, "aws_ami").lifecycle.postcondition[0].error_message).toMatch(/^Invalid value for variable "image_parameter": /);
     const [quota] = only(resources, "aws_security_group").lifecycle.precondition;
     expect(quota.condition).toBe("${(((length(var.ssh_ingress_cidrs) + length(var.app_ingress_cidrs)) + length(var.app_ingress_cidrs)) <= var.inbound_rule_quota)}");
@@ -473,6 +497,19 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
       target_group_arns: ["${aws_lb_target_group.crm_hosts.arn}"], min_size: "${var.hosts_min_size}",
       depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets"],
     });
+  });
+
+  it("gives the launched hosts and their volumes the user's tags (default_tags does not reach them), and sizes their root volume by the variable", () => {
+    const tagged = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), { ...settings, tags: { CostCenter: "crm-42" } })));
+    const template = only(tagged.resource, "aws_launch_template");
+    expect(template.tag_specifications).toEqual([
+      { resource_type: "instance", tags: { CostCenter: "crm-42", Name: "CrmHost-scale/CrmServer" } },
+      { resource_type: "volume", tags: { CostCenter: "crm-42", Name: "CrmHost-scale/CrmServer" } },
+    ]);
+    expect(tagged.provider.aws[0].default_tags).toEqual([{ tags: { CostCenter: "crm-42" } }]);
+    expect(only(resources, "aws_launch_template").block_device_mappings[0].ebs.volume_size).toBe("${var.root_volume_size_gib}");
+    expect(json.variable?.root_volume_size_gib).toMatchObject({ default: 16 });
+    expect(json.variable).not.toHaveProperty("instance_type");
   });
 
   it("lets the hosts read the database's master secret, and puts the database, the secret, the load balancer's name and the release in the user data", () => {

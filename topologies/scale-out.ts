@@ -5,6 +5,7 @@ import { BACK_END_RULE, HTTP_RULE, HTTPS_RULE, SSH_RULE } from "../constructs/co
 import { APP_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../settings/ports";
 import { HostGroup } from "../constructs/host-group";
 import { HostLaunchTemplate } from "../constructs/host-launch-template";
+import { HostSizingVariables } from "../constructs/host-sizing-variables";
 import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
 import { InstanceRole } from "../constructs/instance-role";
 import { DATABASE_PORT, databaseIdentifier, ManagedDatabase } from "../constructs/managed-database";
@@ -29,6 +30,8 @@ import { SharedParts } from "./shared";
 export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
   if (!(secrets instanceof SecretParameters)) throw new Error("The scale-out topology reads its secrets from Parameter Store.");
   const variables = new ScaleOutVariables(stack, "scale_out");
+  // The hosts' type is ScaleOutVariables' host_instance_type; their root volume's size is shared with the single host.
+  const sizing = new HostSizingVariables(stack, "sizing", { instanceType: false });
   const subnetIds = variables.subnetIds.listValue;
   const architecture = new ImageArchitectureCheck(stack, "image_architecture", {
     imageId: image.imageId, instanceType: variables.hostInstanceType.stringValue, imageParameter: image.parameterName,
@@ -125,12 +128,14 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     imageId: image.imageId,
     rootDeviceName: architecture.image.rootDeviceName,
     instanceType: variables.hostInstanceType.stringValue,
+    rootVolumeSizeGiB: sizing.rootVolumeSizeGiB.numberValue,
     securityGroupIds: [hostsGroup.id],
     keyName: keyPair.keyName,
     instanceProfileName: identity.instanceProfile.name,
     userDataBase64: userData.base64,
     namePrefix: templatePrefix,
     nameTag,
+    launchTags: settings.tags,
     detailedMonitoring: inputs.detailedMonitoring.booleanValue,
     metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
   });

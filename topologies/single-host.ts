@@ -1,12 +1,12 @@
 import { TerraformStack } from "cdktf";
 import { CrmInstance } from "../constructs/crm-instance";
-import { INSTANCE_TYPE } from "../constructs/constants";
 import { CrmSecurityGroup } from "../constructs/crm-security-group";
 import { DataVolume } from "../constructs/data-volume";
 import { DataVolumeBackups } from "../constructs/data-volume-backups";
 import { ElasticIp } from "../constructs/elastic-ip";
 import { HostAlarms } from "../constructs/host-alarms";
 import { HostOutputs } from "../constructs/host-outputs";
+import { HostSizingVariables } from "../constructs/host-sizing-variables";
 import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
 import { InstanceRole } from "../constructs/instance-role";
 import { ProvisioningUserData } from "../constructs/provisioning-user-data";
@@ -23,8 +23,10 @@ import { SharedParts } from "./shared";
 /** The spec's one host, its own MariaDB on a data volume with daily snapshots, an Elastic IP and alarms. */
 export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
   const subnet = new SubnetVariables(stack, "subnet", { region: settings.region });
+  const sizing = new HostSizingVariables(stack, "sizing");
+  const instanceType = sizing.instanceType!.stringValue;
   new ImageArchitectureCheck(stack, "image_architecture", {
-    imageId: image.imageId, instanceType: INSTANCE_TYPE, imageParameter: image.parameterName,
+    imageId: image.imageId, instanceType, imageParameter: image.parameterName,
   });
   const placement = new SubnetPlacement(stack, "placement", {
     subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
@@ -77,6 +79,8 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     instanceProfileName: identity.instanceProfile.name,
     userDataBase64: userData.base64,
     nameTag,
+    instanceType,
+    rootVolumeSizeGiB: sizing.rootVolumeSizeGiB.numberValue,
     detailedMonitoring: inputs.detailedMonitoring.booleanValue,
     metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
     dependsOn: secretsPolicy ? [identity.role, secretsPolicy.policy] : [identity.role],
@@ -89,6 +93,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     targetTags: backupTag,
     stackName: settings.stackName,
     instanceName: settings.instanceName,
+    copyRegion: settings.snapshotCopyRegion,
   });
 
   new HostOutputs(stack, "outputs", {

@@ -122,6 +122,10 @@ export const TYPE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
     "secretsmanager:CreateSecret", "secretsmanager:TagResource", "secretsmanager:RotateSecret", "secretsmanager:DescribeSecret",
     "kms:DescribeKey", "kms:CreateGrant", "kms:GenerateDataKey", "kms:Decrypt",
   ],
+  aws_db_parameter_group: [
+    "rds:CreateDBParameterGroup", "rds:DescribeDBParameterGroups", "rds:DescribeDBParameters", "rds:ModifyDBParameterGroup",
+    "rds:ResetDBParameterGroup", "rds:DeleteDBParameterGroup", "rds:AddTagsToResource", "rds:RemoveTagsFromResource", "rds:ListTagsForResource",
+  ],
   aws_db_subnet_group: [
     "rds:CreateDBSubnetGroup", "rds:DescribeDBSubnetGroups", "rds:ModifyDBSubnetGroup", "rds:DeleteDBSubnetGroup",
     "rds:AddTagsToResource", "rds:RemoveTagsFromResource", "rds:ListTagsForResource",
