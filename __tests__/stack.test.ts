@@ -37,11 +37,12 @@ describe("CrmHostStack", () => {
 
   it("holds the spec's resources, the plan checks, the data volume with its backups, the Elastic IP and the alarms", () => {
     expect(Object.keys(resources).sort()).toEqual([
-      "aws_cloudwatch_metric_alarm", "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_eip", "aws_eip_association",
-      "aws_iam_instance_profile", "aws_iam_role", "aws_iam_role_policy_attachment", "aws_instance", "aws_key_pair",
-      "aws_security_group", "aws_volume_attachment", "terraform_data",
+      "aws_cloudwatch_log_group", "aws_cloudwatch_metric_alarm", "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_eip",
+      "aws_eip_association", "aws_iam_instance_profile", "aws_iam_role", "aws_iam_role_policy", "aws_iam_role_policy_attachment",
+      "aws_instance", "aws_key_pair", "aws_security_group", "aws_volume_attachment", "terraform_data",
     ]);
-    const counts: Record<string, number> = { terraform_data: 4, aws_iam_role: 2, aws_cloudwatch_metric_alarm: 2 };
+    // Two status-check alarms, and four on what the host reports: app health, root and data disks, memory.
+    const counts: Record<string, number> = { terraform_data: 4, aws_iam_role: 2, aws_cloudwatch_metric_alarm: 6 };
     for (const type of Object.keys(resources)) {
       expect([type, Object.keys(resources[type]).length]).toEqual([type, counts[type] ?? 1]);
     }
@@ -97,7 +98,7 @@ describe("CrmHostStack", () => {
       subnet_id: "${var.subnet_id}",
       tags: { Name: "CrmHostStack/CrmServer" },
       user_data_base64: `\${base64gzip(local.${scriptLocal})}`,
-      depends_on: [`aws_iam_role.${roleName}`],
+      depends_on: [`aws_iam_role.${roleName}`, "aws_iam_role_policy.crm_host_telemetry"],
       metadata_options: expect.objectContaining({ http_tokens: "required" }),
       root_block_device: expect.objectContaining({ encrypted: true, volume_size: "${var.root_volume_size_gib}" }),
       associate_public_ip_address: true,
@@ -168,9 +169,12 @@ describe("CrmHostStack", () => {
       .map((file) => readFileSync(file, "utf8")).join("\n");
     const named = [...new Set(text.match(new RegExp(`\\b(${Object.keys(resources).join("|")})\\.[A-Za-z0-9_]+`, "g")) ?? [])];
     expect(named).toEqual(expect.arrayContaining(["aws_instance.crm_host", "aws_ebs_volume.crm_data"]));
+    // Addresses of the other example stacks' own resources (the secrets' policy of examples/prod.json) count too.
+    const examples = ["prod.json", "scale-out.json"].map((file) =>
+      JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", file))))).resource);
     expect(named.filter((address) => {
       const [type, name] = address.split(".");
-      return !(name in resources[type]);
+      return ![resources, ...examples].some((stack) => name in (stack[type] ?? {}));
     })).toEqual([]);
   });
 
@@ -231,7 +235,8 @@ describe("CrmHostStack", () => {
     expect(Object.keys(variables).sort()).toEqual([
       "app_db_password", "app_ingress_cidrs", "availability_zone", "bootstrap_version", "bootstrap_version_parameter",
       "data_volume_size_gib", "data_volume_snapshot_id", "db_root_password", "detailed_monitoring", "image_parameter",
-      "inbound_rule_quota", "instance_type", "key_pair_name", "root_volume_size_gib", "snapshot_interval_hours", "snapshot_retention_count",
+      "inbound_rule_quota", "instance_type", "key_pair_name", "log_retention_days", "root_volume_size_gib", "snapshot_interval_hours",
+      "snapshot_retention_count",
       "source_host_token", "ssh_ingress_cidrs", "ssh_public_key", "subnet_id", "vpc_id",
     ]);
     for (const [name, variable] of Object.entries(variables)) {
@@ -270,6 +275,25 @@ describe("CrmHostStack", () => {
     ]);
     expect(renamed.output?.["Crm-Edge_1SshCommand"].value).toMatch(/^ssh admin@/);
     expect(only(renamed.resource, "aws_instance").tags).toEqual({ Name: "CrmHostStack/Crm-Edge_1" });
+  });
+
+  it("watches what the host reports (app health, disks, memory) with alarms, lets it report into its namespace and log group only", () => {
+    const alarms = resources.aws_cloudwatch_metric_alarm;
+    expect(Object.keys(alarms).sort()).toEqual(["crm_host_app_health", "crm_host_data_disk", "crm_host_instance_check", "crm_host_memory",
+      "crm_host_root_disk", "crm_host_system_check"]);
+    expect(alarms.crm_host_app_health).toMatchObject({
+      namespace: "CRM/Host", metric_name: "AppHealthy", dimensions: { InstanceId: "${aws_instance.crm_host.id}" }, treat_missing_data: "breaching",
+    });
+    expect(alarms.crm_host_data_disk.dimensions).toEqual({ InstanceId: "${aws_instance.crm_host.id}", Volume: "data" });
+    // No e-mail address in the example settings: no topic, nobody told.
+    expect(alarms.crm_host_app_health.alarm_actions).toBeUndefined();
+    expect(only(resources, "aws_cloudwatch_log_group")).toMatchObject({ name: "/crm/CrmHostStack/CrmServer", retention_in_days: "${var.log_retention_days}" });
+    expect(json.variable?.log_retention_days.default).toBe(365);
+    expect(resources.aws_iam_role_policy.crm_host_telemetry).toMatchObject({
+      role: "${aws_iam_role.crm_host.name}", policy: "${data.aws_iam_policy_document.crm_host_telemetry.json}",
+    });
+    expect((json.data?.aws_iam_policy_document?.crm_host_telemetry.statement as { resources: string[] }[])[1].resources)
+      .toEqual(["${aws_cloudwatch_log_group.crm_host.arn}", "${aws_cloudwatch_log_group.crm_host.arn}:log-stream:*"]);
   });
 
   it("puts the user's tags on every resource through the provider's default_tags, and no default_tags without them", () => {
@@ -363,13 +387,14 @@ describe("CrmHostStack in parameter-store mode (examples/prod.json)", () => {
     expect(json.locals?.provisioning_script as string).not.toMatch(/^(readonly )?[A-Z_]+_B64='[^'[]/m);
   });
 
-  it("gives the instance role exactly one policy, the secrets' (the snapshot role keeps its own), before the instance boots", () => {
-    expect(Object.keys(resources.aws_iam_role_policy ?? {})).toEqual(["crm_secrets"]);
+  it("gives the instance role two policies, the secrets' and the telemetry's (the snapshot role keeps its own), before the instance boots", () => {
+    expect(Object.keys(resources.aws_iam_role_policy ?? {}).sort()).toEqual(["crm_host_telemetry", "crm_secrets"]);
     expect(resources.aws_iam_role_policy.crm_secrets).toMatchObject({ role: "${aws_iam_role.crm_host.name}", policy: "${data.aws_iam_policy_document.crm_secrets.json}" });
     expect(only(resources, "aws_iam_role_policy_attachment").role).toBe("${aws_iam_role.crm_data_snapshots.name}");
     expect(resources.aws_iam_role.crm_host.inline_policy).toBeUndefined();
     expect(resources.aws_iam_role.crm_host.managed_policy_arns).toBeUndefined();
-    expect(only(resources, "aws_instance").depends_on).toEqual(["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets"]);
+    expect(only(resources, "aws_instance").depends_on)
+      .toEqual(["aws_iam_role.crm_host", "aws_iam_role_policy.crm_host_telemetry", "aws_iam_role_policy.crm_secrets"]);
     const statements = (json.data?.aws_iam_policy_document?.crm_secrets as { statement: { actions: string[]; resources: string[] }[] }).statement;
     expect(statements.map((statement) => statement.actions)).toEqual([["ssm:GetParameters"], ["kms:Decrypt"]]);
     expect(statements[0].resources).toEqual(["db-root-password", "app-db-password", "source-host-token"]
@@ -416,6 +441,11 @@ describe("CrmHostStack with a domain and an alarm e-mail address", () => {
     ]);
     expect(only(json.resource, "aws_route53_record")).toMatchObject({ name: "crm.example.com", type: "A", records: ["${aws_eip.crm_host.public_ip}"] });
     expect(only(json.resource, "aws_sns_topic_subscription")).toMatchObject({ protocol: "email", endpoint: "ops@example.com" });
+    // Every alarm tells the topic: the status checks' and those on what the host reports.
+    for (const alarm of Object.values(json.resource?.aws_cloudwatch_metric_alarm ?? {})) {
+      expect(alarm.alarm_actions).toContain("${aws_sns_topic.crm_host_alarms.arn}");
+      expect(alarm.ok_actions).toEqual(["${aws_sns_topic.crm_host_alarms.arn}"]);
+    }
   });
 
   it("opens 443 only with the domain", () => {
@@ -450,8 +480,8 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(settings.provisioning.domain?.name).toBe("crm.example.com");
   });
 
-  it("has no single host, data volume, Elastic IP or alarm: RDS, a load balancer, a launch template and an Auto Scaling group instead", () => {
-    for (const type of ["aws_instance", "aws_ebs_volume", "aws_eip", "aws_dlm_lifecycle_policy", "aws_cloudwatch_metric_alarm"]) {
+  it("has no single host, data volume or Elastic IP: RDS, a load balancer, a launch template and an Auto Scaling group instead", () => {
+    for (const type of ["aws_instance", "aws_ebs_volume", "aws_eip", "aws_dlm_lifecycle_policy"]) {
       expect(resources).not.toHaveProperty(type);
     }
     for (const type of ["aws_db_instance", "aws_lb", "aws_launch_template", "aws_autoscaling_group", "aws_acm_certificate"]) {
@@ -495,7 +525,7 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(only(resources, "aws_autoscaling_group")).toMatchObject({
       launch_template: { id: "${aws_launch_template.crm_hosts.id}", version: "${aws_launch_template.crm_hosts.latest_version}" },
       target_group_arns: ["${aws_lb_target_group.crm_hosts.arn}"], min_size: "${var.hosts_min_size}",
-      depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets"],
+      depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets", "aws_iam_role_policy.crm_host_telemetry"],
     });
   });
 
@@ -512,8 +542,29 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(json.variable).not.toHaveProperty("instance_type");
   });
 
+  it("watches the load balancer (5xx, unhealthy hosts, response time) and the database (free storage, CPU, connections)", () => {
+    const alarms = resources.aws_cloudwatch_metric_alarm;
+    expect(Object.keys(alarms).sort()).toEqual(["crm_database_connections", "crm_database_cpu", "crm_database_free_storage",
+      "crm_load_balancer_5xx", "crm_load_balancer_response_time", "crm_load_balancer_unhealthy_hosts"]);
+    expect(alarms.crm_load_balancer_unhealthy_hosts.dimensions).toEqual({
+      LoadBalancer: "${aws_lb.crm_load_balancer.arn_suffix}", TargetGroup: "${aws_lb_target_group.crm_hosts.arn_suffix}",
+    });
+    expect(alarms.crm_database_cpu.dimensions).toEqual({ DBInstanceIdentifier: "${aws_db_instance.crm_database.identifier}" });
+    expect(only(resources, "aws_cloudwatch_log_group").name).toBe("/crm/CrmHost-scale/CrmServer");
+    expect(resources).not.toHaveProperty("aws_sns_topic");
+  });
+
+  it("tells the alarmEmail of every scale-out alarm through the alarm topic", () => {
+    const told = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), { ...settings, alarmEmail: "ops@example.com" })));
+    expect(Object.keys(told.resource.aws_sns_topic)).toEqual(["crm_host_alarms"]);
+    expect(told.resource.aws_sns_topic_subscription.crm_host_alarms.endpoint).toBe("ops@example.com");
+    for (const alarm of Object.values(told.resource.aws_cloudwatch_metric_alarm) as { alarm_actions: string[]; ok_actions: string[] }[]) {
+      expect([alarm.alarm_actions, alarm.ok_actions]).toEqual([["${aws_sns_topic.crm_host_alarms.arn}"], ["${aws_sns_topic.crm_host_alarms.arn}"]]);
+    }
+  });
+
   it("lets the hosts read the database's master secret, and puts the database, the secret, the load balancer's name and the release in the user data", () => {
-    const statements = only(json.data, "aws_iam_policy_document").statement as { actions: string[]; resources: string[] }[];
+    const statements = json.data?.aws_iam_policy_document?.crm_secrets.statement as { actions: string[]; resources: string[] }[];
     expect(statements.find((statement) => statement.actions.includes("secretsmanager:GetSecretValue"))?.resources)
       .toEqual(["${aws_db_instance.crm_database.master_user_secret[0].secret_arn}"]);
     const script = json.locals?.provisioning_script as string;

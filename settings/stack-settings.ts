@@ -132,10 +132,10 @@ function secretsKey(settings: { region: string; secretsKmsKeyId: string }, ctx: 
 
 /**
  * The single host's own settings, refused with `"topology": "scale-out"` rather than ignored: there the
- * database is RDS's (no data volume) and the Auto Scaling group replaces a failed host (no status-check alarms).
+ * database is RDS's (no data volume to keep or snapshot).
  */
 function scaleOutStack(
-  settings: { topology: string; alarmEmail?: string; deleteDataVolumeOnDestroy: boolean; snapshotCopyRegion?: string; domain?: { name: string } },
+  settings: { topology: string; deleteDataVolumeOnDestroy: boolean; snapshotCopyRegion?: string; domain?: { name: string } },
   ctx: z.core.ParsePayload<unknown>,
 ): void {
   if (settings.topology !== "scale-out") return;
@@ -144,13 +144,6 @@ function scaleOutStack(
       code: "custom", path: ["domain", "name"], input: settings.domain.name,
       message: `a name of at most ${MAX_CERTIFICATE_NAME_LENGTH} characters with "topology": "scale-out" (ACM takes no longer name as a `
         + "certificate's first name, and the load balancer's certificate is ACM's)",
-    });
-  }
-  if (settings.alarmEmail !== undefined) {
-    ctx.issues.push({
-      code: "custom", path: ["alarmEmail"], input: settings.alarmEmail,
-      message: "no alarmEmail with \"topology\": \"scale-out\" (the status-check alarms watch the single host; the Auto Scaling group "
-        + "replaces a host that fails its health checks by itself)",
     });
   }
   if (settings.snapshotCopyRegion !== undefined) {
@@ -185,7 +178,7 @@ export interface StackSettings {
   readonly backend: BackendSettings;
   /** KMS key of the secrets' parameters in `parameter-store` mode (provisioning.secrets). */
   readonly secretsKmsKeyId: string;
-  /** Who is told by e-mail when a status-check alarm fires (constructs/host-alarms.ts): nobody by default. */
+  /** Who is told by e-mail when an alarm of the stack fires (constructs/alarm-topic.ts): nobody by default. */
   readonly alarmEmail?: string;
   /** The user's tags, on every resource through the provider's default_tags (settings/tag-settings.ts): none by default. */
   readonly tags: Readonly<Record<string, string>>;

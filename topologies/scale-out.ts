@@ -1,6 +1,11 @@
 import { TerraformStack } from "cdktf";
 import { awsName, AWS_NAME_RULES, fitted } from "../constructs/aws-names";
+import { AlarmTopic } from "../constructs/alarm-topic";
 import { ApplicationLoadBalancer } from "../constructs/application-load-balancer";
+import { DatabaseAlarms } from "../constructs/database-alarms";
+import { HostLogGroup } from "../constructs/host-log-group";
+import { HostTelemetryPolicy } from "../constructs/host-telemetry-policy";
+import { LoadBalancerAlarms } from "../constructs/load-balancer-alarms";
 import { BACK_END_RULE, HTTP_RULE, HTTPS_RULE, SSH_RULE } from "../constructs/constants";
 import { APP_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../settings/ports";
 import { HostGroup } from "../constructs/host-group";
@@ -20,6 +25,7 @@ import { SshKeyPair } from "../constructs/ssh-key-pair";
 import { SubnetZones } from "../constructs/subnet-zones";
 import { TierSecurityGroup } from "../constructs/tier-security-group";
 import { usesIpv6Metadata } from "../settings/host-layout";
+import { hostLogGroupName } from "../settings/host-metrics";
 import { SharedParts } from "./shared";
 
 /**
@@ -109,6 +115,8 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
     databaseSecret: { arn: database.masterSecretArn, kmsKeyArn: database.masterSecretKmsKeyArn },
   });
+  const logs = new HostLogGroup(stack, "logs", { logGroupName: hostLogGroupName(settings.stackName, settings.instanceName), nameTag });
+  const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
     secrets: secrets.names,
@@ -151,8 +159,14 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     namePrefix: groupPrefix,
     nameTag,
     // The hosts read their secrets at first boot: the policy must be in place before the first one starts.
-    dependsOn: [identity.role, secretsPolicy.policy],
+    dependsOn: [identity.role, secretsPolicy.policy, telemetry.policy],
   });
+
+  const topic = settings.alarmEmail !== undefined ? new AlarmTopic(stack, "alarm_topic", { email: settings.alarmEmail, nameTag }) : undefined;
+  new LoadBalancerAlarms(stack, "load_balancer_alarms", {
+    loadBalancerArnSuffix: loadBalancer.loadBalancer.arnSuffix, targetGroupArnSuffix: loadBalancer.targetGroup.arnSuffix, nameTag, topicArn: topic?.arn,
+  });
+  new DatabaseAlarms(stack, "database_alarms", { dbInstanceIdentifier: database.instance.identifier, nameTag, topicArn: topic?.arn });
 
   new ScaleOutOutputs(stack, "outputs", {
     instanceName: settings.instanceName,
