@@ -72,7 +72,7 @@ export interface DataVolumeBackupsProps {
  * default, down to hourly), the newest `snapshot_retention_count` kept; with a `copyRegion`, each also copied
  * to that region, encrypted, and kept there `snapshot_copy_retention_days`. DLM acts through its own service
  * role (trusted by dlm.amazonaws.com only, with the AWS managed policy AWSDataLifecycleManagerServiceRole,
- * which covers the copies); the instance's role stays without policies, as the spec has it. Snapshots carry
+ * which covers the copies); the instance's role gets no snapshot permission. Snapshots carry
  * the volume's tags (copy_tags) plus `Stack` and `Instance`. They are crash-consistent, which InnoDB recovers
  * from like from a power cut. Snapshots already taken outlive the policy: deleting it deletes none.
  */
