@@ -25,8 +25,8 @@ export interface HostTelemetryPolicyProps {
 /**
  * What the hosts need to report on themselves, and no more: `cloudwatch:PutMetricData` only into the
  * hosts' namespace (PutMetricData has no resource; the `cloudwatch:namespace` condition key is how IAM
- * narrows it), and writing to their own log group's streams only (CreateLogStream, PutLogEvents,
- * DescribeLogStreams on that group; no CreateLogGroup: the stack makes the group).
+ * narrows it), and writing to their own log group's streams only (CreateLogStream and PutLogEvents on that
+ * group; no CreateLogGroup: the stack makes the group; no reading: the shipper keeps its own positions).
  */
 export class HostTelemetryPolicy extends Construct {
   public readonly document: DataAwsIamPolicyDocument;
@@ -47,7 +47,7 @@ export class HostTelemetryPolicy extends Construct {
         {
           sid: "WriteOwnLogGroup",
           effect: "Allow",
-          actions: ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+          actions: ["logs:CreateLogStream", "logs:PutLogEvents"],
           // The group, and its streams (log-group:<name>:log-stream:<stream>).
           resources: [props.logGroupArn, `${props.logGroupArn}:log-stream:*`],
         },

@@ -115,10 +115,12 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
     databaseSecret: { arn: database.masterSecretArn, kmsKeyArn: database.masterSecretKmsKeyArn },
   });
-  const logs = new HostLogGroup(stack, "logs", { logGroupName: hostLogGroupName(settings.stackName, settings.instanceName), nameTag });
+  const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
+  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag });
   const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
+    logGroupName,
     secrets: secrets.names,
     scaleOut: {
       databaseHost: database.address,

@@ -59,7 +59,8 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
   }) : undefined;
   // The host reports its health and ships its logs with these from its first boot.
-  const logs = new HostLogGroup(stack, "logs", { logGroupName: hostLogGroupName(settings.stackName, settings.instanceName), nameTag });
+  const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
+  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag });
   const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
   // Created before the instance, whose user data names it; attached after.
   const backupTag = { Backup: `${nameTag}/data` };
@@ -73,6 +74,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   const address = new ElasticIp(stack, "address", { nameTag });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
+    logGroupName,
     secrets: secrets instanceof SecretParameters ? secrets.names : secrets.scriptSecrets,
     dataVolumeId: dataVolume.volumeId,
     elasticIp: address.publicIp,

@@ -17,7 +17,7 @@ describe("HostTelemetryPolicy", () => {
   it("lets the role write to its own log group's streams only, and create no log group", () => {
     const [, logs] = statements();
     expect(logs).toEqual({
-      sid: "WriteOwnLogGroup", effect: "Allow", actions: ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+      sid: "WriteOwnLogGroup", effect: "Allow", actions: ["logs:CreateLogStream", "logs:PutLogEvents"],
       resources: ["${aws_cloudwatch_log_group.g.arn}", "${aws_cloudwatch_log_group.g.arn}:log-stream:*"],
     });
     expect(statements()).toHaveLength(2);

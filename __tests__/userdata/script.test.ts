@@ -136,11 +136,11 @@ describe("renderProvisioningScript", () => {
     expect(headerValue("REFRESH_SCRIPT")).toBe("/usr/local/sbin/crm-public-uris");
   });
 
-  test("is the rendered header, the ops module and userdata/provision.sh, without their comment lines", () => {
-    const [ops, code] = ["ops", "provision"].map((name) => readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8"));
-    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops"]);
+  test("is the rendered header, the ops and telemetry modules and userdata/provision.sh, without their comment lines", () => {
+    const [ops, telemetry, code] = ["ops", "telemetry", "provision"].map((name) => readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8"));
+    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry"]);
     expect(code.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${compactShell(ops)}\n${compactShell(code)}`);
+    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${compactShell(ops)}\n${compactShell(telemetry)}\n${compactShell(code)}`);
     expect(script.split("\n").filter((line) => /^\s*#/.test(line) && !/^(#!|\s*# shellcheck )/.test(line))
       .every((line) => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS).includes(line))).toBe(true);
   });
@@ -195,8 +195,8 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     const result = spawnSync("bash", ["-c", `${header}\nprintf '%s|' "$SECRETS_REGION" "$DB_ROOT_PASSWORD_PARAMETER" "$APP_DB_PASSWORD_PARAMETER" `
       + `"$SOURCE_HOST_TOKEN_PARAMETER" "$DB_ROOT_PASSWORD_B64$APP_DB_PASSWORD_B64$SOURCE_HOST_TOKEN_B64"`], { encoding: "utf8" });
     expect(result.stdout).toBe(`eu-west-1|${PARAMETER_NAMES.dbRootPassword}|${PARAMETER_NAMES.appDbPassword}|${PARAMETER_NAMES.sourceHostToken}||`);
-    expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "parameter-store"]);
-    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops"]);
+    expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "telemetry", "parameter-store"]);
+    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry"]);
     expect(withParameters).toContain("\nrotate_secrets_parameter_store() {\n");
     // The ops command's rotate-secrets runs it where the module is; elsewhere it says why not.
     expect(script).not.toContain("\nrotate_secrets_parameter_store() {");
