@@ -7,7 +7,7 @@
  * `systemctl restart` sends) loses no line and sends none twice; a stopped app is reported unhealthy.
  */
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
-import { execFile, spawnSync } from "child_process";
+import { ChildProcess, execFile, spawnSync } from "child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { secretParameterNames } from "../../constructs/secret-parameters";
@@ -61,7 +61,7 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
       return out.Datapoints[0];
     };
     const instance = `Name=InstanceId,Value=${TEST_INSTANCE_ID}`;
-    const round = (control?: Parameters<ProvisioningHarness["runCommand"]>[2]["control"]) =>
+    const round = (control?: (child: ChildProcess) => void) =>
       h.runCommand(telemetryPaths(h.settings).script, [], { control, timeoutMs: 120_000 });
     const addJournal = async (count: number, tag: string) => {
       const lines = Array.from({ length: count }, (_, i) => `${tag} line ${i} "quoted" \\back\ttab é`);
