@@ -304,6 +304,9 @@ describe("CrmHostStack", () => {
     });
     expect((json.data?.aws_iam_policy_document?.crm_host_telemetry.statement as { resources: string[] }[])[1].resources)
       .toEqual(["${aws_cloudwatch_log_group.crm_host.arn}", "${aws_cloudwatch_log_group.crm_host.arn}:log-stream:*"]);
+    // The host ships its logs to that group: the script names it, and the instance waits for the policy.
+    expect(json.locals?.provisioning_script).toContain("\nreadonly LOG_GROUP='/crm/CrmHostStack/CrmServer' ");
+    expect(only(resources, "aws_instance").depends_on).toContain("aws_iam_role_policy.crm_host_telemetry");
   });
 
   it("puts the user's tags on every resource through the provider's default_tags, and no default_tags without them", () => {
@@ -561,6 +564,9 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     });
     expect(alarms.crm_database_cpu.dimensions).toEqual({ DBInstanceIdentifier: "${aws_db_instance.crm_database.identifier}" });
     expect(only(resources, "aws_cloudwatch_log_group").name).toBe("/crm/CrmHost-scale/CrmServer");
+    // Its hosts ship their logs there and publish their metrics too (no per-host alarm: they come and go).
+    expect(json.locals?.provisioning_script).toContain("\nreadonly LOG_GROUP='/crm/CrmHost-scale/CrmServer' ");
+    expect(only(resources, "aws_autoscaling_group").depends_on).toContain("aws_iam_role_policy.crm_host_telemetry");
     expect(resources).not.toHaveProperty("aws_sns_topic");
   });
 
