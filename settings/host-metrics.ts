@@ -21,7 +21,8 @@ export const HOST_VOLUMES = { root: "root", data: "data" } as const;
 
 /**
  * The metrics, each published every minute:
- * - `AppHealthy`: 1 when the app answers its health check over HTTP with a 2xx, else 0 (dimension InstanceId);
+ * - `AppHealthy`: 1 when the app answers its health check over HTTP with a status below 500 (the ops command's check,
+ *   and the load balancer's 200-499), else 0 (dimension InstanceId);
  * - `DiskUsedPercent`: percent of the file system's blocks in use (dimensions InstanceId and Volume);
  * - `MemoryUsedPercent`: percent of memory in use, MemAvailable counted as free (dimension InstanceId).
  */
