@@ -910,6 +910,7 @@ export class ProvisioningHarness {
       REAL_MARIADBD: this.databaseOnDataVolume ? tool("mariadbd") : "",
       // The app mode: the app's unit runs server.js for real.
       APP_SERVICE: `${this.appName}.service`,
+      UNIT_DIRECTORY: this.host.unitDirectory,
       APP_CONTROL: this.app ? join(this.standIns, "app-unit.sh") : "",
       APP_STATE: join(this.dir, "app-unit"),
       // The ops command's transient units (systemd-run): each one's pid, by unit name.
