@@ -30,7 +30,9 @@ export class CrmHostStack extends TerraformStack {
     new StateBackend(this, "state", { settings: settings.backend, defaultRegion: settings.region });
     const nameTag = `${settings.stackName}/${settings.instanceName}`;
 
-    new AwsProvider(this, "aws", { region: settings.region });
+    // The user's tags on every resource that takes tags (the provider merges them under each resource's own).
+    const userTags = Object.keys(settings.tags).length > 0 ? [{ tags: { ...settings.tags } }] : undefined;
+    new AwsProvider(this, "aws", { region: settings.region, defaultTags: userTags });
     const inputs = new DeploymentVariables(this, "inputs");
     const scaleOut = settings.provisioning.topology === "scale-out";
     // The secrets: sensitive variables written into the user data (the spec), or parameters the host reads at boot.

@@ -37,11 +37,12 @@ describe("CrmHostStack", () => {
 
   it("holds the spec's resources, the plan checks, the data volume with its backups, the Elastic IP and the alarms", () => {
     expect(Object.keys(resources).sort()).toEqual([
-      "aws_cloudwatch_metric_alarm", "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_eip", "aws_eip_association",
-      "aws_iam_instance_profile", "aws_iam_role", "aws_iam_role_policy_attachment", "aws_instance", "aws_key_pair",
-      "aws_security_group", "aws_volume_attachment", "terraform_data",
+      "aws_cloudwatch_log_group", "aws_cloudwatch_metric_alarm", "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_eip",
+      "aws_eip_association", "aws_iam_instance_profile", "aws_iam_role", "aws_iam_role_policy", "aws_iam_role_policy_attachment",
+      "aws_instance", "aws_key_pair", "aws_security_group", "aws_volume_attachment", "terraform_data",
     ]);
-    const counts: Record<string, number> = { terraform_data: 4, aws_iam_role: 2, aws_cloudwatch_metric_alarm: 2 };
+    // Two status-check alarms, and four on what the host reports: app health, root and data disks, memory.
+    const counts: Record<string, number> = { terraform_data: 4, aws_iam_role: 2, aws_cloudwatch_metric_alarm: 6 };
     for (const type of Object.keys(resources)) {
       expect([type, Object.keys(resources[type]).length]).toEqual([type, counts[type] ?? 1]);
     }
@@ -91,15 +92,15 @@ describe("CrmHostStack", () => {
       availability_zone: "${data.aws_subnet.crm_host.availability_zone}",
       iam_instance_profile: reference(json, "aws_iam_instance_profile", "name"),
       ami: `\${data.aws_ssm_parameter.${imageDataSource(json)}.insecure_value}`,
-      instance_type: "t3.micro",
+      instance_type: "${var.instance_type}",
       key_name: reference(json, "aws_key_pair", "key_name"),
       vpc_security_group_ids: [reference(json, "aws_security_group", "id")],
       subnet_id: "${var.subnet_id}",
       tags: { Name: "CrmHostStack/CrmServer" },
       user_data_base64: `\${base64gzip(local.${scriptLocal})}`,
-      depends_on: [`aws_iam_role.${roleName}`],
+      depends_on: [`aws_iam_role.${roleName}`, "aws_iam_role_policy.crm_host_telemetry"],
       metadata_options: expect.objectContaining({ http_tokens: "required" }),
-      root_block_device: expect.objectContaining({ encrypted: true, volume_size: 16 }),
+      root_block_device: expect.objectContaining({ encrypted: true, volume_size: "${var.root_volume_size_gib}" }),
       associate_public_ip_address: true,
       disable_api_termination: true,
       credit_specification: { cpu_credits: "standard" },
@@ -108,6 +109,9 @@ describe("CrmHostStack", () => {
       lifecycle: { ignore_changes: ["ami", "user_data", "user_data_base64"] },
     });
     expect(json.variable?.detailed_monitoring).toMatchObject({ type: "bool", default: false });
+    // The spec's size unless the user sets another.
+    expect(json.variable?.instance_type).toMatchObject({ type: "string", default: "t3.micro" });
+    expect(json.variable?.root_volume_size_gib).toMatchObject({ type: "number", default: 16 });
   });
 
   it("puts the database on a kept, encrypted gp3 volume in the instance's zone, attached as /dev/sdf", () => {
@@ -165,9 +169,12 @@ describe("CrmHostStack", () => {
       .map((file) => readFileSync(file, "utf8")).join("\n");
     const named = [...new Set(text.match(new RegExp(`\\b(${Object.keys(resources).join("|")})\\.[A-Za-z0-9_]+`, "g")) ?? [])];
     expect(named).toEqual(expect.arrayContaining(["aws_instance.crm_host", "aws_ebs_volume.crm_data"]));
+    // Addresses of the other example stacks' own resources (the secrets' policy of examples/prod.json) count too.
+    const examples = ["prod.json", "scale-out.json"].map((file) =>
+      JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", file))))).resource);
     expect(named.filter((address) => {
       const [type, name] = address.split(".");
-      return !(name in resources[type]);
+      return ![resources, ...examples].some((stack) => name in (stack[type] ?? {}));
     })).toEqual([]);
   });
 
@@ -176,7 +183,7 @@ describe("CrmHostStack", () => {
     expect(only(optedIn.resource, "aws_ebs_volume").lifecycle).toEqual({ prevent_destroy: false });
   });
 
-  it("snapshots the data volume daily through its own DLM role, keeping snapshot_retention_count (7)", () => {
+  it("snapshots the data volume every snapshot_interval_hours (24) through its own DLM role, keeping snapshot_retention_count (7)", () => {
     const policy = only(resources, "aws_dlm_lifecycle_policy");
     expect(policy.execution_role_arn).toBe(`\${aws_iam_role.${roleOf("dlm.amazonaws.com")}.arn}`);
     // The policy selects the data volume by tags the volume carries.
@@ -184,11 +191,23 @@ describe("CrmHostStack", () => {
     expect(Object.keys(policy.policy_details.target_tags)).not.toHaveLength(0);
     expect(volumeTags).toMatchObject(policy.policy_details.target_tags);
     expect(policy.policy_details.schedule[0]).toMatchObject({
-      create_rule: { interval: 24, interval_unit: "HOURS" },
+      create_rule: { interval: "${var.snapshot_interval_hours}", interval_unit: "HOURS" },
       retain_rule: { count: "${var.snapshot_retention_count}" },
       tags_to_add: { Stack: "CrmHostStack", Instance: "CrmServer" },
     });
+    expect(policy.policy_details.schedule[0].cross_region_copy_rule).toBeUndefined();
     expect(json.variable?.snapshot_retention_count.default).toBe(7);
+    expect(json.variable?.snapshot_interval_hours.default).toBe(24);
+    expect(json.variable).not.toHaveProperty("snapshot_copy_retention_days");
+  });
+
+  it("copies every snapshot to the snapshotCopyRegion, encrypted, kept snapshot_copy_retention_days (7)", () => {
+    const copied = synthStack({ snapshotCopyRegion: "eu-west-1" }).json;
+    expect(only(copied.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].cross_region_copy_rule).toEqual([{
+      target: "eu-west-1", encrypted: true, copy_tags: true,
+      retain_rule: { interval: "${var.snapshot_copy_retention_days}", interval_unit: "DAYS" },
+    }]);
+    expect(copied.variable?.snapshot_copy_retention_days).toMatchObject({ type: "number", default: 7 });
   });
 
   it("reads the AMI from the image parameter, AL2023 kernel 6.1 x86_64 by default", () => {
@@ -226,8 +245,9 @@ describe("CrmHostStack", () => {
     expect(Object.keys(variables).sort()).toEqual([
       "app_db_password", "app_ingress_cidrs", "availability_zone", "bootstrap_version", "bootstrap_version_parameter",
       "data_volume_size_gib", "data_volume_snapshot_id", "db_root_password", "detailed_monitoring", "image_parameter",
-      "inbound_rule_quota", "key_pair_name", "snapshot_retention_count", "source_host_token", "ssh_ingress_cidrs",
-      "ssh_public_key", "subnet_id", "vpc_id",
+      "inbound_rule_quota", "instance_type", "key_pair_name", "log_retention_days", "root_volume_size_gib", "snapshot_interval_hours",
+      "snapshot_retention_count",
+      "source_host_token", "ssh_ingress_cidrs", "ssh_public_key", "subnet_id", "vpc_id",
     ]);
     for (const [name, variable] of Object.entries(variables)) {
       if (variable.type === "bool") {
@@ -267,14 +287,45 @@ describe("CrmHostStack", () => {
     expect(only(renamed.resource, "aws_instance").tags).toEqual({ Name: "CrmHostStack/Crm-Edge_1" });
   });
 
+  it("watches what the host reports (app health, disks, memory) with alarms, lets it report into its namespace and log group only", () => {
+    const alarms = resources.aws_cloudwatch_metric_alarm;
+    expect(Object.keys(alarms).sort()).toEqual(["crm_host_app_health", "crm_host_data_disk", "crm_host_instance_check", "crm_host_memory",
+      "crm_host_root_disk", "crm_host_system_check"]);
+    expect(alarms.crm_host_app_health).toMatchObject({
+      namespace: "CRM/Host", metric_name: "AppHealthy", dimensions: { InstanceId: "${aws_instance.crm_host.id}" }, treat_missing_data: "breaching",
+    });
+    expect(alarms.crm_host_data_disk.dimensions).toEqual({ InstanceId: "${aws_instance.crm_host.id}", Volume: "data" });
+    // No e-mail address in the example settings: no topic, nobody told.
+    expect(alarms.crm_host_app_health.alarm_actions).toBeUndefined();
+    expect(only(resources, "aws_cloudwatch_log_group")).toMatchObject({ name: "/crm/CrmHostStack/CrmServer", retention_in_days: "${var.log_retention_days}" });
+    expect(json.variable?.log_retention_days.default).toBe(365);
+    expect(resources.aws_iam_role_policy.crm_host_telemetry).toMatchObject({
+      role: "${aws_iam_role.crm_host.name}", policy: "${data.aws_iam_policy_document.crm_host_telemetry.json}",
+    });
+    expect((json.data?.aws_iam_policy_document?.crm_host_telemetry.statement as { resources: string[] }[])[1].resources)
+      .toEqual(["${aws_cloudwatch_log_group.crm_host.arn}", "${aws_cloudwatch_log_group.crm_host.arn}:log-stream:*"]);
+    // The host ships its logs to that group: the script names it, and the instance waits for the policy.
+    expect(json.locals?.provisioning_script).toContain("\nreadonly LOG_GROUP='/crm/CrmHostStack/CrmServer' ");
+    expect(only(resources, "aws_instance").depends_on).toContain("aws_iam_role_policy.crm_host_telemetry");
+  });
+
+  it("puts the user's tags on every resource through the provider's default_tags, and no default_tags without them", () => {
+    expect(json.provider?.aws[0].default_tags).toBeUndefined();
+    const tagged = synthStack({ tags: { CostCenter: "crm-42", "owner:team": "ops@example" } }).json;
+    expect(tagged.provider?.aws[0].default_tags).toEqual([{ tags: { CostCenter: "crm-42", "owner:team": "ops@example" } }]);
+    // The resources keep their own tags; the provider merges the user's under them.
+    expect(only(tagged.resource, "aws_instance").tags).toEqual({ Name: "CrmHostStack/CrmServer" });
+  });
+
   it("turns on the metadata service's IPv6 address when the settings read it there, and only then", () => {
     expect(only(resources, "aws_instance").metadata_options.http_protocol_ipv6).toBeUndefined();
     const ipv6 = synthStack({ metadataEndpoint: "http://[fd00:ec2::254]" }).json;
     expect(only(ipv6.resource, "aws_instance").metadata_options.http_protocol_ipv6).toBe("enabled");
   });
 
-  it("checks at plan that t3.micro runs the image's architecture, and that the CIDR lists fit the rule quota", () => {
-    expect(only(json.data, "aws_ec2_instance_type").instance_type).toBe("t3.micro");
+  it("checks at plan that the instance type (t3.micro by default) runs the image's architecture, and that the CIDR lists fit the rule quota", () => {
+    expect(only(json.data, "aws_ec2_instance_type").instance_type).toBe("${var.instance_type}");
+    expect(only(json.data, "aws_ami").lifecycle.postcondition[0].error_message).toContain("instance type ${var.instance_type} runs");
     expect(only(json.data, "aws_ami").lifecycle.postcondition[0].error_message).toMatch(/^Invalid value for variable "image_parameter": /);
     const [quota] = only(resources, "aws_security_group").lifecycle.precondition;
     expect(quota.condition).toBe("${(((length(var.ssh_ingress_cidrs) + length(var.app_ingress_cidrs)) + length(var.app_ingress_cidrs)) <= var.inbound_rule_quota)}");
@@ -349,13 +400,14 @@ describe("CrmHostStack in parameter-store mode (examples/prod.json)", () => {
     expect(json.locals?.provisioning_script as string).not.toMatch(/^(readonly )?[A-Z_]+_B64='[^'[]/m);
   });
 
-  it("gives the instance role exactly one policy, the secrets' (the snapshot role keeps its own), before the instance boots", () => {
-    expect(Object.keys(resources.aws_iam_role_policy ?? {})).toEqual(["crm_secrets"]);
+  it("gives the instance role two policies, the secrets' and the telemetry's (the snapshot role keeps its own), before the instance boots", () => {
+    expect(Object.keys(resources.aws_iam_role_policy ?? {}).sort()).toEqual(["crm_host_telemetry", "crm_secrets"]);
     expect(resources.aws_iam_role_policy.crm_secrets).toMatchObject({ role: "${aws_iam_role.crm_host.name}", policy: "${data.aws_iam_policy_document.crm_secrets.json}" });
     expect(only(resources, "aws_iam_role_policy_attachment").role).toBe("${aws_iam_role.crm_data_snapshots.name}");
     expect(resources.aws_iam_role.crm_host.inline_policy).toBeUndefined();
     expect(resources.aws_iam_role.crm_host.managed_policy_arns).toBeUndefined();
-    expect(only(resources, "aws_instance").depends_on).toEqual(["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets"]);
+    expect(only(resources, "aws_instance").depends_on)
+      .toEqual(["aws_iam_role.crm_host", "aws_iam_role_policy.crm_host_telemetry", "aws_iam_role_policy.crm_secrets"]);
     const statements = (json.data?.aws_iam_policy_document?.crm_secrets as { statement: { actions: string[]; resources: string[] }[] }).statement;
     expect(statements.map((statement) => statement.actions)).toEqual([["ssm:GetParameters"], ["kms:Decrypt"]]);
     expect(statements[0].resources).toEqual(["db-root-password", "app-db-password", "source-host-token"]
@@ -402,6 +454,11 @@ describe("CrmHostStack with a domain and an alarm e-mail address", () => {
     ]);
     expect(only(json.resource, "aws_route53_record")).toMatchObject({ name: "crm.example.com", type: "A", records: ["${aws_eip.crm_host.public_ip}"] });
     expect(only(json.resource, "aws_sns_topic_subscription")).toMatchObject({ protocol: "email", endpoint: "ops@example.com" });
+    // Every alarm tells the topic: the status checks' and those on what the host reports.
+    for (const alarm of Object.values(json.resource?.aws_cloudwatch_metric_alarm ?? {})) {
+      expect(alarm.alarm_actions).toContain("${aws_sns_topic.crm_host_alarms.arn}");
+      expect(alarm.ok_actions).toEqual(["${aws_sns_topic.crm_host_alarms.arn}"]);
+    }
   });
 
   it("opens 443 only with the domain", () => {
@@ -436,8 +493,8 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(settings.provisioning.domain?.name).toBe("crm.example.com");
   });
 
-  it("has no single host, data volume, Elastic IP or alarm: RDS, a load balancer, a launch template and an Auto Scaling group instead", () => {
-    for (const type of ["aws_instance", "aws_ebs_volume", "aws_eip", "aws_dlm_lifecycle_policy", "aws_cloudwatch_metric_alarm"]) {
+  it("has no single host, data volume or Elastic IP: RDS, a load balancer, a launch template and an Auto Scaling group instead", () => {
+    for (const type of ["aws_instance", "aws_ebs_volume", "aws_eip", "aws_dlm_lifecycle_policy"]) {
       expect(resources).not.toHaveProperty(type);
     }
     for (const type of ["aws_db_instance", "aws_lb", "aws_launch_template", "aws_autoscaling_group", "aws_acm_certificate"]) {
@@ -481,12 +538,49 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(only(resources, "aws_autoscaling_group")).toMatchObject({
       launch_template: { id: "${aws_launch_template.crm_hosts.id}", version: "${aws_launch_template.crm_hosts.latest_version}" },
       target_group_arns: ["${aws_lb_target_group.crm_hosts.arn}"], min_size: "${var.hosts_min_size}",
-      depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets"],
+      depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets", "aws_iam_role_policy.crm_host_telemetry"],
     });
   });
 
+  it("gives the launched hosts and their volumes the user's tags (default_tags does not reach them), and sizes their root volume by the variable", () => {
+    const tagged = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), { ...settings, tags: { CostCenter: "crm-42" } })));
+    const template = only(tagged.resource, "aws_launch_template");
+    expect(template.tag_specifications).toEqual([
+      { resource_type: "instance", tags: { CostCenter: "crm-42", Name: "CrmHost-scale/CrmServer" } },
+      { resource_type: "volume", tags: { CostCenter: "crm-42", Name: "CrmHost-scale/CrmServer" } },
+    ]);
+    expect(tagged.provider.aws[0].default_tags).toEqual([{ tags: { CostCenter: "crm-42" } }]);
+    expect(only(resources, "aws_launch_template").block_device_mappings[0].ebs.volume_size).toBe("${var.root_volume_size_gib}");
+    expect(json.variable?.root_volume_size_gib).toMatchObject({ default: 16 });
+    expect(json.variable).not.toHaveProperty("instance_type");
+  });
+
+  it("watches the load balancer (5xx, unhealthy hosts, response time) and the database (free storage, CPU, connections)", () => {
+    const alarms = resources.aws_cloudwatch_metric_alarm;
+    expect(Object.keys(alarms).sort()).toEqual(["crm_database_connections", "crm_database_cpu", "crm_database_free_storage",
+      "crm_load_balancer_5xx", "crm_load_balancer_response_time", "crm_load_balancer_unhealthy_hosts"]);
+    expect(alarms.crm_load_balancer_unhealthy_hosts.dimensions).toEqual({
+      LoadBalancer: "${aws_lb.crm_load_balancer.arn_suffix}", TargetGroup: "${aws_lb_target_group.crm_hosts.arn_suffix}",
+    });
+    expect(alarms.crm_database_cpu.dimensions).toEqual({ DBInstanceIdentifier: "${aws_db_instance.crm_database.identifier}" });
+    expect(only(resources, "aws_cloudwatch_log_group").name).toBe("/crm/CrmHost-scale/CrmServer");
+    // Its hosts ship their logs there and publish their metrics too (no per-host alarm: they come and go).
+    expect(json.locals?.provisioning_script).toContain("\nreadonly LOG_GROUP='/crm/CrmHost-scale/CrmServer' ");
+    expect(only(resources, "aws_autoscaling_group").depends_on).toContain("aws_iam_role_policy.crm_host_telemetry");
+    expect(resources).not.toHaveProperty("aws_sns_topic");
+  });
+
+  it("tells the alarmEmail of every scale-out alarm through the alarm topic", () => {
+    const told = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), { ...settings, alarmEmail: "ops@example.com" })));
+    expect(Object.keys(told.resource.aws_sns_topic)).toEqual(["crm_host_alarms"]);
+    expect(told.resource.aws_sns_topic_subscription.crm_host_alarms.endpoint).toBe("ops@example.com");
+    for (const alarm of Object.values(told.resource.aws_cloudwatch_metric_alarm) as { alarm_actions: string[]; ok_actions: string[] }[]) {
+      expect([alarm.alarm_actions, alarm.ok_actions]).toEqual([["${aws_sns_topic.crm_host_alarms.arn}"], ["${aws_sns_topic.crm_host_alarms.arn}"]]);
+    }
+  });
+
   it("lets the hosts read the database's master secret, and puts the database, the secret, the load balancer's name and the release in the user data", () => {
-    const statements = only(json.data, "aws_iam_policy_document").statement as { actions: string[]; resources: string[] }[];
+    const statements = json.data?.aws_iam_policy_document?.crm_secrets.statement as { actions: string[]; resources: string[] }[];
     expect(statements.find((statement) => statement.actions.includes("secretsmanager:GetSecretValue"))?.resources)
       .toEqual(["${aws_db_instance.crm_database.master_user_secret[0].secret_arn}"]);
     const script = json.locals?.provisioning_script as string;

@@ -43,6 +43,9 @@ export const AWS_NAME_RULES = {
     // eslint-disable-next-line no-control-regex
     what: "CloudWatch alarm name", max: 255, pattern: /^[^\u0000-\u001f\u007f]+$/, limit: "1 to 255 characters without control characters",
   },
+  logGroupName: {
+    what: "CloudWatch Logs log group name", max: 512, pattern: /^[A-Za-z0-9._\/#-]+$/, limit: "1 to 512 letters, digits and . _ / # -",
+  },
   dlmDescription: {
     what: "lifecycle policy description", max: 500, pattern: /^[0-9A-Za-z _-]+$/, limit: "1 to 500 letters, digits, spaces, _ and -",
   },

@@ -8,6 +8,14 @@ import { APP_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../settings/ports";
 /** InstanceType of the spec (2.1, 8). */
 export const INSTANCE_TYPE = "t3.micro";
 
+/** The shape of an EC2 instance type (family, generation and options, a dot, the size): t3.micro, m7i-flex.large. */
+export const INSTANCE_TYPE_PATTERN = "^[a-z][a-z0-9-]*[.][a-z0-9]+$";
+/** What a refused instance type is told. */
+export const INSTANCE_TYPE_EXPECTED = "an EC2 instance type such as t3.micro or m7i.large";
+
+/** Largest gp3 volume (EC2 CreateVolume API reference: gp3 1 - 65,536 GiB). */
+export const MAX_GP3_SIZE_GIB = 65_536;
+
 /**
  * Size of the root volume, in GiB (the AMI's snapshot is 8 GiB). It holds the OS after the full
  * update, the Development Tools group, MariaDB's binaries, the 2 GiB swap file, nvm with Node.js

@@ -3,6 +3,7 @@ import { VolumeAttachment } from "@cdktf/provider-aws/lib/volume-attachment";
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
+import { MAX_GP3_SIZE_GIB } from "./constants";
 import { matchesPattern, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /**
@@ -13,8 +14,7 @@ import { matchesPattern, stackVariable, wholeNumberBetween } from "./variable-ru
  */
 export const DEFAULT_DATA_VOLUME_SIZE_GIB = 10;
 
-/** Largest gp3 volume (EC2 CreateVolume API reference: gp3 1 - 65,536 GiB). */
-export const MAX_GP3_SIZE_GIB = 65_536;
+export { MAX_GP3_SIZE_GIB };
 
 /**
  * Device name of the attachment. On Nitro instances (t3) the kernel names the disk nvme1n1

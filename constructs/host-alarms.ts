@@ -1,13 +1,10 @@
 import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric-alarm";
 import { awsName } from "./aws-names";
-import { DataAwsCallerIdentity } from "@cdktf/provider-aws/lib/data-aws-caller-identity";
 import { DataAwsPartition } from "@cdktf/provider-aws/lib/data-aws-partition";
-import { KmsKey } from "@cdktf/provider-aws/lib/kms-key";
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
-import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-import { POLICY_VERSION } from "./constants";
+import { AlarmTopic } from "./alarm-topic";
 
 /** One status-check alarm: its metric, what EC2 does when it fires, and after how many failed minutes. */
 export interface StatusCheckAlarm {
@@ -53,14 +50,15 @@ export interface HostAlarmsProps {
 /**
  * Tells someone when the host is down, and repairs what AWS can: the {@link STATUS_CHECK_ALARMS}
  * with their EC2 actions, and an SNS topic with an e-mail subscription when an address is given
- * (AWS mails a confirmation link first; until it is followed, nothing is delivered). Each alarm
- * costs $0.10 a month; e-mail notifications are within SNS's free 1,000 a month.
+ * ({@link AlarmTopic}), which the stack's other alarms tell too. Each alarm costs $0.10 a month.
  */
 export class HostAlarms extends Construct {
   /** The alarms, by metric. */
   public readonly alarms: Readonly<Record<StatusCheckAlarm["metric"], CloudwatchMetricAlarm>>;
   /** The topic of the notifications, when an e-mail address is given. */
   public readonly topic?: SnsTopic;
+  /** The topic with its key and subscription, when an e-mail address is given. */
+  public readonly alarmTopic?: AlarmTopic;
 
   constructor(scope: Construct, id: string, props: HostAlarmsProps) {
     super(scope, id);
@@ -69,13 +67,10 @@ export class HostAlarms extends Construct {
     nameElements(`${name}_alarms`, partition);
     const notify: string[] = [];
     if (props.email !== undefined) {
-      this.topic = new SnsTopic(this, "topic", {
-        name: awsName("snsTopicName", `${props.nameTag.replace(/[^A-Za-z0-9_-]/g, "-")}-alarms`),
-        kmsMasterKeyId: this.topicKey(`${name}_alarms`, partition.partition).arn,
+      this.alarmTopic = new AlarmTopic(this, "notifications", {
+        email: props.email, nameTag: props.nameTag, partition: partition.partition, name: `${name}_alarms`,
       });
-      nameElements(`${name}_alarms`, this.topic);
-      const subscription = new SnsTopicSubscription(this, "email", { topicArn: this.topic.arn, protocol: "email", endpoint: props.email });
-      nameElements(`${name}_alarms`, subscription);
+      this.topic = this.alarmTopic.topic;
       notify.push(this.topic.arn);
     }
     const alarms: Partial<Record<StatusCheckAlarm["metric"], CloudwatchMetricAlarm>> = {};
@@ -99,42 +94,5 @@ export class HostAlarms extends Construct {
       alarms[check.metric] = alarm;
     }
     this.alarms = alarms as Record<StatusCheckAlarm["metric"], CloudwatchMetricAlarm>;
-  }
-
-  /**
-   * The key that encrypts the topic: a key of the account's own, as CloudWatch cannot publish to a
-   * topic under the AWS managed key (whose policy cannot grant it). The account administers it; only
-   * CloudWatch, for this account's alarms, may use it to publish. $1 a month, rotated yearly.
-   */
-  private topicKey(name: string, partition: string): KmsKey {
-    const account = new DataAwsCallerIdentity(this, "account");
-    nameElements(name, account);
-    const key = new KmsKey(this, "key", {
-      description: "Encrypts the alarm notifications of the CRM host (SNS)",
-      enableKeyRotation: true,
-      deletionWindowInDays: 7,
-      policy: JSON.stringify({
-        Version: POLICY_VERSION,
-        Statement: [
-          {
-            Sid: "AccountAdministers",
-            Effect: "Allow",
-            Principal: { AWS: `arn:${partition}:iam::${account.accountId}:root` },
-            Action: "kms:*",
-            Resource: "*",
-          },
-          {
-            Sid: "CloudWatchPublishesAlarms",
-            Effect: "Allow",
-            Principal: { Service: "cloudwatch.amazonaws.com" },
-            Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
-            Resource: "*",
-            Condition: { StringEquals: { "aws:SourceAccount": account.accountId } },
-          },
-        ],
-      }),
-    });
-    nameElements(name, key);
-    return key;
   }
 }

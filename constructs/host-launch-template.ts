@@ -44,6 +44,12 @@ export interface HostLaunchTemplateProps {
    */
   readonly rootVolumeSizeGiB?: number;
   /**
+   * Tags of the hosts and their volumes besides `Name`: the provider's default_tags reach the template itself,
+   * not what Auto Scaling launches from it.
+   * @default - none
+   */
+  readonly launchTags?: Readonly<Record<string, string>>;
+  /**
    * Terraform name of the template (`aws_launch_template.<name>`).
    * @default "crm_hosts"
    */
@@ -76,6 +82,7 @@ export class HostLaunchTemplate extends Construct {
   constructor(scope: Construct, id: string, props: HostLaunchTemplateProps) {
     super(scope, id);
     const tags = { Name: props.nameTag };
+    const launched = { ...props.launchTags, ...tags };
     this.template = new LaunchTemplate(this, "template", {
       namePrefix: props.namePrefix,
       description: `Hosts of ${props.nameTag}`,
@@ -95,7 +102,7 @@ export class HostLaunchTemplate extends Construct {
         deviceName: props.rootDeviceName,
         ebs: { encrypted: "true", volumeType: "gp3", volumeSize: props.rootVolumeSizeGiB ?? ROOT_VOLUME_SIZE_GIB, deleteOnTermination: "true" },
       }],
-      tagSpecifications: [{ resourceType: "instance", tags }, { resourceType: "volume", tags }],
+      tagSpecifications: [{ resourceType: "instance", tags: launched }, { resourceType: "volume", tags: launched }],
       tags,
       lifecycle: { ignoreChanges: IGNORED_TEMPLATE_CHANGES, createBeforeDestroy: true },
     });

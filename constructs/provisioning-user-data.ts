@@ -89,6 +89,11 @@ export interface ProvisioningUserDataProps {
    */
   readonly scaleOut?: ScaleOutValues;
   /**
+   * The CloudWatch Logs log group the hosts ship their logs to (HostLogGroup; settings/host-metrics.ts, hostLogGroupName).
+   * @default - none: the hosts publish their metrics, and ship no logs
+   */
+  readonly logGroupName?: string;
+  /**
    * Longest secret, in single-byte characters, that always fits: the script must leave room for three
    * such secrets at synthesis. Longer ones in multi-byte characters are checked at plan against
    * `secretBudgetBytes` (SecretVariables.limitEncodedLength).
@@ -157,6 +162,8 @@ export interface ScriptExpressions {
   readonly elasticIp?: string;
   /** The scale-out topology's values. @default - none */
   readonly scaleOut?: ScaleOutValues;
+  /** The hosts' log group: a name, not an expression. @default - none */
+  readonly logGroupName?: string;
 }
 
 /**
@@ -187,14 +194,15 @@ const isExpression = (value: string) => value.includes("${");
  * What stands for the expressions while the script is rendered ("" and undefined where there are none); a
  * scale-out value that is not an expression (such as the database's port) is rendered as it is.
  */
-function placeholders(expressions: ScriptExpressions): [string, string, ScaleOutValues | undefined] {
+function placeholders(expressions: ScriptExpressions): [string, string, ScaleOutValues | undefined, string] {
   const scaleOut = expressions.scaleOut;
   if (scaleOut && isExpression(scaleOut.databasePort)) {
     throw new Error(`The database's port must be a number, not the expression ${scaleOut.databasePort} (the stack sets it: DATABASE_PORT).`);
   }
   return [expressions.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, expressions.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER,
     scaleOut === undefined ? undefined : Object.fromEntries(Object.entries(SCALE_OUT_PLACEHOLDERS)
-      .map(([key, stand]) => [key, isExpression(scaleOut[key as keyof ScaleOutValues]) ? stand : scaleOut[key as keyof ScaleOutValues]])) as unknown as ScaleOutValues];
+      .map(([key, stand]) => [key, isExpression(scaleOut[key as keyof ScaleOutValues]) ? stand : scaleOut[key as keyof ScaleOutValues]])) as unknown as ScaleOutValues,
+    expressions.logGroupName ?? ""];
 }
 
 /**

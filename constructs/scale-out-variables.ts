@@ -1,7 +1,7 @@
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { REF_EXPECTED, REF_FORBIDDEN, REF_SHAPE } from "../settings/git-ref";
-import { INSTANCE_TYPE } from "./constants";
+import { INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED, INSTANCE_TYPE_PATTERN } from "./constants";
 import { conditionRule, matchesPattern, patternCondition, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /** Subnet ids as EC2 writes them. */
@@ -115,8 +115,7 @@ export class ScaleOutVariables extends Construct {
       default: INSTANCE_TYPE,
       description: `The hosts' EC2 instance type (the spec's ${INSTANCE_TYPE} by default); the plan checks that it runs the image's architecture.`,
     });
-    this.hostInstanceType.addValidation(matchesPattern(this.hostInstanceType, "^[a-z][a-z0-9-]*[.][a-z0-9]+$",
-      "an EC2 instance type such as t3.micro or m7i.large"));
+    this.hostInstanceType.addValidation(matchesPattern(this.hostInstanceType, INSTANCE_TYPE_PATTERN, INSTANCE_TYPE_EXPECTED));
 
     this.hostsMinSize = number("hosts_min_size", defaults.hostsMinSize,
       "Fewest hosts the Auto Scaling group keeps running (two keep the app up while one zone fails).");

@@ -71,8 +71,9 @@ export const domainSettingsSchema = z.strictObject({
 }).meta({ description: "Serve the app over HTTPS on a name of your own (default: none, plain HTTP on the instance's DNS name)." });
 
 /** The optional `alarmEmail` setting. */
-export const alarmEmailSchema = matching("E-mail address told through SNS when a status-check alarm fires or clears (AWS "
-  + "sends a confirmation message first). Default: none, the alarms still recover and reboot the host.",
+export const alarmEmailSchema = matching("E-mail address told through SNS when an alarm of the stack fires or clears (the host's "
+  + "status checks, health, disks and memory; the scale-out topology's load balancer and database) (AWS sends a confirmation message "
+  + "first). Default: none, the alarms still recover and reboot the host and show in the CloudWatch console.",
 // The domain within DNS's limits (labels of 63, names of 253 octets): mail to any other is never delivered.
 /^[A-Za-z0-9._%+-]{1,64}@(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
 "an e-mail address such as ops@example.com, whose domain has labels of 1 to 63 letters, digits or - and at most 253 characters");

@@ -17,6 +17,7 @@ import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "
 import { alarmEmailSchema, MAX_CERTIFICATE_NAME_LENGTH } from "./domain-settings";
 import { RemovedSettingError, settingsErrorFrom } from "./errors";
 import { readJsonFile } from "./json-file";
+import { tagsSchema } from "./tag-settings";
 import { awsRegion, flag, isKmsKeyInRegion, kmsArnStart, matching, settingRules, text } from "./rules";
 
 /** The settings file used when `CRM_SETTINGS` is not set: the example set shipped with the repository. */
@@ -72,6 +73,10 @@ export const stackSettingsSchema = z.strictObject({
     + "region; alias/aws/ssm or a customer managed key (not another service's AWS managed key, alias/aws/…)")
     .default(DEFAULT_SECRETS_KMS_KEY_ID),
   alarmEmail: alarmEmailSchema.optional(),
+  tags: tagsSchema.default({}),
+  snapshotCopyRegion: awsRegion("Second AWS region that Data Lifecycle Manager copies every snapshot of the data volume to, encrypted "
+    + "there with its default EBS key and kept `snapshot_copy_retention_days` (docs/operations.md, Backups): a loss of the stack's "
+    + "region or of the volume is then survivable. Default: none, the snapshots stay in the stack's region.").optional(),
   ...provisioningWithDefaults,
 }).check((ctx) => pathsApart(ctx.value, ctx))
   // The instance's own layout, after pathsApart: the first issue is the one reported, and that one is more specific.
@@ -81,7 +86,18 @@ export const stackSettingsSchema = z.strictObject({
   .check((ctx) => scaleOutProvisioning(ctx.value, ctx))
   .check((ctx) => scaleOutStack(ctx.value, ctx))
   .check((ctx) => parameterStoreNames(ctx.value, ctx))
-  .check((ctx) => secretsKey(ctx.value, ctx));
+  .check((ctx) => secretsKey(ctx.value, ctx))
+  .check((ctx) => snapshotCopyRegion(ctx.value, ctx));
+
+/** A copy in the stack's own region would survive nothing that the snapshots there do not. */
+function snapshotCopyRegion(settings: { region: string; snapshotCopyRegion?: string }, ctx: z.core.ParsePayload<unknown>): void {
+  if (settings.snapshotCopyRegion !== undefined && settings.snapshotCopyRegion === settings.region) {
+    ctx.issues.push({
+      code: "custom", path: ["snapshotCopyRegion"], input: settings.snapshotCopyRegion,
+      message: `a region other than the stack's own, ${settings.region} (the copies are there to survive the loss of that region)`,
+    });
+  }
+}
 
 /** Parameter Store refuses a parameter name whose first level starts with `aws` or `ssm`, in any case. */
 function parameterStoreNames(settings: { stackName: string; secrets: string }, ctx: z.core.ParsePayload<unknown>): void {
@@ -116,10 +132,11 @@ function secretsKey(settings: { region: string; secretsKmsKeyId: string }, ctx: 
 
 /**
  * The single host's own settings, refused with `"topology": "scale-out"` rather than ignored: there the
- * database is RDS's (no data volume) and the Auto Scaling group replaces a failed host (no status-check alarms).
+ * database is RDS's (no data volume to keep or snapshot).
  */
 function scaleOutStack(
-  settings: { topology: string; alarmEmail?: string; deleteDataVolumeOnDestroy: boolean; domain?: { name: string } }, ctx: z.core.ParsePayload<unknown>,
+  settings: { topology: string; deleteDataVolumeOnDestroy: boolean; snapshotCopyRegion?: string; domain?: { name: string } },
+  ctx: z.core.ParsePayload<unknown>,
 ): void {
   if (settings.topology !== "scale-out") return;
   if (settings.domain !== undefined && settings.domain.name.length > MAX_CERTIFICATE_NAME_LENGTH) {
@@ -129,11 +146,11 @@ function scaleOutStack(
         + "certificate's first name, and the load balancer's certificate is ACM's)",
     });
   }
-  if (settings.alarmEmail !== undefined) {
+  if (settings.snapshotCopyRegion !== undefined) {
     ctx.issues.push({
-      code: "custom", path: ["alarmEmail"], input: settings.alarmEmail,
-      message: "no alarmEmail with \"topology\": \"scale-out\" (the status-check alarms watch the single host; the Auto Scaling group "
-        + "replaces a host that fails its health checks by itself)",
+      code: "custom", path: ["snapshotCopyRegion"], input: settings.snapshotCopyRegion,
+      message: "no snapshotCopyRegion with \"topology\": \"scale-out\" (there is no data volume to snapshot: RDS keeps the "
+        + "database's backups, see docs/scale-out.md)",
     });
   }
   if (settings.deleteDataVolumeOnDestroy) {
@@ -161,8 +178,12 @@ export interface StackSettings {
   readonly backend: BackendSettings;
   /** KMS key of the secrets' parameters in `parameter-store` mode (provisioning.secrets). */
   readonly secretsKmsKeyId: string;
-  /** Who is told by e-mail when a status-check alarm fires (constructs/host-alarms.ts): nobody by default. */
+  /** Who is told by e-mail when an alarm of the stack fires (constructs/alarm-topic.ts): nobody by default. */
   readonly alarmEmail?: string;
+  /** The user's tags, on every resource through the provider's default_tags (settings/tag-settings.ts): none by default. */
+  readonly tags: Readonly<Record<string, string>>;
+  /** Region that every snapshot of the data volume is copied to (constructs/data-volume-backups.ts): none by default. */
+  readonly snapshotCopyRegion?: string;
   /** The provisioning script's settings (`<app>`, `<app_dir>`, `<repo_url>`, …). */
   readonly provisioning: ProvisioningSettings;
 }
@@ -190,8 +211,12 @@ export function parseStackSettings(raw: unknown): StackSettings {
   if (!result.success) {
     throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
   }
-  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, secretsKmsKeyId, alarmEmail, ...provisioning } = result.data;
-  return { stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), secretsKmsKeyId, alarmEmail, provisioning };
+  const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, secretsKmsKeyId, alarmEmail, tags, snapshotCopyRegion,
+    ...provisioning } = result.data;
+  return {
+    stackName, instanceName, region, deleteDataVolumeOnDestroy, backend: backendSettings(backend), secretsKmsKeyId, alarmEmail, tags,
+    snapshotCopyRegion, provisioning,
+  };
 }
 
 /** The JSON Schema of settings files (draft 2020-12), as written to SETTINGS_JSON_SCHEMA_FILE. */

@@ -1,10 +1,16 @@
 import { TerraformStack } from "cdktf";
 import { awsName, AWS_NAME_RULES, fitted } from "../constructs/aws-names";
+import { AlarmTopic } from "../constructs/alarm-topic";
 import { ApplicationLoadBalancer } from "../constructs/application-load-balancer";
+import { DatabaseAlarms } from "../constructs/database-alarms";
+import { HostLogGroup } from "../constructs/host-log-group";
+import { HostTelemetryPolicy } from "../constructs/host-telemetry-policy";
+import { LoadBalancerAlarms } from "../constructs/load-balancer-alarms";
 import { BACK_END_RULE, HTTP_RULE, HTTPS_RULE, SSH_RULE } from "../constructs/constants";
 import { APP_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../settings/ports";
 import { HostGroup } from "../constructs/host-group";
 import { HostLaunchTemplate } from "../constructs/host-launch-template";
+import { HostSizingVariables } from "../constructs/host-sizing-variables";
 import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
 import { InstanceRole } from "../constructs/instance-role";
 import { DATABASE_PORT, databaseIdentifier, ManagedDatabase } from "../constructs/managed-database";
@@ -19,6 +25,7 @@ import { SshKeyPair } from "../constructs/ssh-key-pair";
 import { SubnetZones } from "../constructs/subnet-zones";
 import { TierSecurityGroup } from "../constructs/tier-security-group";
 import { usesIpv6Metadata } from "../settings/host-layout";
+import { hostLogGroupName } from "../settings/host-metrics";
 import { SharedParts } from "./shared";
 
 /**
@@ -29,6 +36,8 @@ import { SharedParts } from "./shared";
 export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
   if (!(secrets instanceof SecretParameters)) throw new Error("The scale-out topology reads its secrets from Parameter Store.");
   const variables = new ScaleOutVariables(stack, "scale_out");
+  // The hosts' type is ScaleOutVariables' host_instance_type; their root volume's size is shared with the single host.
+  const sizing = new HostSizingVariables(stack, "sizing", { instanceType: false });
   const subnetIds = variables.subnetIds.listValue;
   const architecture = new ImageArchitectureCheck(stack, "image_architecture", {
     imageId: image.imageId, instanceType: variables.hostInstanceType.stringValue, imageParameter: image.parameterName,
@@ -106,8 +115,12 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
     databaseSecret: { arn: database.masterSecretArn, kmsKeyArn: database.masterSecretKmsKeyArn },
   });
+  const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
+  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag });
+  const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
+    logGroupName,
     secrets: secrets.names,
     scaleOut: {
       databaseHost: database.address,
@@ -125,12 +138,14 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     imageId: image.imageId,
     rootDeviceName: architecture.image.rootDeviceName,
     instanceType: variables.hostInstanceType.stringValue,
+    rootVolumeSizeGiB: sizing.rootVolumeSizeGiB.numberValue,
     securityGroupIds: [hostsGroup.id],
     keyName: keyPair.keyName,
     instanceProfileName: identity.instanceProfile.name,
     userDataBase64: userData.base64,
     namePrefix: templatePrefix,
     nameTag,
+    launchTags: settings.tags,
     detailedMonitoring: inputs.detailedMonitoring.booleanValue,
     metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
   });
@@ -146,8 +161,14 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     namePrefix: groupPrefix,
     nameTag,
     // The hosts read their secrets at first boot: the policy must be in place before the first one starts.
-    dependsOn: [identity.role, secretsPolicy.policy],
+    dependsOn: [identity.role, secretsPolicy.policy, telemetry.policy],
   });
+
+  const topic = settings.alarmEmail !== undefined ? new AlarmTopic(stack, "alarm_topic", { email: settings.alarmEmail, nameTag }) : undefined;
+  new LoadBalancerAlarms(stack, "load_balancer_alarms", {
+    loadBalancerArnSuffix: loadBalancer.loadBalancer.arnSuffix, targetGroupArnSuffix: loadBalancer.targetGroup.arnSuffix, nameTag, topicArn: topic?.arn,
+  });
+  new DatabaseAlarms(stack, "database_alarms", { dbInstanceIdentifier: database.instance.identifier, nameTag, topicArn: topic?.arn });
 
   new ScaleOutOutputs(stack, "outputs", {
     instanceName: settings.instanceName,

@@ -1,12 +1,15 @@
 import { TerraformStack } from "cdktf";
 import { CrmInstance } from "../constructs/crm-instance";
-import { INSTANCE_TYPE } from "../constructs/constants";
 import { CrmSecurityGroup } from "../constructs/crm-security-group";
 import { DataVolume } from "../constructs/data-volume";
 import { DataVolumeBackups } from "../constructs/data-volume-backups";
 import { ElasticIp } from "../constructs/elastic-ip";
 import { HostAlarms } from "../constructs/host-alarms";
+import { HostHealthAlarms } from "../constructs/host-health-alarms";
+import { HostLogGroup } from "../constructs/host-log-group";
+import { HostTelemetryPolicy } from "../constructs/host-telemetry-policy";
 import { HostOutputs } from "../constructs/host-outputs";
+import { HostSizingVariables } from "../constructs/host-sizing-variables";
 import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
 import { InstanceRole } from "../constructs/instance-role";
 import { ProvisioningUserData } from "../constructs/provisioning-user-data";
@@ -18,13 +21,16 @@ import { SubnetPlacement } from "../constructs/subnet-placement";
 import { SubnetVariables } from "../constructs/subnet-variables";
 import { isLetsEncrypt } from "../settings/domain-settings";
 import { usesIpv6Metadata } from "../settings/host-layout";
+import { hostLogGroupName } from "../settings/host-metrics";
 import { SharedParts } from "./shared";
 
 /** The spec's one host, its own MariaDB on a data volume with daily snapshots, an Elastic IP and alarms. */
 export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
   const subnet = new SubnetVariables(stack, "subnet", { region: settings.region });
+  const sizing = new HostSizingVariables(stack, "sizing");
+  const instanceType = sizing.instanceType!.stringValue;
   new ImageArchitectureCheck(stack, "image_architecture", {
-    imageId: image.imageId, instanceType: INSTANCE_TYPE, imageParameter: image.parameterName,
+    imageId: image.imageId, instanceType, imageParameter: image.parameterName,
   });
   const placement = new SubnetPlacement(stack, "placement", {
     subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
@@ -52,6 +58,10 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   const secretsPolicy = secrets instanceof SecretParameters ? new SecretsReadPolicy(stack, "secrets_policy", {
     roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
   }) : undefined;
+  // The host reports its health and ships its logs with these from its first boot.
+  const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
+  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag });
+  const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
   // Created before the instance, whose user data names it; attached after.
   const backupTag = { Backup: `${nameTag}/data` };
   const dataVolume = new DataVolume(stack, "data_volume", {
@@ -64,6 +74,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   const address = new ElasticIp(stack, "address", { nameTag });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
+    logGroupName,
     secrets: secrets instanceof SecretParameters ? secrets.names : secrets.scriptSecrets,
     dataVolumeId: dataVolume.volumeId,
     elasticIp: address.publicIp,
@@ -78,18 +89,22 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     instanceProfileName: identity.instanceProfile.name,
     userDataBase64: userData.base64,
     nameTag,
+    instanceType,
+    rootVolumeSizeGiB: sizing.rootVolumeSizeGiB.numberValue,
     detailedMonitoring: inputs.detailedMonitoring.booleanValue,
     metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
-    dependsOn: secretsPolicy ? [identity.role, secretsPolicy.policy] : [identity.role],
+    dependsOn: [identity.role, telemetry.policy, ...(secretsPolicy ? [secretsPolicy.policy] : [])],
   });
   dataVolume.attachTo(host.instanceId);
   address.associateWith(host.instanceId);
   if (domain) new SiteDomain(stack, "domain", { hostedZone: domain.hostedZone, recordName: domain.name, address: address.publicIp });
-  new HostAlarms(stack, "alarms", { instanceId: host.instanceId, region: settings.region, nameTag, email: settings.alarmEmail });
+  const alarms = new HostAlarms(stack, "alarms", { instanceId: host.instanceId, region: settings.region, nameTag, email: settings.alarmEmail });
+  new HostHealthAlarms(stack, "health_alarms", { instanceId: host.instanceId, nameTag, topicArn: alarms.topic?.arn });
   new DataVolumeBackups(stack, "backups", {
     targetTags: backupTag,
     stackName: settings.stackName,
     instanceName: settings.instanceName,
+    copyRegion: settings.snapshotCopyRegion,
   });
 
   new HostOutputs(stack, "outputs", {

@@ -2,3 +2,4 @@ export * from "./constants";
 export * from "./script";
 export * from "./unit";
 export * from "./ops";
+export * from "./telemetry";

@@ -593,6 +593,8 @@ main() {
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
   ops_lock provision
+  # Metrics and logs to CloudWatch (userdata/telemetry.sh) from here on: a run that fails ships its log too.
+  run_step install_telemetry
   run_step step_01_update_packages
   run_step step_02_install_packages
   run_step step_03_start_database

@@ -10,10 +10,12 @@ import {
   TOKEN_USERNAME, USER_DATA_COPY,
 } from "./constants";
 import { opsPaths } from "./ops";
+import { telemetryPaths } from "./telemetry";
+import { HOST_METRIC_DIMENSIONS, HOST_METRIC_NAMESPACE, HOST_METRICS, HOST_VOLUMES } from "../settings/host-metrics";
 import { REF_EXPECTED, REF_FORBIDDEN, REF_SHAPE, isGitRef } from "../settings/git-ref";
 import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../settings/provisioning-settings";
 import { HOST_FILES, HostFiles } from "../settings/host-layout";
-import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit } from "./unit";
+import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit, renderTelemetryService, renderTelemetryTimer } from "./unit";
 
 export type StepFunction = (typeof STEP_FUNCTIONS)[number];
 
@@ -65,8 +67,9 @@ export const PROVISIONING_CODE = compactShell(shellFile("provision"));
 export function scriptModules(settings: ProvisioningSettings): string[] {
   const scaleOut = settings.topology === "scale-out";
   return [
-    // ops: the ops command (<app>-ops), which every host gets (installed before step 1).
+    // ops: the ops command (<app>-ops), which every host gets (installed before step 1); telemetry: its metrics and logs.
     "ops",
+    "telemetry",
     ...(settings.secrets === "parameter-store" ? ["parameter-store"] : []),
     // A scale-out topology's load balancer holds the domain's certificate (ACM): its hosts serve no HTTPS.
     ...(settings.domain && !scaleOut ? ["https"] : []),
@@ -226,9 +229,9 @@ function shellArray(words: readonly string[]): string {
  * Terraform expression that evaluates to base64.
  */
 export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
-  scaleOut?: ScaleOutValues): string {
+  scaleOut?: ScaleOutValues, logGroup = ""): string {
   const modules = scriptModules(settings).map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
-  return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut)}\n${modules}${PROVISIONING_CODE}`;
+  return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut, logGroup)}\n${modules}${PROVISIONING_CODE}`;
 }
 
 /** The header's lines of the scale-out topology: the database, its master secret and the release (ScaleOutValues). */
@@ -250,10 +253,14 @@ readonly DATABASE_WAIT_SECONDS=${DATABASE_WAIT_SECONDS} DATABASE_LOCK_SECONDS=${
  * `dataVolumeId` is the EBS volume that holds the database (`vol-…`, or a Terraform expression that
  * evaluates to one); empty leaves the database on the root disk. `elasticIp` is the host's Elastic IP
  * (an IPv4 address or a Terraform expression), which the first boot waits to see in the metadata
- * before it reads the public hostname; empty reads it at once.
+ * before it reads the public hostname; empty reads it at once. `logGroup` is the CloudWatch Logs log group the
+ * host ships its logs to (settings/host-metrics.ts, hostLogGroupName); empty ships none (the metrics still go).
  */
 export function renderScriptHeader(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
-  scaleOut?: ScaleOutValues): string {
+  scaleOut?: ScaleOutValues, logGroup = ""): string {
+  if (logGroup !== "" && !/^[A-Za-z0-9._/#-]{1,512}$/.test(logGroup)) {
+    throw new Error(`The log group must be 1 to 512 letters, digits and . _ / # -; got ${JSON.stringify(logGroup)}.`);
+  }
   if (dataVolumeId !== "" && !/^vol-([0-9a-f]{8}|[0-9a-f]{17})$/.test(dataVolumeId) && !EXPRESSION.test(dataVolumeId)) {
     throw new Error(`The data volume id must be vol- and 8 or 17 hexadecimal digits, or a Terraform expression; got ${JSON.stringify(dataVolumeId)}.`);
   }
@@ -271,6 +278,7 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Secr
   // Its URIs name the load balancer (or the domain) as they are: no public hostname of the host fills them in at boot.
   const uris = applicationUris(scaleOut?.loadBalancerName ?? PUBLIC_DNS_MARK, settings.domain?.name);
   const ops = opsPaths(settings);
+  const telemetry = telemetryPaths(settings);
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
 # userdata/script.ts, the code below it is userdata/ops.sh and userdata/provision.sh.
@@ -334,5 +342,12 @@ readonly OPS_STATE=${q(ops.stateFile)}
 readonly USER_DATA_COPY=${q(USER_DATA_COPY)} HEALTH_PATH=${q(settings.healthCheckPath)}
 readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES}
 readonly REF_SHAPE=${q(REF_SHAPE)} REF_FORBIDDEN=${q(REF_FORBIDDEN)}
+# Metrics and logs (settings/host-metrics.ts, userdata/telemetry.sh).
+readonly LOG_GROUP=${q(logGroup)} TELEMETRY_SCRIPT=${q(telemetry.script)} TELEMETRY_STATE=${q(telemetry.stateDirectory)}
+readonly METRIC_NAMESPACE=${q(HOST_METRIC_NAMESPACE)} HEALTH_METRIC=${HOST_METRICS.appHealthy} DISK_METRIC=${HOST_METRICS.diskUsedPercent}
+readonly MEMORY_METRIC=${HOST_METRICS.memoryUsedPercent} INSTANCE_DIMENSION=${HOST_METRIC_DIMENSIONS.instance}
+readonly VOLUME_DIMENSION=${HOST_METRIC_DIMENSIONS.volume} ROOT_VOLUME=${HOST_VOLUMES.root} DATA_VOLUME=${HOST_VOLUMES.data}
+readonly TELEMETRY_SERVICE=${q(renderTelemetryService(settings))}
+readonly TELEMETRY_TIMER=${q(renderTelemetryTimer(settings))}
 `;
 }

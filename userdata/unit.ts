@@ -1,5 +1,6 @@
 import { DATABASE_SERVICE, nodeBinDir, RESTART_SEC, SERVICE_DESCRIPTION } from "./constants";
 import { ProvisioningSettings } from "../settings/provisioning-settings";
+import { telemetryPaths } from "./telemetry";
 
 /** Search path of the service after the Node.js bin directory (Amazon Linux's default for services). */
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";
@@ -75,6 +76,42 @@ export function renderRefreshUnit(settings: ProvisioningSettings): string {
     `ExecStart=${refreshScriptPath(settings)}`,
     // Bounded: the script's retries of the metadata service take at most about a minute.
     "TimeoutStartSec=180",
+    "",
+  ].join("\n");
+}
+
+/**
+ * The oneshot unit `<appName>-telemetry.service` that runs the telemetry script (userdata/telemetry.sh) once:
+ * the host's metrics, then its logs, to CloudWatch. Started by its timer only, so it has no [Install] section.
+ */
+export function renderTelemetryService(settings: ProvisioningSettings): string {
+  return [
+    "[Unit]",
+    `Description=Metrics and logs of ${settings.appName} to CloudWatch`,
+    "Wants=network-online.target",
+    "After=network-online.target",
+    "",
+    "[Service]",
+    "Type=oneshot",
+    `ExecStart=${telemetryPaths(settings).script}`,
+    // Within the minute: a longer round is stopped (SIGTERM) after its batch in flight, whose position it keeps; the next one goes on.
+    "TimeoutStartSec=50",
+    "",
+  ].join("\n");
+}
+
+/** The timer `<appName>-telemetry.timer`: the telemetry unit at the start of every minute (the alarms' period). */
+export function renderTelemetryTimer(settings: ProvisioningSettings): string {
+  return [
+    "[Unit]",
+    `Description=Metrics and logs of ${settings.appName} every minute`,
+    "",
+    "[Timer]",
+    "OnCalendar=minutely",
+    "AccuracySec=1s",
+    "",
+    "[Install]",
+    "WantedBy=timers.target",
     "",
   ].join("\n");
 }

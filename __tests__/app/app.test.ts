@@ -60,7 +60,8 @@ describe("the cdktf app (cdktf.json: main.ts through tsx)", () => {
     const outdir = join(dir, "out-edit");
     await runApp(dir, { CDKTF_OUTDIR: outdir });
     expect(stackJson(outdir).resource.aws_instance).toBeDefined();
-    expect(Object.values<any>(stackJson(outdir).resource.aws_instance)[0].instance_type).toBe("t3.micro");
+    expect(Object.values<any>(stackJson(outdir).resource.aws_instance)[0].instance_type).toBe("${var.instance_type}");
+    expect(stackJson(outdir).variable.instance_type.default).toBe("t3.micro");
 
     // An edit of the constructs' constants, and a stale compiled file next to it that still has the old code.
     const construct = join(dir, "constructs", "constants.ts");
@@ -69,7 +70,7 @@ describe("the cdktf app (cdktf.json: main.ts through tsx)", () => {
     writeFileSync(join(dir, "constructs", "constants.js"), "throw new Error('stale compiled file was loaded');\n");
     writeFileSync(construct, source.replace('"t3.micro"', '"t3.small"'));
     await runApp(dir, { CDKTF_OUTDIR: outdir });
-    expect(Object.values<any>(stackJson(outdir).resource.aws_instance)[0].instance_type).toBe("t3.small");
+    expect(stackJson(outdir).variable.instance_type.default).toBe("t3.small");
     writeFileSync(construct, source);
     rmSync(join(dir, "constructs", "constants.js"));
   }, 60_000);

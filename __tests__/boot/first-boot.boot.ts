@@ -18,6 +18,7 @@ import { hostC } from "./host-c";
 import { hostD } from "./host-d";
 import { opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
+import { bootLogGroup, motoCli, telemetryRows } from "./telemetry-rows";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
 import { engineUserData } from "./user-data";
 import { Accelerator, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
@@ -25,7 +26,10 @@ import { HOST_FILES } from "../../settings/host-layout";
 
 jest.setTimeout(40 * 60_000);
 
-const SETTINGS = loadStackSettings(join(__dirname, "settings.json")).provisioning;
+const STACK_SETTINGS = loadStackSettings(join(__dirname, "settings.json"));
+const SETTINGS = STACK_SETTINGS.provisioning;
+/** Host A's log group (its user data names it; moto holds it, as the stack makes it). */
+const LOG_GROUP = bootLogGroup(STACK_SETTINGS.stackName, STACK_SETTINGS.instanceName);
 const FIRST_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
 const NEW_HOSTNAME = "ec2-198-51-100-77.compute-1.amazonaws.com";
 const ROWS = ["customer 1 Ada Lovelace", "customer 2 Grace Hopper", "customer 3 Linus Torvalds"];
@@ -129,7 +133,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     accelerator = accel.accel;
 
     // The user data as the stack ships it: Terraform evaluates the construct's expression.
-    userData = await engineUserData(engine, SETTINGS, SECRETS, DATA_VOLUME_ID);
+    userData = await engineUserData(engine, SETTINGS, SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP);
 
     const reposDir = join(work, "repos");
     const repoPath = new URL(SETTINGS.repoUrl).pathname.replace(/^\//, "").replace(/\.git$/, "");
@@ -138,6 +142,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
       "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
     }, join(work, "git"));
     parameterStore = await ParameterStoreHost.start(engine, SETTINGS, "CrmHostStack", DATA_VOLUME_ID, findMotoServer()!);
+    await motoCli(parameterStore.moto, "logs", "create-log-group", "--log-group-name", LOG_GROUP);
     standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir,
       awsPort: parameterStore.moto.port });
 
@@ -265,6 +270,9 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const back = Date.now() - killedAt;
     figure("kill -9 to HTTP 200 again", `${seconds(back)} (RestartSec ${RESTART_SEC} s)`, back >= RESTART_SEC * 1000 && back < 90_000);
   });
+
+  it("publishes its health, disk and memory metrics and ships its logs to CloudWatch (moto); a stopped app reports unhealthy", () =>
+    telemetryRows({ vm: vm!, moto: parameterStore.moto, settings: SETTINGS, logGroup: LOG_GROUP, figure }));
 
   it("ships, rolls back, patches and repairs the running host with the ops command (npm run ops)", () =>
     opsScenarios({ vm: vm!, work, figure, secretForms }));

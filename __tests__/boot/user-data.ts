@@ -11,12 +11,15 @@ import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { synthesize } from "../support/synth";
 import { EngineWorkspace, tfVars } from "../support/terraform-engine";
 
-/** The user data bytes for `settings`, with the data volume `dataVolumeId` and, if given, the Elastic IP `elasticIp`. */
+/**
+ * The user data bytes for `settings`, with the data volume `dataVolumeId` and, if given, the Elastic IP `elasticIp`
+ * and the log group `logGroupName` the host ships its logs to.
+ */
 export function engineUserData(engine: string, settings: ProvisioningSettings, secrets: Record<string, string>,
-  dataVolumeId: string, elasticIp?: string): Promise<Buffer> {
+  dataVolumeId: string, elasticIp?: string, logGroupName?: string): Promise<Buffer> {
   return appliedUserData(engine, (scope) => {
     const variables = new SecretVariables(scope, "secrets");
-    return new ProvisioningUserData(scope, "user_data", { settings, secrets: variables.scriptSecrets, dataVolumeId, elasticIp });
+    return new ProvisioningUserData(scope, "user_data", { settings, secrets: variables.scriptSecrets, dataVolumeId, elasticIp, logGroupName });
   }, secrets);
 }
 

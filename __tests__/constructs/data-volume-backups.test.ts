@@ -11,10 +11,10 @@ describe("DataVolumeBackups", () => {
   const role = only(json.resource, "aws_iam_role");
   const roleName = Object.keys(json.resource!.aws_iam_role)[0];
 
-  it("snapshots the volumes with the target tags every 24 hours from 03:00 UTC", () => {
+  it("snapshots the volumes with the target tags every snapshot_interval_hours (24 by default) from 03:00 UTC", () => {
     expect(policy).toMatchObject({
       state: "ENABLED",
-      description: "Daily snapshots of the data volume of CrmHostStack CrmServer",
+      description: "Snapshots of the data volume of CrmHostStack CrmServer",
       policy_details: {
         policy_type: "EBS_SNAPSHOT_MANAGEMENT",
         resource_types: ["VOLUME"],
@@ -25,8 +25,31 @@ describe("DataVolumeBackups", () => {
     expect(policy.description).toMatch(/^[0-9A-Za-z _-]+$/);
     expect(policy.policy_details.schedule).toHaveLength(1);
     expect(policy.policy_details.schedule[0]).toMatchObject({
-      name: "daily", create_rule: { interval: 24, interval_unit: "HOURS", times: ["03:00"] },
+      name: "daily", create_rule: { interval: "${var.snapshot_interval_hours}", interval_unit: "HOURS", times: ["03:00"] },
     });
+  });
+
+  it("takes snapshot_interval_hours among DLM's intervals only, 24 by default", () => {
+    expect(json.variable?.snapshot_interval_hours).toMatchObject({ type: "number", nullable: false, default: 24 });
+    expect(json.variable?.snapshot_interval_hours.validation).toEqual([{
+      condition: "${contains([1, 2, 3, 4, 6, 8, 12, 24], var.snapshot_interval_hours)}",
+      error_message: 'Invalid value for variable "snapshot_interval_hours": expected one of 1, 2, 3, 4, 6, 8, 12, 24 hours (the intervals Data Lifecycle Manager takes).',
+    }]);
+  });
+
+  it("copies no snapshot to another region unless a copyRegion is given", () => {
+    expect(policy.policy_details.schedule[0].cross_region_copy_rule).toBeUndefined();
+    expect(json.variable).not.toHaveProperty("snapshot_copy_retention_days");
+    const copied = synthesize((scope) => new DataVolumeBackups(scope, "backups", { ...props, copyRegion: "eu-central-1" })).json;
+    const rule = only(copied.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].cross_region_copy_rule;
+    expect(rule).toEqual([{
+      target: "eu-central-1", encrypted: true, copy_tags: true,
+      retain_rule: { interval: "${var.snapshot_copy_retention_days}", interval_unit: "DAYS" },
+    }]);
+    expect(copied.variable?.snapshot_copy_retention_days.validation).toEqual([{
+      condition: expect.stringContaining("var.snapshot_copy_retention_days >= 1 && var.snapshot_copy_retention_days <= 3650"),
+      error_message: 'Invalid value for variable "snapshot_copy_retention_days": expected a whole number of days from 1 to 3650.',
+    }]);
   });
 
   it("keeps snapshot_retention_count snapshots, 7 by default, validated as 1 to 1000", () => {

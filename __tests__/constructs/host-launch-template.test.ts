@@ -39,4 +39,15 @@ describe("HostLaunchTemplate", () => {
     expect(template.block_device_mappings).toEqual([{ device_name: "/dev/xvda", ebs: { encrypted: "true", volume_type: "gp3", volume_size: 16, delete_on_termination: "true" } }]);
     expect(template.tag_specifications).toEqual([{ resource_type: "instance", tags: { Name: "S/W" } }, { resource_type: "volume", tags: { Name: "S/W" } }]);
   });
+
+  it("adds the launchTags to what it launches, under the Name tag, and to nothing else", () => {
+    const { json: tagged } = synthesize((scope) => new HostLaunchTemplate(scope, "launch_template", {
+      ...PROPS, launchTags: { CostCenter: "crm-42", Name: "overridden" }, rootVolumeSizeGiB: 30,
+    }));
+    const other = only(tagged.resource, "aws_launch_template");
+    const launched = { CostCenter: "crm-42", Name: "S/W" };
+    expect(other.tag_specifications).toEqual([{ resource_type: "instance", tags: launched }, { resource_type: "volume", tags: launched }]);
+    expect(other.tags).toEqual({ Name: "S/W" });
+    expect(other.block_device_mappings[0].ebs.volume_size).toBe(30);
+  });
 });

@@ -61,6 +61,13 @@ describe("ProvisioningUserData", () => {
     expect(terraformTemplate(settings, expressions)).toContain("\nreadonly DATA_VOLUME_ID=''\n");
   });
 
+  it("names the hosts' log group in the script, as given (a name, not an expression); none ships no logs", () => {
+    const { json } = synthesize((scope) => new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions, logGroupName: "/crm/CrmHostStack/crm-host" }));
+    const [script] = Object.values(json.locals ?? {}) as string[];
+    expect(script).toContain("\nreadonly LOG_GROUP='/crm/CrmHostStack/crm-host' ");
+    expect(terraformTemplate(settings, expressions)).toContain("\nreadonly LOG_GROUP='' ");
+  });
+
   it("refuses, at synthesis, a script that secrets of the longest accepted size would push over EC2's 16 KiB gzip-compressed", () => {
     expect(() => synthesize((scope) => new ProvisioningUserData(scope, "user_data", { settings, secrets: expressions })))
       .not.toThrow();

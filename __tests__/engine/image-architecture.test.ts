@@ -27,7 +27,7 @@ describeWithEngine("image architecture check, planned by a real engine", (engine
     expect(standIn(check.condition)).not.toMatch(/self\.|data\./);
     workspace = new EngineWorkspace(engine, {
       variable: {
-        image_parameter: variable.image_parameter,
+        image_parameter: variable.image_parameter, instance_type: variable.instance_type,
         image_architecture: { type: "string" }, image_id: { type: "string" }, supported_architectures: { type: "list(string)" },
       },
       resource: {
@@ -55,5 +55,14 @@ describeWithEngine("image architecture check, planned by a real engine", (engine
     expect(result.code).not.toBe(0);
     expect(flatten(result.stderr)).toContain('Invalid value for variable "image_parameter": expected the path of an image for an ' +
       `architecture that the instance type t3.micro runs (x86_64); ${arm} gives ami-0fedcba9876543210, built for arm64.`);
+  }, 60_000);
+
+  it("names the instance_type given, here an arm64 type with the default x86_64 image", async () => {
+    const result = await workspace.plan({
+      instance_type: "t4g.small", image_architecture: "x86_64", image_id: "ami-0123456789abcdef0", supported_architectures: ["arm64"],
+    });
+    expect(result.code).not.toBe(0);
+    expect(flatten(result.stderr)).toContain("architecture that the instance type t4g.small runs (arm64); "
+      + "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64 gives ami-0123456789abcdef0, built for x86_64.");
   }, 60_000);
 });

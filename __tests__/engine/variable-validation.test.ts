@@ -21,7 +21,7 @@ const VALID: Record<string, string | string[]> = {
 const SECRETS = ["db_root_password", "app_db_password", "source_host_token"];
 /** Checked by preconditions of sensitive variables: a refused value is never printed. */
 const NEVER_PRINTED = [...SECRETS, "ssh_public_key"];
-const NUMBERS = ["data_volume_size_gib", "snapshot_retention_count"];
+const NUMBERS = ["data_volume_size_gib", "snapshot_retention_count", "snapshot_interval_hours", "root_volume_size_gib", "log_retention_days"];
 
 const ECDSA_KEY = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEm5Xo6X1rkHqCh0mHqZbQ= admin@example";
 const RSA_KEY = newKey("rsa", 2048).line;
@@ -87,6 +87,17 @@ const BAD: [string, string | string[], string][] = [
   ["snapshot_retention_count", "0", "expected a whole number of snapshots from 1 to 1000"],
   ["snapshot_retention_count", "1001", "expected a whole number of snapshots from 1 to 1000"],
   ["snapshot_retention_count", "2.5", "expected a whole number of snapshots from 1 to 1000"],
+  ["snapshot_interval_hours", "5", "expected one of 1, 2, 3, 4, 6, 8, 12, 24 hours"],
+  ["snapshot_interval_hours", "48", "expected one of 1, 2, 3, 4, 6, 8, 12, 24 hours"],
+  ["snapshot_interval_hours", "0.5", "expected one of 1, 2, 3, 4, 6, 8, 12, 24 hours"],
+  ["instance_type", "T3.micro", "expected an EC2 instance type such as t3.micro"],
+  ["instance_type", "t3micro", "expected an EC2 instance type such as t3.micro"],
+  ["instance_type", "t3.micro ", "expected an EC2 instance type such as t3.micro"],
+  ["root_volume_size_gib", "8", "expected a whole number of GiB from 16 to 65536"],
+  ["root_volume_size_gib", "20.5", "expected a whole number of GiB from 16 to 65536"],
+  ["root_volume_size_gib", "65537", "expected a whole number of GiB from 16 to 65536"],
+  ["log_retention_days", "31", "expected one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400"],
+  ["log_retention_days", "0", "(the retention periods CloudWatch Logs takes)"],
 ];
 
 /** [variable, value]: accepted, because AWS, MariaDB and dotenv all take them as they are. */
@@ -135,7 +146,8 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
       ...VALID, ssh_ingress_cidrs: ["203.0.113.7/32", "198.51.100.0/24"], app_ingress_cidrs: ["0.0.0.0/0"],
       bootstrap_version: "6", image_parameter: "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64",
       data_volume_size_gib: "65536", data_volume_snapshot_id: "snap-0123456789abcdef0", snapshot_retention_count: "1000",
-      detailed_monitoring: "true",
+      detailed_monitoring: "true", snapshot_interval_hours: "24", instance_type: "m7i-flex.large", root_volume_size_gib: "65536",
+      log_retention_days: "3653",
     });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);
@@ -149,7 +161,8 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
   it("plans with the smallest accepted sizes and counts, and with 8-digit snapshot ids", async () => {
     const result = await workspace.plan({
       ...VALID, data_volume_size_gib: "1", data_volume_snapshot_id: "snap-0a1b2c3d", snapshot_retention_count: "1",
-      detailed_monitoring: "false",
+      detailed_monitoring: "false", snapshot_interval_hours: "1", instance_type: "t4g.nano", root_volume_size_gib: "16",
+      log_retention_days: "1",
     });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);

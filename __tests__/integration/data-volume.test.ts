@@ -115,7 +115,10 @@ describeWithTools("the database on the data volume, with real devices and mounts
 
     test("the volume is mounted before the database starts, which started on no other directory", () => {
       const { databaseDir } = hostA.host;
-      const calls = runA.newCalls.filter((line) => /^(systemctl|database-)/.test(line));
+      // After the telemetry timer's two calls, before step 1.
+      const calls = runA.newCalls.filter((line) => /^(systemctl|database-)/.test(line)).slice(2);
+      expect(runA.newCalls.filter((line) => /^systemctl /.test(line)).slice(0, 2))
+        .toEqual(["systemctl daemon-reload", `systemctl enable --now ${hostA.settings.appName}-telemetry.timer`]);
       expect(calls.slice(0, 7)).toEqual([
         "systemctl enable nftables", // step 2: the firewall rules, before the database
         "systemctl daemon-reload",
@@ -234,7 +237,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(result.output).toContain(`the data volume ${device} holds a dos partition table and no file system; refusing to format it`);
       expect(blkid(device, "PTTYPE")).toBe("dos");
       expect(blkid(device, "TYPE")).toBe("");
-      expect(result.newCalls.filter((line) => /^(database-|systemctl enable(?! nftables$))/.test(line))).toEqual([]);
+      expect(result.newCalls.filter((line) => /^(database-|systemctl enable(?! nftables$| --now \S+-telemetry\.timer$))/.test(line))).toEqual([]);
     } finally {
       await h.stop();
     }
@@ -246,7 +249,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain(`the data volume ${VOLUME_ID} did not appear within 2 s`);
       expect(result.durationMs).toBeGreaterThanOrEqual(2000);
-      expect(result.newCalls.filter((line) => /^(database-|systemctl enable(?! nftables$))/.test(line))).toEqual([]);
+      expect(result.newCalls.filter((line) => /^(database-|systemctl enable(?! nftables$| --now \S+-telemetry\.timer$))/.test(line))).toEqual([]);
     } finally {
       await h.stop();
     }

@@ -86,7 +86,8 @@ describeWithTools("fault injection: every step fails once, then a re-run recover
     expect(clean).toMatchObject({
       tables: "customers\norders", customers: "1\tAda\n2\tGrace\n3\tLinus", orders: "10\t1\n11\t3",
       importMark: "crm-provisioning: export.sql imported", appLogin: true, rootPassword: true, envMode: 0o600,
-      swapOn: 1, filesWithToken: [], tmp: [], besideSwap: ["swapfile"], units: [refreshUnitName(h.settings), `${h.settings.appName}.service`].sort(),
+      swapOn: 1, filesWithToken: [], tmp: [], besideSwap: ["swapfile"], units: [refreshUnitName(h.settings), `${h.settings.appName}.service`,
+        `${h.settings.appName}-telemetry.service`, `${h.settings.appName}-telemetry.timer`].sort(),
     });
     expect(clean.home).toContain("crm-app/.env");
   });

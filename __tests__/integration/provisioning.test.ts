@@ -154,6 +154,9 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     const relevant = first.newCalls.filter((line) => !/^(mariadb|mysql|curl -fsS|chown) /.test(line))
       .map((line) => line.replace(/ -o \S+ /, " -o <temporary file> "));
     expect(relevant).toEqual([
+      // Before step 1: the telemetry timer (userdata/telemetry.sh).
+      "systemctl daemon-reload",
+      `systemctl enable --now ${appName}-telemetry.timer`,
       "dnf -y upgrade",
       "dnf -y groupinstall Development Tools",
       `dnf -y install ${PACKAGES.join(" ")}`,
@@ -205,6 +208,8 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     test("leaves the active swap alone and re-enables the service idempotently", () => {
       const calls = second.newCalls.filter((line) => /^(fallocate|mkswap|swapon|npm|systemctl|yarn) /.test(line));
       expect(calls).toEqual([
+        "systemctl daemon-reload",
+        `systemctl enable --now ${h.settings.appName}-telemetry.timer`,
         "systemctl enable nftables",
         "systemctl enable --now mariadb",
         "swapon --show=NAME --noheadings",

@@ -204,7 +204,7 @@ describe("stack settings", () => {
   it("accepts \"$schema\" (for editors) and leaves it out of the settings", () => {
     expect(exampleSettings.$schema).toBe("./stack-settings.schema.json");
     const settings = parseStackSettings(exampleSettings);
-    expect(Object.keys(settings).sort()).toEqual(["alarmEmail", "backend", "deleteDataVolumeOnDestroy", "instanceName", "provisioning", "region", "secretsKmsKeyId", "stackName"]);
+    expect(Object.keys(settings).sort()).toEqual(["alarmEmail", "backend", "deleteDataVolumeOnDestroy", "instanceName", "provisioning", "region", "secretsKmsKeyId", "snapshotCopyRegion", "stackName", "tags"]);
     expect(settings.provisioning).not.toHaveProperty("$schema");
     expect(() => parseStackSettings({ ...exampleSettings, $schema: 1 })).toThrow(/Invalid setting "\$schema" \(got 1\): expected a string/);
   });

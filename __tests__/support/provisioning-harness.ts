@@ -48,6 +48,12 @@ const STAND_INS = join(__dirname, "stand-ins");
 /** Hostname and public IPv4 address the stand-in metadata service reports (until a test changes them). */
 export const TEST_PUBLIC_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
 export const TEST_PUBLIC_IP = "203.0.113.25";
+/** The instance id and Region the stand-in metadata service reports. */
+export const TEST_INSTANCE_ID = "i-0123456789abcdef0";
+export const TEST_REGION = "us-east-1";
+
+/** systemd-journal-remote, which writes the harness's journal file (Debian's systemd-journal-remote package). */
+export const JOURNAL_REMOTE = "/usr/lib/systemd/systemd-journal-remote";
 /** TTL the stand-in metadata service insists on. */
 const REQUIRED_TTL = "21600";
 
@@ -546,6 +552,25 @@ export class ProvisioningHarness {
     return { exitCode, output: Buffer.concat(chunks).toString("utf8"), calls, newCalls, durationMs: Date.now() - started };
   }
 
+  /** The journal file that the journalctl stand-in reads (created by the first appendJournal). */
+  get journalFile(): string {
+    return join(this.dir, "journal", "system.journal");
+  }
+
+  /**
+   * Appends entries to the harness's journal as journald writes them (real journal file format, through
+   * systemd-journal-remote): each message (one line) from `unit`, one microsecond apart from now on.
+   */
+  async appendJournal(unit: string, messages: readonly string[]): Promise<void> {
+    mkdirSync(join(this.journalFile, ".."), { recursive: true });
+    const start = Date.now() * 1000;
+    const entries = messages.map((message, i) => {
+      if (/[\n\r]/.test(message)) throw new Error("appendJournal: one line per message");
+      return `__REALTIME_TIMESTAMP=${start + i}\n__MONOTONIC_TIMESTAMP=${start + i}\n_BOOT_ID=${"0".repeat(32)}\n_SYSTEMD_UNIT=${unit}\nMESSAGE=${message}\n\n`;
+    });
+    await mustExec(JOURNAL_REMOTE, [`--output=${this.journalFile}`, "-"], { input: entries.join("") });
+  }
+
   /** SIGKILL to the running script's process group (a power cut, as far as the script can tell). */
   private killScript(): void {
     killGroup(this.scriptPid);
@@ -818,7 +843,10 @@ export class ProvisioningHarness {
         return answer(200, this.metadataToken);
       }
       if (req.method === "GET" && req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
-      const meta = { "/latest/meta-data/public-hostname": this.publicHostname, "/latest/meta-data/public-ipv4": this.publicIpv4 }[req.url ?? ""];
+      const meta = {
+        "/latest/meta-data/public-hostname": this.publicHostname, "/latest/meta-data/public-ipv4": this.publicIpv4,
+        "/latest/meta-data/instance-id": TEST_INSTANCE_ID, "/latest/meta-data/placement/region": TEST_REGION,
+      }[req.url ?? ""];
       if (meta !== undefined && req.method === "GET") return answer(200, meta);
       // The instance role's credentials, as EC2 serves them (moto takes any).
       const credentials = "/latest/meta-data/iam/security-credentials/";
@@ -882,6 +910,7 @@ export class ProvisioningHarness {
       REAL_MARIADBD: this.databaseOnDataVolume ? tool("mariadbd") : "",
       // The app mode: the app's unit runs server.js for real.
       APP_SERVICE: `${this.appName}.service`,
+      UNIT_DIRECTORY: this.host.unitDirectory,
       APP_CONTROL: this.app ? join(this.standIns, "app-unit.sh") : "",
       APP_STATE: join(this.dir, "app-unit"),
       // The ops command's transient units (systemd-run): each one's pid, by unit name.
@@ -893,6 +922,8 @@ export class ProvisioningHarness {
       NVM_INSTALL_URL,
       NODE_VERSION,
       REAL_AWS: this.awsEndpoint ? tool("aws") : "",
+      REAL_JOURNALCTL: findTool("journalctl") ?? "",
+      JOURNAL_FILE: this.journalFile,
       AWS_ENDPOINT: this.awsEndpoint ?? "",
       METADATA_URL: `http://127.0.0.1:${this.metadataPort}/`,
     };

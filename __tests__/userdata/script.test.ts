@@ -5,11 +5,13 @@ import { tmpdir, userInfo } from "os";
 import { join } from "path";
 import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
-  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, scriptModules, SECRET_VARIABLES,
+  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, renderTelemetryService, renderTelemetryTimer, scriptModules,
+  SECRET_VARIABLES,
   shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, compactShell,
 } from "../../userdata";
 import { haveTool, PARAMETER_NAMES, PARAMETER_STORE_SETTINGS, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 import { relocateHostFiles } from "../support/provisioning-harness";
+import { HOST_METRIC_DIMENSIONS, HOST_METRIC_NAMESPACE, HOST_METRICS, HOST_VOLUMES } from "../../settings/host-metrics";
 
 const script = renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS);
 
@@ -137,11 +139,23 @@ describe("renderProvisioningScript", () => {
     expect(headerValue("REFRESH_SCRIPT")).toBe("/usr/local/sbin/crm-public-uris");
   });
 
-  test("is the rendered header, the ops module and userdata/provision.sh, without their comment lines", () => {
-    const [ops, code] = ["ops", "provision"].map((name) => readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8"));
-    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops"]);
+  test("carries the telemetry units, the metric names of settings/host-metrics.ts and the log group, refusing a bad one", () => {
+    expect(headerValue("TELEMETRY_SERVICE")).toBe(renderTelemetryService(PRODUCTION_SETTINGS));
+    expect(headerValue("TELEMETRY_TIMER")).toBe(renderTelemetryTimer(PRODUCTION_SETTINGS));
+    expect(headerValue("TELEMETRY_SCRIPT")).toBe("/usr/local/sbin/crm-telemetry");
+    expect(["METRIC_NAMESPACE", "HEALTH_METRIC", "DISK_METRIC", "MEMORY_METRIC", "INSTANCE_DIMENSION", "VOLUME_DIMENSION", "ROOT_VOLUME",
+      "DATA_VOLUME"].map(headerValue)).toEqual([HOST_METRIC_NAMESPACE, HOST_METRICS.appHealthy, HOST_METRICS.diskUsedPercent,
+      HOST_METRICS.memoryUsedPercent, HOST_METRIC_DIMENSIONS.instance, HOST_METRIC_DIMENSIONS.volume, HOST_VOLUMES.root, HOST_VOLUMES.data]);
+    expect(headerValue("LOG_GROUP")).toBe("");
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "", "", undefined, "/crm/CrmHostStack/crm-host")).toContain("readonly LOG_GROUP='/crm/CrmHostStack/crm-host' ");
+    expect(() => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "", "", undefined, "/crm/x'y")).toThrow(`The log group must be 1 to 512 letters, digits and . _ / # -; got "/crm/x'y".`);
+  });
+
+  test("is the rendered header, the ops and telemetry modules and userdata/provision.sh, without their comment lines", () => {
+    const [ops, telemetry, code] = ["ops", "telemetry", "provision"].map((name) => readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8"));
+    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry"]);
     expect(code.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${compactShell(ops)}\n${compactShell(code)}`);
+    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${compactShell(ops)}\n${compactShell(telemetry)}\n${compactShell(code)}`);
     expect(script.split("\n").filter((line) => /^\s*#/.test(line) && !/^(#!|\s*# shellcheck )/.test(line))
       .every((line) => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS).includes(line))).toBe(true);
   });
@@ -196,8 +210,8 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     const result = spawnSync("bash", ["-c", `${header}\nprintf '%s|' "$SECRETS_REGION" "$DB_ROOT_PASSWORD_PARAMETER" "$APP_DB_PASSWORD_PARAMETER" `
       + `"$SOURCE_HOST_TOKEN_PARAMETER" "$DB_ROOT_PASSWORD_B64$APP_DB_PASSWORD_B64$SOURCE_HOST_TOKEN_B64"`], { encoding: "utf8" });
     expect(result.stdout).toBe(`eu-west-1|${PARAMETER_NAMES.dbRootPassword}|${PARAMETER_NAMES.appDbPassword}|${PARAMETER_NAMES.sourceHostToken}||`);
-    expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "parameter-store"]);
-    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops"]);
+    expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "telemetry", "parameter-store"]);
+    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry"]);
     expect(withParameters).toContain("\nrotate_secrets_parameter_store() {\n");
     // The ops command's rotate-secrets runs it where the module is; elsewhere it says why not.
     expect(script).not.toContain("\nrotate_secrets_parameter_store() {");

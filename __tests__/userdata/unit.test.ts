@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { join } from "path";
 import {
-  NODE_VERSION, refreshUnitName, renderRefreshUnit, renderServiceUnit, RESTART_SEC, serviceUnitName,
+  NODE_VERSION, refreshUnitName, renderRefreshUnit, renderServiceUnit, renderTelemetryService, renderTelemetryTimer, RESTART_SEC,
+  serviceUnitName, telemetryPaths,
 } from "../../userdata";
 import { haveTool, PRODUCTION_SETTINGS } from "./fixtures";
 
@@ -96,5 +97,54 @@ describe("renderRefreshUnit", () => {
       "TimeoutStartSec=180",
       "",
     ].join("\n"));
+  });
+});
+
+describe("the telemetry units (userdata/telemetry.sh)", () => {
+  test("a oneshot service runs the telemetry script, within the minute; its timer starts it every minute", () => {
+    expect(telemetryPaths(PRODUCTION_SETTINGS)).toEqual({ script: "/usr/local/sbin/crm-telemetry", stateDirectory: "/var/log/crm-telemetry" });
+    expect(renderTelemetryService(PRODUCTION_SETTINGS)).toBe([
+      "[Unit]",
+      "Description=Metrics and logs of crm to CloudWatch",
+      "Wants=network-online.target",
+      "After=network-online.target",
+      "",
+      "[Service]",
+      "Type=oneshot",
+      "ExecStart=/usr/local/sbin/crm-telemetry",
+      "TimeoutStartSec=50",
+      "",
+    ].join("\n"));
+    expect(renderTelemetryTimer(PRODUCTION_SETTINGS)).toBe([
+      "[Unit]",
+      "Description=Metrics and logs of crm every minute",
+      "",
+      "[Timer]",
+      "OnCalendar=minutely",
+      "AccuracySec=1s",
+      "",
+      "[Install]",
+      "WantedBy=timers.target",
+      "",
+    ].join("\n"));
+  });
+
+  const verify = haveTool("systemd-analyze") ? test : test.skip;
+  verify("pass systemd-analyze verify", () => {
+    const dir = mkdtempSync(join(tmpdir(), "crm-unit-"));
+    try {
+      const settings = { ...PRODUCTION_SETTINGS, scriptDirectory: dir };
+      const script = telemetryPaths(settings).script;
+      writeFileSync(script, "#!/bin/bash\n", { mode: 0o700 });
+      writeFileSync(join(dir, "crm-telemetry.service"), renderTelemetryService(settings));
+      writeFileSync(join(dir, "crm-telemetry.timer"), renderTelemetryTimer(settings));
+      for (const file of ["crm-telemetry.service", "crm-telemetry.timer"]) {
+        const result = spawnSync("systemd-analyze", ["verify", join(dir, file)], { encoding: "utf8" });
+        expect(result.stderr + result.stdout).toBe("");
+        expect(result.status).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -55,8 +55,8 @@ CHECKOV_VERSION="${CRM_CHECKOV_VERSION:-3.2.497}"
 ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint"
 ACTIONLINT_VERSION="${CRM_ACTIONLINT_VERSION:-1.7.7}"
 ZIZMOR_VERSION="${CRM_ZIZMOR_VERSION:-1.32.0}"
-APT_PACKAGES=(mariadb-server mariadb-client shellcheck systemd git curl openssl jq time xfsprogs e2fsprogs util-linux mount awscli nftables openssh-client)
-APT_COMMANDS=(mariadbd mariadb-install-db mariadb shellcheck systemd-analyze git curl openssl jq /usr/bin/time mkfs.xfs mkfs.ext4 blkid losetup unshare findmnt mountpoint aws nft ssh-keygen)
+APT_PACKAGES=(mariadb-server mariadb-client shellcheck systemd systemd-journal-remote git curl openssl jq time xfsprogs e2fsprogs util-linux mount awscli nftables openssh-client)
+APT_COMMANDS=(mariadbd mariadb-install-db mariadb shellcheck systemd-analyze /usr/lib/systemd/systemd-journal-remote git curl openssl jq /usr/bin/time mkfs.xfs mkfs.ext4 blkid losetup unshare findmnt mountpoint aws nft ssh-keygen)
 BOOT_PACKAGES=(qemu-system-x86 qemu-utils mmdebstrap xfsprogs e2fsprogs genisoimage socat openssh-client python3 coreutils util-linux
   caddy pebble tar)
 BOOT_COMMANDS=(qemu-system-x86_64 qemu-img mmdebstrap mkfs.xfs mkfs.ext4 genisoimage socat ssh ssh-keygen python3 timeout flock

@@ -67,6 +67,10 @@ export const TYPE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
     "cloudwatch:PutMetricAlarm", "cloudwatch:DescribeAlarms", "cloudwatch:DeleteAlarms", "cloudwatch:ListTagsForResource",
     "cloudwatch:TagResource", "cloudwatch:UntagResource",
   ],
+  aws_cloudwatch_log_group: [
+    "logs:CreateLogGroup", "logs:DescribeLogGroups", "logs:DeleteLogGroup", "logs:PutRetentionPolicy", "logs:DeleteRetentionPolicy",
+    "logs:ListTagsForResource", "logs:TagResource", "logs:UntagResource",
+  ],
   aws_dlm_lifecycle_policy: [
     "dlm:CreateLifecyclePolicy", "dlm:GetLifecyclePolicy", "dlm:GetLifecyclePolicies", "dlm:UpdateLifecyclePolicy", "dlm:DeleteLifecyclePolicy",
     "dlm:ListTagsForResource", "dlm:TagResource", "dlm:UntagResource", "iam:PassRole",
@@ -136,7 +140,7 @@ export const TYPE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
 /** The services' names in the statements' Sids. */
 const SERVICE_NAMES: Readonly<Record<string, string>> = {
   acm: "Acm", autoscaling: "AutoScaling", cloudwatch: "CloudWatch", dlm: "Dlm", ec2: "Ec2", elasticloadbalancing: "ElasticLoadBalancing",
-  iam: "Iam", kms: "Kms", rds: "Rds", route53: "Route53", secretsmanager: "SecretsManager", sns: "Sns", ssm: "Ssm", sts: "Sts", tag: "Tagging",
+  iam: "Iam", kms: "Kms", logs: "Logs", rds: "Rds", route53: "Route53", secretsmanager: "SecretsManager", sns: "Sns", ssm: "Ssm", sts: "Sts", tag: "Tagging",
 };
 
 /** One statement of an IAM policy. */

@@ -6,7 +6,8 @@
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
 record systemctl "$@"
 if [[ $* == "enable --now mariadb" ]]; then fail step_03_start_database; fi
-if [[ $* == daemon-reload ]]; then fail step_15_install_service; fi
+# Step 15's reload, after it wrote the app's unit (the telemetry units' reload before step 1 comes first).
+if [[ $* == daemon-reload && -f $UNIT_DIRECTORY/$APP_SERVICE ]]; then fail step_15_install_service; fi
 unit=${!#}
 if [[ -n $DATABASE_CONTROL && ${unit%.service} == "$DATABASE_UNIT" ]]; then
   case " $* " in

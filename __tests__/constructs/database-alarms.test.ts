@@ -1,0 +1,23 @@
+import { DatabaseAlarms } from "../../constructs/database-alarms";
+import { synthesize } from "../support/synth";
+
+describe("DatabaseAlarms", () => {
+  const build = (topicArn?: string) => synthesize((scope) => new DatabaseAlarms(scope, "alarms", {
+    dbInstanceIdentifier: "${aws_db_instance.db.identifier}", nameTag: "S/W", topicArn,
+  })).json.resource!.aws_cloudwatch_metric_alarm;
+  const alarms = build();
+
+  it("fires under 2 GiB of free storage, over 80% CPU for 15 minutes, and at 60 connections for 5", () => {
+    const dimensions = { DBInstanceIdentifier: "${aws_db_instance.db.identifier}" };
+    expect(alarms.crm_database_free_storage).toMatchObject({
+      namespace: "AWS/RDS", metric_name: "FreeStorageSpace", dimensions, threshold: 2 * 1024 ** 3, comparison_operator: "LessThanThreshold",
+    });
+    expect(alarms.crm_database_cpu).toMatchObject({ metric_name: "CPUUtilization", dimensions, period: 300, evaluation_periods: 3, threshold: 80 });
+    expect(alarms.crm_database_connections).toMatchObject({ metric_name: "DatabaseConnections", dimensions, evaluation_periods: 5, threshold: 60 });
+  });
+
+  it("tells the topic when given one", () => {
+    for (const alarm of Object.values(alarms)) expect(alarm.alarm_actions).toBeUndefined();
+    for (const alarm of Object.values(build("arn:t"))) expect([alarm.alarm_actions, alarm.ok_actions]).toEqual([["arn:t"], ["arn:t"]]);
+  });
+});

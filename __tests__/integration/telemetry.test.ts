@@ -1,0 +1,164 @@
+/**
+ * The host's metrics and logs (userdata/telemetry.sh), as the provisioning script installs them, run for
+ * real as root against moto's server with the machine's real AWS CLI (the harness's `aws` stand-in hands
+ * it moto's endpoint and the metadata stand-in's role credentials): the metrics of settings/host-metrics.ts
+ * reach CloudWatch, the app's journal (a real journal file, read by the real journalctl by cursor), the
+ * provisioning log and the audit log reach the log group; a stop in the middle of a round (SIGTERM, as
+ * `systemctl restart` sends) loses no line and sends none twice; a stopped app is reported unhealthy.
+ */
+import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { ChildProcess, execFile, spawnSync } from "child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "fs";
+import { join } from "path";
+import { secretParameterNames } from "../../constructs/secret-parameters";
+import { opsPaths, renderProvisioningScript, renderTelemetryService, renderTelemetryTimer, telemetryPaths } from "../../userdata";
+import { HOST_METRIC_NAMESPACE, HOST_METRICS, hostLogGroupName } from "../../settings/host-metrics";
+import { SecretParameterNames } from "../../settings/provisioning-settings";
+import { findMotoServer, MotoServer } from "../support/moto-server";
+import { JOURNAL_REMOTE, ProvisioningHarness, RunResult, TEST_INSTANCE_ID, TEST_REGION } from "../support/provisioning-harness";
+import { motoEnvironment } from "../support/real-provider";
+import { describeWithTools } from "../support/required-tools";
+
+jest.setTimeout(300_000);
+
+const NAMES = { region: TEST_REGION, ...secretParameterNames("CrmHostStack") } satisfies SecretParameterNames;
+const LOG_GROUP = hostLogGroupName("CrmHostStack", "crm-host");
+const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? [] : ["the AWS CLI (aws)"];
+const journalMissing = existsSync(JOURNAL_REMOTE) ? [] : [`${JOURNAL_REMOTE} (Debian's systemd-journal-remote)`];
+const motoServer = findMotoServer();
+
+describeWithTools("the host's metrics and logs, shipped for real to moto with the AWS CLI",
+  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing, ...journalMissing], () => {
+    let moto: MotoServer;
+    let h: ProvisioningHarness;
+    let provisioned: RunResult;
+    const journal: string[] = [];
+
+    /** The real AWS CLI against moto, as the test's own eyes; its output as JSON. */
+    const aws = (...args: string[]): Promise<unknown> => new Promise((resolve, reject) => {
+      execFile("aws", ["--endpoint-url", moto.endpoint, "--output", "json", ...args], {
+        env: { ...process.env, ...motoEnvironment(moto.endpoint, TEST_REGION), AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null" },
+        timeout: 60_000,
+      }, (error, stdout, stderr) => (error ? reject(new Error(`aws ${args.join(" ")}: ${stderr}`)) : resolve(stdout.trim() ? JSON.parse(stdout) : {})));
+    });
+    const messages = async (stream: string): Promise<string[]> => {
+      const all: string[] = [];
+      let token: string | undefined;
+      for (let page = 0; page < 100; page++) {
+        const out = await aws("logs", "get-log-events", "--log-group-name", LOG_GROUP, "--log-stream-name", `${TEST_INSTANCE_ID}/${stream}`,
+          "--start-from-head", ...(token ? ["--next-token", token] : [])) as { events: { message: string }[]; nextForwardToken: string };
+        all.push(...out.events.map((event) => event.message));
+        if (out.events.length === 0 || out.nextForwardToken === token) break;
+        token = out.nextForwardToken;
+      }
+      return all;
+    };
+    const statistics = async (metric: string, dimensions: string[]) => {
+      const now = Date.now();
+      const out = await aws("cloudwatch", "get-metric-statistics", "--namespace", HOST_METRIC_NAMESPACE, "--metric-name", metric,
+        "--dimensions", ...dimensions, "--start-time", new Date(now - 3600_000).toISOString(), "--end-time", new Date(now + 3600_000).toISOString(),
+        "--period", "86400", "--statistics", "Minimum", "Maximum", "SampleCount") as { Datapoints: { Minimum: number; Maximum: number; SampleCount: number }[] };
+      return out.Datapoints[0];
+    };
+    const instance = `Name=InstanceId,Value=${TEST_INSTANCE_ID}`;
+    const round = (control?: (child: ChildProcess) => void) =>
+      h.runCommand(telemetryPaths(h.settings).script, [], { control, timeoutMs: 120_000 });
+    const addJournal = async (count: number, tag: string) => {
+      const lines = Array.from({ length: count }, (_, i) => `${tag} line ${i} "quoted" \\back\ttab é`);
+      await h.appendJournal(`${h.settings.appName}.service`, lines);
+      journal.push(...lines);
+    };
+
+    beforeAll(async () => {
+      moto = await MotoServer.start(motoServer!);
+      h = await ProvisioningHarness.start({ app: true, awsEndpoint: moto.endpoint });
+      const ssm = new SSMClient({ region: TEST_REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+      for (const [name, value] of [[NAMES.dbRootPassword, "root-pw"], [NAMES.appDbPassword, "app-pw"], [NAMES.sourceHostToken, h.sourceHostToken]]) {
+        await ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
+      }
+      ssm.destroy();
+      // The stack makes the log group (HostLogGroup); the host only writes to it.
+      await aws("logs", "create-log-group", "--log-group-name", LOG_GROUP);
+      provisioned = await h.run(renderProvisioningScript(h.settings, NAMES, "", "", undefined, LOG_GROUP));
+      if (provisioned.exitCode !== 0) console.error(provisioned.output);
+    });
+
+    afterAll(async () => {
+      await h?.stop();
+      await moto?.stop();
+    });
+
+    test("provisioning installs the script (root's), the service and the timer, and starts the timer before step 1", () => {
+      expect(provisioned.exitCode).toBe(0);
+      const paths = telemetryPaths(h.settings);
+      expect((statSync(paths.script).mode & 0o777).toString(8)).toBe("700");
+      expect(readFileSync(join(h.host.unitDirectory, "crm-test-telemetry.service"), "utf8")).toBe(renderTelemetryService(h.settings));
+      expect(readFileSync(join(h.host.unitDirectory, "crm-test-telemetry.timer"), "utf8")).toBe(renderTelemetryTimer(h.settings));
+      const calls = provisioned.newCalls;
+      expect(calls.indexOf("systemctl enable --now crm-test-telemetry.timer")).toBeGreaterThanOrEqual(0);
+      expect(calls.indexOf("systemctl enable --now crm-test-telemetry.timer")).toBeLessThan(calls.findIndex((call) => call.startsWith("dnf ")));
+    });
+
+    test("a round publishes AppHealthy 1, the root disk's and memory's use, and ships the journal, the provisioning log and the audit log", async () => {
+      await addJournal(3, "first");
+      writeFileSync(opsPaths(h.settings).auditLog, "2026-01-01T00:00:00Z alice release v2: ok\n", { flag: "a" });
+      const first = await round();
+      if (first.exitCode !== 0 || process.env.TELEMETRY_DEBUG) console.error(first.output);
+      expect({ code: first.exitCode, output: first.output }).toEqual({ code: 0, output: expect.any(String) });
+      expect(await statistics(HOST_METRICS.appHealthy, [instance])).toMatchObject({ Minimum: 1, Maximum: 1, SampleCount: 1 });
+      const disk = await statistics(HOST_METRICS.diskUsedPercent, [instance, "Name=Volume,Value=root"]);
+      expect(disk.Maximum).toBeGreaterThan(0);
+      expect(disk.Maximum).toBeLessThanOrEqual(100);
+      const memory = await statistics(HOST_METRICS.memoryUsedPercent, [instance]);
+      expect(memory.Maximum).toBeGreaterThan(0);
+      expect(memory.Maximum).toBeLessThan(100);
+      // No data volume on this host: no data disk metric.
+      expect(await statistics(HOST_METRICS.diskUsedPercent, [instance, "Name=Volume,Value=data"])).toBeUndefined();
+      expect(await messages("app")).toEqual(journal);
+      const provisioningLog = readFileSync(h.settings.logFile, "utf8").split("\n").slice(0, -1);
+      // Every line but the empty ones, which CloudWatch Logs refuses.
+      expect(await messages("provisioning")).toEqual(provisioningLog.filter((line) => line !== ""));
+      expect(await messages("ops")).toEqual(readFileSync(opsPaths(h.settings).auditLog, "utf8").split("\n").slice(0, -1));
+      expect(first.calls.filter((call) => call.startsWith("aws ")).every((call) => !/r00t|root-pw|app-pw/.test(call))).toBe(true);
+    });
+
+    test("a round with nothing new sends nothing; new lines of a file are shipped once, a line still being written waits", async () => {
+      const before = await messages("provisioning");
+      const quiet = await round();
+      expect(quiet.exitCode).toBe(0);
+      expect(quiet.newCalls.filter((call) => call.startsWith("aws logs put-log-events"))).toEqual([]);
+      writeFileSync(h.settings.logFile, "appended whole line\npartial", { flag: "a" });
+      await round();
+      expect((await messages("provisioning")).slice(before.length)).toEqual(["appended whole line"]);
+      writeFileSync(h.settings.logFile, " line, now whole\n", { flag: "a" });
+      await round();
+      expect((await messages("provisioning")).slice(before.length)).toEqual(["appended whole line", "partial line, now whole"]);
+    });
+
+    test("stops in the middle of rounds (SIGTERM, as systemctl restart sends) lose no entry and send none twice", async () => {
+      const cutShort: boolean[] = [];
+      for (const delayMs of [150, 600, 1200, 2500]) {
+        await addJournal(1200, `batch-${delayMs}`);
+        const stopped = await round((child) => setTimeout(() => { try { process.kill(-child.pid!, "SIGTERM"); } catch { /* ended */ } }, delayMs));
+        expect(stopped.exitCode).not.toBeNull();
+        cutShort.push((await messages("app")).length < journal.length);
+      }
+      // The stops did come in the middle of rounds: some left lines for the next one.
+      expect(cutShort).toContain(true);
+      const last = await round();
+      expect(last.exitCode).toBe(0);
+      const shipped = await messages("app");
+      expect(shipped.length).toBe(journal.length);
+      expect(shipped).toEqual(journal);
+    });
+
+    test("a stopped app is published as AppHealthy 0", async () => {
+      const before = await statistics(HOST_METRICS.appHealthy, [instance]);
+      const stop = join(h.dir, "stop-app.sh");
+      writeFileSync(stop, `systemctl stop ${h.settings.appName}.service\n`);
+      expect((await h.runCommand(stop, [])).exitCode).toBe(0);
+      expect((await round()).exitCode).toBe(0);
+      const after = await statistics(HOST_METRICS.appHealthy, [instance]);
+      expect(after).toMatchObject({ Minimum: 0, SampleCount: before.SampleCount + 1 });
+    });
+  });

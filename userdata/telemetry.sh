@@ -1,0 +1,118 @@
+#!/bin/bash
+# The host reports on itself and ships its logs, every minute (docs/domain-and-alarms.md, docs/operations.md):
+# TELEMETRY_SCRIPT, run by the timer <app>-telemetry.timer, puts the metrics of settings/host-metrics.ts
+# (the names come from the header) into CloudWatch and the app's journal, the provisioning log and the
+# ops audit log into the log group LOG_GROUP (one stream per instance and log), with the AWS CLI and the
+# instance role (IMDSv2). A position per log (the journal's cursor, a file's inode and offset) moves
+# only after CloudWatch Logs took the batch: a stop or a restart of the shipper sends nothing twice and
+# skips nothing. Function definitions only (scriptModules in userdata/script.ts).
+# shellcheck disable=SC2154 # the variables come from the rendered header
+
+# install_telemetry: the script and its units, the timer started. Before step 1, so that a first boot
+# that fails ships its provisioning log too.
+install_telemetry() {
+  install_command "$TELEMETRY_SCRIPT" 700 telemetry_main
+  printf '%s' "$TELEMETRY_SERVICE" | install_file "$UNIT_DIRECTORY/$APP_NAME-telemetry.service" 644
+  printf '%s' "$TELEMETRY_TIMER" | install_file "$UNIT_DIRECTORY/$APP_NAME-telemetry.timer" 644
+  systemctl daemon-reload
+  systemctl enable --now "$APP_NAME-telemetry.timer"
+}
+
+# telemetry_main: one round, the metrics first. A stop signal (systemctl stop or restart) ends the
+# round after the batch in flight, whose position it keeps.
+telemetry_main() {
+  STOP=0
+  trap 'STOP=1' TERM INT HUP
+  install -d -m 700 "$TELEMETRY_STATE"
+  BATCH=$TELEMETRY_STATE/.batch
+  INSTANCE_ID=$(metadata meta-data/instance-id) || die "no instance id from the metadata service"
+  AWS_DEFAULT_REGION=$(metadata meta-data/placement/region) || die "no Region from the metadata service"
+  export AWS_DEFAULT_REGION
+  report_metrics || log "the metrics were not published (the AWS CLI's message is above)"
+  [[ -n $LOG_GROUP ]] || return 0
+  ship_journal app -u "$APP_NAME.service" || log "the app's journal was not shipped"
+  ship_file provisioning "$LOG_FILE" || log "$LOG_FILE was not shipped"
+  ship_file ops "$OPS_LOG" || log "$OPS_LOG was not shipped"
+}
+
+# aws_call ARGS...: the AWS CLI with bounded waits; a stop signal does not cut a call short (it ignores them).
+aws_call() { (trap '' TERM INT HUP && exec aws --cli-connect-timeout 10 --cli-read-timeout 30 "$@"); }
+
+# report_metrics: AppHealthy (1 when the app answers its health check, as the ops command checks it),
+# DiskUsedPercent of / and of the data volume, MemoryUsedPercent, in one PutMetricData.
+report_metrics() {
+  local id="Name=$INSTANCE_DIMENSION,Value=$INSTANCE_ID" healthy=0 data=()
+  if answers; then healthy=1; fi
+  data+=("MetricName=$HEALTH_METRIC,Dimensions=[{$id}],Value=$healthy")
+  data+=("$(disk_metric "$ROOT_VOLUME" /)") || return
+  if [[ -n $DATA_VOLUME_ID ]]; then data+=("$(disk_metric "$DATA_VOLUME" "$DATA_MOUNT")") || return; fi
+  data+=("MetricName=$MEMORY_METRIC,Dimensions=[{$id}],Value=$(awk '/^MemTotal:/ { t = $2 } /^MemAvailable:/ { a = $2 }
+    END { printf "%.1f", 100 * (t - a) / t }' /proc/meminfo),Unit=Percent")
+  aws_call cloudwatch put-metric-data --namespace "$METRIC_NAMESPACE" --metric-data "${data[@]}"
+}
+
+# disk_metric VOLUME MOUNT: the metric datum of MOUNT's file system (percent of its blocks in use).
+disk_metric() {
+  local used
+  used=$(df -P "$2" | awk 'NR == 2 { print $5 + 0 }') && [[ -n $used ]] || return
+  printf 'MetricName=%s,Dimensions=[{Name=%s,Value=%s},{Name=%s,Value=%s}],Value=%s,Unit=Percent' \
+    "$DISK_METRIC" "$INSTANCE_DIMENSION" "$INSTANCE_ID" "$VOLUME_DIMENSION" "$1" "$used"
+}
+
+# ship_journal STREAM JOURNALCTL_ARGS...: the entries after the cursor kept for STREAM, in batches
+# (of at most 500 lines and 800 kB, within PutLogEvents' limits). A pipe cut short (head) fails: no matter,
+# the batch holds what it holds, each event with its own position.
+ship_journal() {
+  local state="$TELEMETRY_STATE/$1.cursor" after
+  while ((!STOP)); do
+    after=()
+    if [[ -s $state ]]; then after=("--after-cursor=$(<"$state")"); fi
+    journalctl "${@:2}" "${after[@]}" -o json --output-fields=MESSAGE --no-pager | head -n 500 | LC_ALL=C awk '
+      match($0, /"__CURSOR":"[^"]*"/) { c = substr($0, RSTART + 12, RLENGTH - 13) }
+      match($0, /"__REALTIME_TIMESTAMP":"[0-9]+"/) { t = substr($0, RSTART + 24, RLENGTH - 28) }
+      { m = "\"(not text)\"" }
+      match($0, /"MESSAGE":"([^"\\]|\\.)*"/) { m = substr($0, RSTART + 10, RLENGTH - 10); if (m == "\"\"") m = "" }
+      { s += length(m); if (NR > 1 && s > 800000) exit; print t "\t" m "\t" c }' | iconv -c -f UTF-8 -t UTF-8 >"$BATCH.tsv" || true
+    [[ -s $BATCH.tsv ]] || return 0
+    put_events "$1" "$state" || return
+  done
+}
+
+# ship_file STREAM FILE: FILE's complete lines after the offset kept for STREAM (from its start when
+# FILE is another file or shorter), in batches, stamped with the time they are shipped.
+ship_file() {
+  local state="$TELEMETRY_STATE/$1.offset" inode="" offset=0 now
+  while ((!STOP)) && [[ -f $2 ]]; do
+    read -r inode offset 2>/dev/null <"$state" || offset=0
+    if [[ $inode != "$(stat -c %i "$2")" ]] || ((offset > $(stat -c %s "$2"))); then offset=0; fi
+    now=$(date +%s%3N)
+    # The line after the last newline (empty, or one being written) is left for the next batch.
+    { tail -c "+$((offset + 1))" "$2" | head -c 800000 | head -n 500; echo; } | LC_ALL=C awk -v t="$now" -v o="$offset" -v i="$(stat -c %i "$2")" '
+      NR > 1 {
+        o += length(p) + 1
+        gsub(/\\/, "\\\\\\\\", p); gsub(/"/, "\\\"", p); gsub(/\t/, "\\t", p); gsub(/[\001-\037\177]/, "?", p)
+        print t "\t" (p == "" ? "" : "\"" p "\"") "\t" i " " o
+      }
+      { p = $0 }' | iconv -c -f UTF-8 -t UTF-8 >"$BATCH.tsv" || true
+    [[ -s $BATCH.tsv ]] || return 0
+    put_events "$1" "$state" || return
+  done
+}
+
+# put_events STREAM STATE: the events of BATCH.tsv (milliseconds, the message as JSON or nothing for an
+# empty one, which CloudWatch Logs refuses; the position after it; oldest first; invalid UTF-8 dropped)
+# into the stream <instance id>/STREAM in one PutLogEvents, then STATE holds the last position.
+put_events() {
+  local batch=$BATCH stream="$INSTANCE_ID/$1" out
+  awk -F '\t' '$2 != "" { printf "%s{\"timestamp\":%s,\"message\":%s}", (n++ ? "," : "["), $1, $2 } END { if (n) print "]" }' \
+    "$batch.tsv" >"$batch.json" || return
+  if [[ -s $batch.json && ! -e $TELEMETRY_STATE/$1.stream ]]; then
+    out=$(aws_call logs create-log-stream --log-group-name "$LOG_GROUP" --log-stream-name "$stream" 2>&1) ||
+      [[ $out == *ResourceAlreadyExists* ]] || { log "$out"; return 1; }
+    : >"$TELEMETRY_STATE/$1.stream"
+  fi
+  if [[ -s $batch.json ]]; then
+    aws_call logs put-log-events --log-group-name "$LOG_GROUP" --log-stream-name "$stream" --log-events "file://$batch.json" >/dev/null || return
+  fi
+  tail -n 1 "$batch.tsv" | cut -f 3 >"$batch.position" && mv -f "$batch.position" "$2"
+}
