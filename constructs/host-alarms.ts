@@ -30,6 +30,24 @@ export const STATUS_CHECK_ALARMS: readonly StatusCheckAlarm[] = [
   { metric: "StatusCheckFailed_Instance", action: "reboot", minutes: 3, suffix: "instance_check" },
 ];
 
+/**
+ * The key policy statement that lets CloudWatch publish alarms to a topic encrypted with the key, in AWS's
+ * documented form: "Enable compatibility between event sources from AWS services and encrypted topics",
+ * Amazon SNS Developer Guide, https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
+ * (the service principal, `kms:GenerateDataKey*` and `kms:Decrypt`, `"Resource": "*"`, no condition; the same
+ * statement in the AWS Knowledge Center's https://repost.aws/knowledge-center/cloudwatch-configure-alarm-sns).
+ * No condition: AWS documents none for this statement, and one that the request from CloudWatch does not
+ * carry (an earlier `aws:SourceAccount` here) would deny it, and every notification would be dropped
+ * silently. Who may publish is the topic's policy's to say (SNS's default one: this account's sources only);
+ * the key encrypts this topic and nothing else.
+ */
+export const CLOUDWATCH_TOPIC_KEY_STATEMENT = {
+  Effect: "Allow",
+  Principal: { Service: "cloudwatch.amazonaws.com" },
+  Action: ["kms:GenerateDataKey*", "kms:Decrypt"],
+  Resource: "*",
+} as const;
+
 /** Props of {@link HostAlarms}. */
 export interface HostAlarmsProps {
   /** Id of the instance the alarms watch and act on. */
@@ -103,8 +121,8 @@ export class HostAlarms extends Construct {
 
   /**
    * The key that encrypts the topic: a key of the account's own, as CloudWatch cannot publish to a
-   * topic under the AWS managed key (whose policy cannot grant it). The account administers it; only
-   * CloudWatch, for this account's alarms, may use it to publish. $1 a month, rotated yearly.
+   * topic under the AWS managed key (whose policy cannot grant it). The account administers it;
+   * CloudWatch may use it to publish ({@link CLOUDWATCH_TOPIC_KEY_STATEMENT}). $1 a month, rotated yearly.
    */
   private topicKey(name: string, partition: string): KmsKey {
     const account = new DataAwsCallerIdentity(this, "account");
@@ -123,14 +141,7 @@ export class HostAlarms extends Construct {
             Action: "kms:*",
             Resource: "*",
           },
-          {
-            Sid: "CloudWatchPublishesAlarms",
-            Effect: "Allow",
-            Principal: { Service: "cloudwatch.amazonaws.com" },
-            Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
-            Resource: "*",
-            Condition: { StringEquals: { "aws:SourceAccount": account.accountId } },
-          },
+          { Sid: "CloudWatchPublishesAlarms", ...CLOUDWATCH_TOPIC_KEY_STATEMENT },
         ],
       }),
     });
