@@ -1,6 +1,9 @@
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { App, TerraformStack } from "cdktf";
 import { Construct } from "constructs";
+import { mkdtempSync, rmSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
 import { HASHED_ADDRESSES, moveFromEarlierAddresses } from "./constructs/addresses";
 import { BootstrapVersionCheck } from "./constructs/bootstrap-version-check";
 import { DeploymentVariables } from "./constructs/deployment-variables";
@@ -64,10 +67,30 @@ export function synthesize(app: App = new App(), environments: StackSettings[] =
   return app;
 }
 
-/** The app's entry point: `cdktf synth|diff|deploy|destroy` runs it (cdktf.json: `node --import tsx main.ts`). */
-export function main(): void {
+/**
+ * The stacks of every settings file built without writing anything: what stops synthesis (a bad
+ * setting or settings file, user data over EC2's limit) throws here too.
+ */
+export function checkSettings(environments: StackSettings[] = loadEnvironments()): void {
+  // An App makes its output directory at once: a temporary one, removed, as nothing is synthesized.
+  const outdir = mkdtempSync(join(tmpdir(), "crm-check-"));
   try {
-    synthesize();
+    const app = new App({ outdir, skipValidation: true });
+    for (const settings of environments) new CrmHostStack(app, settings);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The app's entry point: `cdktf synth|diff|deploy|destroy` runs it (cdktf.json: `node --import tsx main.ts`).
+ * With `--check` (`npm run synth` and `npm run deploy` run it before cdktf), it only checks the settings:
+ * a problem's one line is then printed once, where cdktf would print the app's error twice (as the app's
+ * output, and again in its summary; docs/settings.md).
+ */
+export function main(check = process.argv.slice(2).includes("--check")): void {
+  try {
+    if (check) checkSettings(); else synthesize();
   } catch (error) {
     // A bad setting or settings file is the user's to fix: show the message, not a stack trace.
     if (!(error instanceof SettingsProblem || error instanceof UserDataTooLarge)) throw error;

@@ -8,6 +8,24 @@ import { nameElements } from "./addresses";
 import { awsName } from "./aws-names";
 import { POLICY_VERSION } from "./constants";
 
+/**
+ * The key policy statement that lets CloudWatch publish alarms to a topic encrypted with the key, in AWS's
+ * documented form: "Enable compatibility between event sources from AWS services and encrypted topics",
+ * Amazon SNS Developer Guide, https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
+ * (the service principal, `kms:GenerateDataKey*` and `kms:Decrypt`, `"Resource": "*"`, no condition; the same
+ * statement in the AWS Knowledge Center's https://repost.aws/knowledge-center/cloudwatch-configure-alarm-sns).
+ * No condition: AWS documents none for this statement, and one that the request from CloudWatch does not
+ * carry (an earlier `aws:SourceAccount` here) would deny it, and every notification would be dropped
+ * silently. Who may publish is the topic's policy's to say (SNS's default one: this account's sources only);
+ * the key encrypts this topic and nothing else.
+ */
+export const CLOUDWATCH_TOPIC_KEY_STATEMENT = {
+  Effect: "Allow",
+  Principal: { Service: "cloudwatch.amazonaws.com" },
+  Action: ["kms:GenerateDataKey*", "kms:Decrypt"],
+  Resource: "*",
+} as const;
+
 /** Props of {@link AlarmTopic}. */
 export interface AlarmTopicProps {
   /** E-mail address subscribed to the topic. */
@@ -30,7 +48,7 @@ export interface AlarmTopicProps {
  * The SNS topic every alarm of the stack tells, with the e-mail subscription (AWS mails a confirmation link
  * first; until it is followed, nothing is delivered), encrypted by a key of the account's own, as CloudWatch
  * cannot publish to a topic under the AWS managed key (whose policy cannot grant it). The account
- * administers the key; only CloudWatch, for this account's alarms, may use it to publish. $1 a month for
+ * administers the key; CloudWatch may use it to publish ({@link CLOUDWATCH_TOPIC_KEY_STATEMENT}). $1 a month for
  * the key, rotated yearly; e-mail notifications are within SNS's free 1,000 a month.
  */
 export class AlarmTopic extends Construct {
@@ -62,14 +80,7 @@ export class AlarmTopic extends Construct {
             Action: "kms:*",
             Resource: "*",
           },
-          {
-            Sid: "CloudWatchPublishesAlarms",
-            Effect: "Allow",
-            Principal: { Service: "cloudwatch.amazonaws.com" },
-            Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
-            Resource: "*",
-            Condition: { StringEquals: { "aws:SourceAccount": account.accountId } },
-          },
+          { Sid: "CloudWatchPublishesAlarms", ...CLOUDWATCH_TOPIC_KEY_STATEMENT },
         ],
       }),
     });

@@ -10,7 +10,8 @@ describe("AlarmTopic", () => {
       topic_arn: "${aws_sns_topic.crm_host_alarms.arn}", protocol: "email", endpoint: "ops@example.com",
     });
     const policy = JSON.parse(only(json.resource, "aws_kms_key").policy);
-    expect(policy.Statement[1]).toMatchObject({ Principal: { Service: "cloudwatch.amazonaws.com" }, Action: ["kms:Decrypt", "kms:GenerateDataKey*"] });
+    // AWS's documented statement (SNS Developer Guide, sns-key-management.html#compatibility-with-aws-services), no condition.
+    expect(policy.Statement[1]).toEqual({ Sid: "CloudWatchPublishesAlarms", Effect: "Allow", Principal: { Service: "cloudwatch.amazonaws.com" }, Action: ["kms:GenerateDataKey*", "kms:Decrypt"], Resource: "*" });
   });
 
   it("reads the partition itself unless given it", () => {

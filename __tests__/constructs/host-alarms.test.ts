@@ -46,8 +46,10 @@ describe("HostAlarms", () => {
     const statements = JSON.parse(key?.policy as string).Statement;
     expect(statements).toEqual([
       expect.objectContaining({ Principal: { AWS: "arn:${data.aws_partition.crm_host_alarms.partition}:iam::${data.aws_caller_identity.crm_host_alarms.account_id}:root" }, Action: "kms:*" }),
-      { Sid: "CloudWatchPublishesAlarms", Effect: "Allow", Principal: { Service: "cloudwatch.amazonaws.com" }, Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
-        Resource: "*", Condition: { StringEquals: { "aws:SourceAccount": "${data.aws_caller_identity.crm_host_alarms.account_id}" } } },
+      // AWS's documented statement for an AWS service publishing to an encrypted topic (SNS Developer Guide,
+      // sns-key-management.html#compatibility-with-aws-services), to the letter: no condition.
+      { Sid: "CloudWatchPublishesAlarms", Effect: "Allow", Principal: { Service: "cloudwatch.amazonaws.com" }, Action: ["kms:GenerateDataKey*", "kms:Decrypt"],
+        Resource: "*" },
     ]);
     for (const alarm of Object.values(json.resource?.aws_cloudwatch_metric_alarm ?? {})) {
       expect(alarm.alarm_actions).toContain("${aws_sns_topic.crm_host_alarms.arn}");

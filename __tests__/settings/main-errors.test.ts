@@ -2,8 +2,8 @@
  * What a user sees when synthesis meets bad settings: `main.ts`, run as the synth command runs it,
  * prints one line naming the problem and exits 1; never a Node.js stack trace.
  */
-import { spawnSync } from "child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "fs";
+import { execFile, spawnSync } from "child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 import exampleSettings from "../../settings/example.json";
@@ -55,4 +55,44 @@ describe("main.ts with bad settings", () => {
     expect(result.stderr.trimEnd()).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at |SECRET/);
   }, 60_000);
+});
+
+/** A user's command, `npm run …` or `npx cdktf …`, in the project with CRM_SETTINGS; bounded. */
+function command(program: string, args: string[], settingsFile: string): Promise<{ code: number; output: string }> {
+  return new Promise((done) => execFile(program, args, {
+    cwd: ROOT, timeout: 120_000, env: { ...process.env, CRM_SETTINGS: settingsFile, CHECKPOINT_DISABLE: "1", FORCE_COLOR: "0", CI: "1" },
+  }, (error, stdout, stderr) => done({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr })));
+}
+
+describe("the user's commands with a bad settings file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "crm-commands-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const bad = join(dir, "bad.json");
+  writeFileSync(bad, JSON.stringify({ ...exampleSettings, region: "eu-wset-1" }));
+  const message = `${bad}: Invalid setting "region" (got "eu-wset-1")`;
+  const count = (output: string) => output.split(message).length - 1;
+
+  it.each([["synth"], ["deploy"]])("npm run %s prints the one line once and stops before cdktf runs", async (script) => {
+    const result = await command("npm", ["run", script, "--", "--output", join(dir, `out-${script}`)], bad);
+    expect(result.code).not.toBe(0);
+    expect(count(result.output)).toBe(1);
+    expect(result.output).not.toMatch(/cdktf encountered|Synthesizing|\n\s+at /);
+  }, 120_000);
+
+  it("main.ts --check, with good settings, exits 0 and writes nothing", () => {
+    const { file: program, args } = appInvocation();
+    const result = spawnSync(program, [...args, "--check"], {
+      cwd: ROOT, encoding: "utf8", timeout: 60_000,
+      env: { ...process.env, CRM_SETTINGS: join(ROOT, "examples"), CHECKPOINT_DISABLE: "1", CDKTF_OUTDIR: join(dir, "out-check") },
+    });
+    expect({ status: result.status, output: result.stdout + result.stderr }).toEqual({ status: 0, output: "" });
+    expect(readdirSync(dir)).toEqual(["bad.json"]);
+  }, 60_000);
+
+  it("npx cdktf synth prints it twice, as docs/settings.md says: the app's output, then again in cdktf's summary", async () => {
+    const result = await command(join(ROOT, "node_modules", ".bin", "cdktf"), ["synth", "--output", join(dir, "out-cdktf")], bad);
+    expect(result.code).toBe(1);
+    expect(count(result.output)).toBe(2);
+    expect(result.output).toContain("cdktf encountered an error while synthesizing");
+  }, 120_000);
 });

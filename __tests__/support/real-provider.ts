@@ -5,6 +5,7 @@
  * backend is local and, with a mirror, whose provider constraint names the mirror's version; the
  * provider reaches moto through AWS_ENDPOINT_URL.
  */
+import { execFile } from "child_process";
 import { existsSync, readdirSync, readFileSync } from "fs";
 import { join } from "path";
 import { StackJson } from "../../scripts/docs/terraform-json";
@@ -102,4 +103,29 @@ function containsTrue(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(containsTrue);
   if (value && typeof value === "object") return Object.values(value).some(containsTrue);
   return false;
+}
+
+/**
+ * `copy` with moto's listed drift (moto-gaps.json's `drift`) ignored by Terraform: each listed attribute of
+ * a resource the copy holds joins that resource's `lifecycle.ignore_changes`. For the workflow test, whose
+ * drift check must be able to find a deployed stack unchanged; __tests__/engine/real-provider.test.ts proves
+ * on copies without this that those attributes, and only they, are what moto does not keep.
+ */
+export function ignoringMotoDrift(copy: StackJson, gaps: { drift: { address: string; attributes: string[] }[] }): StackJson {
+  const result = JSON.parse(JSON.stringify(copy)) as StackJson;
+  for (const { address, attributes } of gaps.drift) {
+    const [type, name] = address.split(".");
+    const resource = (result.resource?.[type] as Record<string, { lifecycle?: { ignore_changes?: string[] } }> | undefined)?.[name];
+    if (!resource) continue;
+    resource.lifecycle = { ...resource.lifecycle, ignore_changes: [...new Set([...(resource.lifecycle?.ignore_changes ?? []), ...attributes])] };
+  }
+  return result;
+}
+
+/** An AWS CLI command against moto (`env`: motoEnvironment's), its JSON answer; bounded, and it throws on failure. */
+export function awsJson(args: string[], env: Record<string, string>): Promise<any> {
+  // --endpoint-url as well: the AWS CLI v1 ignores AWS_ENDPOINT_URL for some services (RDS).
+  return new Promise((done, fail) => execFile("aws", [...args, "--endpoint-url", env.AWS_ENDPOINT_URL, "--output", "json", "--cli-read-timeout", "20", "--cli-connect-timeout", "5"],
+    { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, timeout: 60_000 },
+    (error, stdout, stderr) => (error ? fail(new Error(`aws ${args.join(" ")}: ${stderr || error.message}`)) : done(stdout.trim() ? JSON.parse(stdout) : {}))));
 }

@@ -3,7 +3,10 @@
  * under test (HEAD with the tracked files' changes), in order, with the runner's environment
  * simulated and the `uses:` steps stood in by this machine's Node.js and Terraform
  * (__tests__/support/workflow-runner.ts), as far as each job goes without AWS: the steps from
- * the AWS credentials on are listed as needing AWS, and each test says which those are.
+ * the AWS credentials on are listed as needing AWS, and each test says which those are. The plan jobs,
+ * the apply and the drift check then run to their end with a stand-in for AWS: a moto server, and the
+ * real AWS provider (hashicorp/aws of the project's Terraform CLI configuration, as in
+ * __tests__/engine/real-provider.test.ts).
  *
  * The test job's own jest runs on two small test files in the clone (one that passes, one whose
  * tools are missing), not on this suite (which would run itself again): what is proven is the
@@ -16,7 +19,10 @@ import { join, resolve } from "path";
 import { CrmHostStack } from "../../main";
 import { exampleStackSettings } from "../support/synth";
 import { findMotoServer, MotoServer } from "../support/moto-server";
-import { EngineWorkspace, findEngine, flatten } from "../support/terraform-engine";
+import { findEngine, flatten } from "../support/terraform-engine";
+import { awsJson, droppedTypes, findProviderSetup, ignoringMotoDrift, motoEnvironment, providerCopy } from "../support/real-provider";
+import { newKey } from "../support/ssh-keys";
+import gaps from "../engine/moto-gaps.json";
 import { describeWithTools } from "../support/required-tools";
 import { commitUnderTest, JobResult, RepositorySettings, SimulatedEvent, StepResult, WorkflowRun, WorkflowStep } from "../support/workflow-runner";
 
@@ -24,6 +30,7 @@ const ROOT = resolve(__dirname, "../..");
 const PLAN = ".github/workflows/terraform-plan.yml";
 const RELEASE = ".github/workflows/release.yml";
 const MINUTES = 60_000;
+const providerSetup = findProviderSetup();
 
 /** The repository variables of a repository set up as docs/github-actions.md says, with the example environments. */
 const VARS: Record<string, string> = {
@@ -70,19 +77,6 @@ const PLACEHOLDERS = {
 
 /** The state bucket of the example environments' settings (examples/dev.json). */
 const BUCKET = "crm-host-tfstate-123456789012";
-
-/**
- * A synthesized stack without what needs the AWS provider: its backend and required version, its
- * variables and the terraform_data checks that refer to nothing else (the secrets' checks).
- */
-function providerFree(json: any): object {
-  const selfContained = (block: unknown): boolean => !/\b(aws_|data\.|local\.)/.test(JSON.stringify(block));
-  return {
-    terraform: { backend: json.terraform.backend, required_version: json.terraform.required_version },
-    variable: json.variable,
-    resource: { terraform_data: Object.fromEntries(Object.entries(json.resource.terraform_data).filter(([, block]) => selfContained(block))) },
-  };
-}
 
 /** [step name, outcome] of each step of a job, for one readable comparison. */
 function outcomes(job: JobResult): [string, string][] {
@@ -317,43 +311,63 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
     });
   });
 
-  describeWithTools("terraform-plan.yml's plan jobs to their end, with moto's S3 standing in for AWS", findMotoServer() ? [] : ["moto_server"], () => {
-    // The stack as synthesized, less what needs the AWS provider (which cannot be downloaded here):
-    // its backend, variables and secret checks, planned by the workflow's own steps.
+  describeWithTools("terraform-plan.yml's plan, apply and drift jobs to their end, through the real AWS provider against moto",
+    [...(findMotoServer() ? [] : ["moto_server"]), ...(providerSetup ? [] : ["the project's Terraform CLI configuration ($TF_CLI_CONFIG_FILE)"])], () => {
+    // The stack as synthesized, run by hashicorp/aws from the project's CLI configuration (the machine's
+    // mirror: __tests__/support/real-provider.ts) against a moto server seeded as an account would be,
+    // its state in moto's S3 under the backend of examples/dev.json. The copy differs from what `npx cdktf
+    // synth` writes only as the real-provider test's copies do (the mirror's provider version, moto's
+    // missing APIs dropped), and in ignoring the attributes moto does not keep (moto-gaps.json's drift:
+    // that test proves they are all there is), so that a deployed stack can be found unchanged.
     let moto: MotoServer;
     let aws: Record<string, string>;
     let artifact: string;
-    const settings: RepositorySettings = { vars: { ...VARS, CRM_STACK_NAME: "CrmHost-dev" }, environments: ENVIRONMENTS };
-    const planJob = async (event: SimulatedEvent, id: string, vars: Record<string, string> = settings.vars): Promise<JobResult> => {
-      const run = new WorkflowRun(ROOT, commit, PLAN, event, { ...settings, vars }, aws);
-      runs.push(run);
-      run.putArtifact("synthesized", artifact);
-      return (await run.run({ only: [id] }))[id];
+    let settings: RepositorySettings;
+    const run = async (event: SimulatedEvent, ids: string[], vars: Record<string, string> = settings.vars): Promise<Record<string, JobResult>> => {
+      const workflowRun = new WorkflowRun(ROOT, commit, PLAN, event, { ...settings, vars }, aws);
+      runs.push(workflowRun);
+      workflowRun.putArtifact("synthesized", artifact);
+      return workflowRun.run({ only: ids });
     };
-    /** The provider-free stack's resources: the plan-time checks that read no AWS data. */
-    const checks = (): number => Object.keys(JSON.parse(readFileSync(join(artifact, "stacks/CrmHost-dev/cdk.tf.json"), "utf8")).resource.terraform_data).length;
+    const planJob = async (event: SimulatedEvent, id: string, vars?: Record<string, string>): Promise<JobResult> => (await run(event, [id], vars))[id];
+    /** The copy's managed resources: what a first plan adds. */
+    const resources = (): number => Object.values(JSON.parse(readFileSync(join(artifact, "stacks/CrmHost-dev/cdk.tf.json"), "utf8")).resource as Record<string, object>)
+      .reduce((sum, byName) => sum + Object.keys(byName).length, 0);
     const stateObjects = async (): Promise<string[]> =>
       [...(await moto.http("GET", `/${BUCKET}?list-type=2`)).body.matchAll(/<Key>([^<]+)<\/Key>/g)].map((match) => match[1]);
 
     beforeAll(async () => {
-      moto = await MotoServer.start(findMotoServer()!);
+      moto = await MotoServer.start(findMotoServer()!, 30_000, { MOTO_IAM_LOAD_MANAGED_POLICIES: "true" });
       expect((await moto.http("PUT", `/${BUCKET}`)).status).toBe(200);
-      artifact = mkdtempSync(join(tmpdir(), "crm-provider-free-"));
+      const base = motoEnvironment(moto.endpoint, VARS.AWS_REGION);
+      // The default VPC with DNS hostnames on, and its first subnet, as the repository variables name them.
+      const vpc = (await awsJson(["ec2", "describe-vpcs", "--filters", "Name=is-default,Values=true"], base)).Vpcs[0].VpcId as string;
+      await awsJson(["ec2", "modify-vpc-attribute", "--vpc-id", vpc, "--enable-dns-hostnames", '{"Value":true}'], base);
+      const subnet = ((await awsJson(["ec2", "describe-subnets", "--filters", `Name=vpc-id,Values=${vpc}`], base)).Subnets as { SubnetId: string; AvailabilityZone: string }[])
+        .sort((a, b) => a.AvailabilityZone.localeCompare(b.AvailabilityZone))[0];
+      settings = {
+        vars: { ...VARS, CRM_STACK_NAME: "CrmHost-dev", VPC_ID: vpc, SUBNET_ID: subnet.SubnetId, AVAILABILITY_ZONE: subnet.AvailabilityZone, SSH_PUBLIC_KEY: newKey("ed25519").line },
+        environments: ENVIRONMENTS,
+      };
+      artifact = mkdtempSync(join(tmpdir(), "crm-real-provider-"));
       const dev = exampleStackSettings(JSON.parse(readFileSync(join(ROOT, "examples/dev.json"), "utf8")));
+      const synthesized = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), dev)));
+      const copy = ignoringMotoDrift(providerCopy(synthesized, providerSetup!.version, droppedTypes(gaps)), gaps) as any;
+      copy.terraform.backend = synthesized.terraform.backend; // the stack's own S3 backend, its endpoint moto's (below)
       mkdirSync(join(artifact, "stacks/CrmHost-dev"), { recursive: true });
-      writeFileSync(join(artifact, "stacks/CrmHost-dev/cdk.tf.json"), JSON.stringify(providerFree(JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), dev)))), null, 2));
+      writeFileSync(join(artifact, "stacks/CrmHost-dev/cdk.tf.json"), JSON.stringify(copy, null, 2));
       writeFileSync(join(artifact, "moto.s3.tfbackend"), [
         `endpoints = { s3 = "${moto.endpoint}" }`, "use_path_style = true", "skip_credentials_validation = true",
         "skip_requesting_account_id = true", "skip_metadata_api_check = true", "skip_region_validation = true", "",
       ].join("\n"));
-      // What configure-aws-credentials stands for: credentials (moto takes any), and S3's endpoint for
-      // `terraform init` (TF_CLI_ARGS_init: the workflow's command line stays as it is).
+      // What configure-aws-credentials stands for: credentials (moto takes any) and every service's endpoint
+      // (AWS_ENDPOINT_URL), the project's CLI configuration (the provider from the mirror), and S3's endpoint
+      // for the backend of `terraform init` (TF_CLI_ARGS_init: the workflow's command line stays as it is).
       aws = {
-        AWS_ACCESS_KEY_ID: "moto-test", AWS_SECRET_ACCESS_KEY: "moto-test", AWS_CONFIG_FILE: "/dev/null",
-        AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true",
+        ...base, AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", TF_CLI_CONFIG_FILE: providerSetup!.cliConfig,
         TF_CLI_ARGS_init: `-backend-config=${join(artifact, "moto.s3.tfbackend")}`,
       };
-    }, 60_000);
+    }, 2 * MINUTES);
     afterAll(async () => {
       await moto?.stop();
       if (artifact) rmSync(artifact, { recursive: true, force: true });
@@ -361,15 +375,17 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
 
     it("plans a pull request with the placeholders, takes no lock, and publishes the plan without any secret", async () => {
       const plan = await planJob(PULL_REQUEST, "plan");
-      expect(plan.steps.map((s) => s.outcome)).toEqual(Array(8).fill("success"));
+      expect(plan.steps.map((s) => [s.name, s.outcome, s.outcome === "failure" ? s.stdout + s.stderr : ""]))
+        .toEqual(plan.steps.map((s) => [s.name, "success", ""]));
+      expect(step(plan, "terraform init").stdout).toContain(`Installing hashicorp/aws v${providerSetup!.version}`);
       expect(step(plan, "terraform plan").outputs).toEqual({ "exit-code": "2" });
       const summary = step(plan, "Publish the plan in the job summary").summary;
-      expect(summary).toMatch(new RegExp(`^### Terraform plan of \`CrmHost-dev\`: Plan: ${checks()} to add, 0 to change, 0 to destroy\\.\n\nPlanned without the secrets`));
-      expect(summary).toContain("# terraform_data.secrets will be created");
+      expect(summary).toMatch(new RegExp(`^### Terraform plan of \`CrmHost-dev\`: Plan: ${resources()} to add, 0 to change, 0 to destroy\\.\n\nPlanned without the secrets`));
+      expect(summary).toContain("# aws_instance.crm_host will be created");
       expect(summary).not.toContain("placeholder-of-a-plan-without-secrets");
       expect(await stateObjects()).toEqual([]);
       expect(existsSync(join(plan.workspace, "cdktf.out/stacks/CrmHost-dev/plan.txt"))).toBe(false);
-    }, 5 * MINUTES);
+    }, 10 * MINUTES);
 
     it("publishes a failed plan's errors, and fails", async () => {
       const plan = await planJob(PULL_REQUEST, "plan", { ...settings.vars, AVAILABILITY_ZONE: "nowhere" });
@@ -377,39 +393,49 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
       const summary = step(plan, "Publish the plan in the job summary").summary;
       expect(summary).toMatch(/^### Terraform plan of `CrmHost-dev`: terraform plan failed\n/);
       expect(flatten(summary)).toContain('Invalid value for variable "availability_zone": expected an availability zone name');
-    }, 5 * MINUTES);
+    }, 10 * MINUTES);
 
-    it("fails the drift check when the deployed stack differs from main, and passes once it matches", async () => {
+    it("fails the drift check before the deploy, deploys the reviewed plan, finds the stack matching main, then a change made by hand", async () => {
       const drifted = await planJob(SCHEDULE, "drift");
       expect(outcomes(drifted).slice(-3)).toEqual([
         ["terraform plan", "success"], ["Publish the drift check in the job summary", "success"], ["Fail when the stack drifted", "failure"],
       ]);
       expect(drifted.conclusion).toBe("failure");
       expect(step(drifted, "Publish the drift check in the job summary").summary)
-        .toMatch(new RegExp(`^### Drift check of \`CrmHost-dev\`: Plan: ${checks()} to add, 0 to change, 0 to destroy\\.\n\n\\*\\*The deployed stack differs from main\\.\\*\\*`));
+        .toMatch(new RegExp(`^### Drift check of \`CrmHost-dev\`: Plan: ${resources()} to add, 0 to change, 0 to destroy\\.\n\n\\*\\*The deployed stack differs from main\\.\\*\\*`));
       expect(messages(step(drifted, "Fail when the stack drifted"), "error")).toEqual(["the deployed stack CrmHost-dev differs from main: see the plan in the run's summary"]);
 
-      // Deploy what main says (the engine applies the same configuration to the same state), then check again.
-      const deployed = new EngineWorkspace(findEngine()!, JSON.parse(readFileSync(join(artifact, "stacks/CrmHost-dev/cdk.tf.json"), "utf8")));
-      try {
-        const variables = { ...PLACEHOLDERS, TF_VAR_vpc_id: VARS.VPC_ID, TF_VAR_subnet_id: VARS.SUBNET_ID, TF_VAR_availability_zone: VARS.AVAILABILITY_ZONE,
-          TF_VAR_key_pair_name: VARS.KEY_PAIR_NAME, TF_VAR_ssh_public_key: VARS.SSH_PUBLIC_KEY, ...aws };
-        for (const args of [["init", "-input=false", "-no-color"], ["apply", "-auto-approve", "-input=false", "-no-color"]]) {
-          const result = await deployed.run(args, variables);
-          expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: "" });
-        }
-      } finally {
-        deployed.remove();
+      // The deploy: the plan with the production-plan environment's secrets, encrypted, then applied by the apply job.
+      const deploy = await run(DEPLOY, ["deploy-plan", "apply"]);
+      for (const job of [deploy["deploy-plan"], deploy.apply]) {
+        expect(job.steps.map((s) => [s.name, s.outcome, s.outcome === "failure" ? s.stdout + s.stderr : ""]))
+          .toEqual(job.steps.map((s) => [s.name, "success", ""]));
       }
+      const applied = step(deploy.apply, "terraform apply (the saved plan, nothing else)");
+      expect(applied.stdout).toContain(`Apply complete! Resources: ${resources()} added, 0 changed, 0 destroyed.`);
+      const everything = [...deploy["deploy-plan"].steps, ...deploy.apply.steps].map((s) => s.stdout + s.stderr + s.summary).join("\n");
+      for (const secret of [SECRETS.DB_ROOT_PASSWORD, SECRETS.APP_DB_PASSWORD, SECRETS.SOURCE_HOST_TOKEN]) expect(everything).not.toContain(secret);
+      // The state in the bucket, its lock released.
       expect(await stateObjects()).toEqual(["crm-host/dev/terraform.tfstate"]);
+
       const matching = await planJob(SCHEDULE, "drift");
       expect(matching.conclusion).toBe("success");
       expect(outcomes(matching).slice(-1)).toEqual([["Fail when the stack drifted", "skipped"]]);
       expect(step(matching, "Publish the drift check in the job summary").summary)
         .toMatch(/^### Drift check of `CrmHost-dev`: No changes\. Your infrastructure matches the configuration\.\n\nThe deployed stack matches main\.\n/);
-      // The drift check waits for and takes the lock (-lock-timeout), and leaves none behind.
+
+      // A change made outside Terraform: the instance's Name tag, by hand.
+      const instance = (await awsJson(["ec2", "describe-instances", "--filters", "Name=tag:Name,Values=CrmHost-dev/CrmServer", "Name=instance-state-name,Values=running"], aws))
+        .Reservations[0].Instances[0].InstanceId as string;
+      await awsJson(["ec2", "create-tags", "--resources", instance, "--tags", "Key=Name,Value=changed-by-hand"], aws);
+      const changed = await planJob(SCHEDULE, "drift");
+      expect(changed.conclusion).toBe("failure");
+      const summary = step(changed, "Publish the drift check in the job summary").summary;
+      expect(summary).toMatch(/^### Drift check of `CrmHost-dev`: Plan: 0 to add, 1 to change, 0 to destroy\.\n\n\*\*The deployed stack differs from main\.\*\*/);
+      expect(summary).toContain("# aws_instance.crm_host will be updated in-place");
+      expect(summary).toContain('"changed-by-hand" -> "CrmHost-dev/CrmServer"');
       expect(await stateObjects()).toEqual(["crm-host/dev/terraform.tfstate"]);
-    }, 10 * MINUTES);
+    }, 20 * MINUTES);
   });
 
   describe("release.yml", () => {
