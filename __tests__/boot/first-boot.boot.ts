@@ -1,6 +1,7 @@
 /**
  * The boot test (`npm run test:boot`): the stack's own user data, built by the Terraform engine
- * with test secrets, delivered byte for byte through cloud-init's NoCloud datasource to a Debian 12
+ * with test secrets, given to an instance that hashicorp/aws creates in moto's EC2 and read back from
+ * there (user-data.ts), delivered byte for byte through cloud-init's NoCloud datasource to a Debian 12
  * VM (cloud kernel 6.1, systemd, XFS root) booted by qemu; only downloads are stand-ins (see
  * stand-ins.ts and scripts/boot/image/). Each check is printed as a figure at the end, then
  * `boot: N passed, N failed`.
@@ -13,14 +14,14 @@ import { loadStackSettings } from "../../settings/stack-settings";
 import { DATA_FILE_SYSTEM, NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
 import { describeWithEngine } from "../support/terraform-engine";
-import { findMotoServer } from "../support/moto-server";
+import { findMotoServer, MotoServer } from "../support/moto-server";
 import { hostC } from "./host-c";
 import { hostD } from "./host-d";
 import { opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
 import { bootLogGroup, motoCli, telemetryRows } from "./telemetry-rows";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
-import { engineUserData } from "./user-data";
+import { engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "./user-data";
 import { Accelerator, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
 
@@ -89,6 +90,10 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   let accelerator: Accelerator;
   let dataDisk: DriveSpec;
   let userData: Buffer;
+  /** Host A's user data as EC2 (moto) keeps it: the instance's userData attribute, read back. */
+  let readBack: ReadBackUserData;
+  /** moto's server: EC2 for the user data, SSM, KMS, Secrets Manager, CloudWatch and Logs for the hosts. */
+  let moto: MotoServer | undefined;
   let accelNote = "";
   let firstHttpMs = 0;
   /** Host B boots in parameter-store mode: the migration by host replacement (parameter-store-host.ts). */
@@ -126,14 +131,17 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "crm-boot-"));
-    const [built, packages] = await Promise.all([buildImage(), fetchPackages()]);
+    const [built, packages, server] = await Promise.all([buildImage(), fetchPackages(), MotoServer.start(findMotoServer()!)]);
     image = built;
+    moto = server;
     const accel = await probeAccelerator(image, work);
     accelNote = `${accel.accel} (${accel.reason})`;
     accelerator = accel.accel;
 
-    // The user data as the stack ships it: Terraform evaluates the construct's expression.
-    userData = await engineUserData(engine, SETTINGS, SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP);
+    // The user data as AWS stores it: Terraform evaluates the construct's expression, hashicorp/aws gives it to
+    // an instance in moto's EC2, and the AWS CLI reads it back (DescribeInstanceAttribute userData).
+    readBack = await engineUserData({ engine, moto }, SETTINGS, SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP);
+    userData = readBack.bytes;
 
     const reposDir = join(work, "repos");
     const repoPath = new URL(SETTINGS.repoUrl).pathname.replace(/^\//, "").replace(/\.git$/, "");
@@ -141,7 +149,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     await createRepository(reposDir, repoPath, {
       "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
     }, join(work, "git"));
-    parameterStore = await ParameterStoreHost.start(engine, SETTINGS, "CrmHostStack", DATA_VOLUME_ID, findMotoServer()!);
+    parameterStore = await ParameterStoreHost.start({ engine, moto }, SETTINGS, "CrmHostStack", DATA_VOLUME_ID);
     await motoCli(parameterStore.moto, "logs", "create-log-group", "--log-group-name", LOG_GROUP);
     standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir,
       awsPort: parameterStore.moto.port });
@@ -167,17 +175,19 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
       await hostB?.kill();
       await standIns?.stop();
       await parameterStore?.stop();
+      await moto?.stop();
     } finally {
       if (work) rmSync(work, { recursive: true, force: true });
       printFigures();
     }
   });
 
-  it("boots: image, accelerator, user data from the engine, first HTTP 200", () => {
+  it("boots: image, accelerator, user data read back from EC2, first HTTP 200", () => {
     figure("image", `${image.fsType} root, ${image.buildSeconds ? `built in ${image.buildSeconds.toFixed(0)} s` : "cached"}`, true);
     figure("accelerator", accelNote, true);
-    figure("user data", `${userData.length} bytes from terraform apply, sha256 ${createHash("sha256").update(userData).digest("hex").slice(0, 12)}`,
+    figure("user data", `${userData.length} bytes from EC2 (terraform apply), sha256 ${createHash("sha256").update(userData).digest("hex").slice(0, 12)}`,
       userData.subarray(0, 12).toString() === "#!/bin/bash\n" || userData[0] === 0x1f);
+    figure(...readBackRow("", readBack));
     figure("first boot to first HTTP 200 (port 3000)", seconds(firstHttpMs), firstHttpMs < FIRST_BOOT_LIMIT_MS);
   });
 
@@ -337,6 +347,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     mkdirSync(dir);
     const instanceId = `i-${randomBytes(9).toString("hex").slice(0, 17)}`;
     const root = await createOverlay(image, join(dir, "root.qcow2"));
+    figure(...readBackRow("host B: ", parameterStore.readBack));
     const seed = await createSeedIso(join(dir, "seed.iso"), parameterStore.userData, `instance-id: ${instanceId}\nlocal-hostname: ip-172-31-20-6\n`);
     await parameterStore.putAllButAppPassword(SECRETS);
     hostB = await Vm.boot({ image, accel: accelerator, rootDisk: root, seedIso: seed, workDir: dir, name: "host-b",
@@ -389,7 +400,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   });
 
   it("host D, a host of the scale-out topology: the database over TCP as RDS's, its master secret from Secrets Manager, DB_HOST in .env", () =>
-    hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: parameterStore.moto, work, settingsFile: join(__dirname, "settings.json"), figure }));
+    hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: moto!, work, settingsFile: join(__dirname, "settings.json"), figure }));
 
   it("host B: rotates the secrets on the running host; no secret, old or new, anywhere", async () => {
     await parameterStore.rotates(hostB!, standIns!, figure, appSql, join(__dirname, "settings.json"), loadStackSettings(join(__dirname, "settings.json")).stackName);
@@ -398,6 +409,6 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
 
   it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
     // The token the source host takes now: host B's rotation replaced the first one.
-    hostC({ engine, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"),
+    hostC({ engine, moto: moto!, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"),
       secrets: { ...SECRETS, source_host_token: standIns!.token }, figure }));
-}, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"])]);
+}, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"]), ...userDataToolsMissing()]);

@@ -24,12 +24,15 @@ import { parseStackSettings } from "../../settings/stack-settings";
 import { LETS_ENCRYPT_DIRECTORY } from "../../settings/domain-settings";
 import { Pebble } from "./pebble";
 import { StandInServer } from "./stand-ins";
-import { engineUserData } from "./user-data";
+import { MotoServer } from "../support/moto-server";
+import { engineUserData, readBackRow } from "./user-data";
 import { Accelerator, BootImage, createDisk, createOverlay, createSeedIso, run, Vm } from "./vm";
 
 /** What host C needs from the boot test that runs it. */
 export interface HostCContext {
   readonly engine: string;
+  /** moto's server, whose EC2 host C's user data goes through (user-data.ts). */
+  readonly moto: MotoServer;
   readonly image: BootImage;
   readonly accel: Accelerator;
   readonly standIns: StandInServer;
@@ -126,7 +129,9 @@ export async function hostC(ctx: HostCContext): Promise<void> {
     ...JSON.parse(readFileSync(ctx.settingsFile, "utf8")),
     domain: { hostedZone: ZONE, name: SITE, caddyUrl: CADDY_MIRROR, caddySha512: createHash("sha512").update(tarball).digest("hex") },
   }).provisioning;
-  const userData = await engineUserData(ctx.engine, settings, ctx.secrets, DATA_VOLUME_ID, ELASTIC_IP);
+  const readBack = await engineUserData({ engine: ctx.engine, moto: ctx.moto }, settings, ctx.secrets, DATA_VOLUME_ID, ELASTIC_IP);
+  const userData = readBack.bytes;
+  figure(...readBackRow("host C: ", readBack));
   figure("host C: user data with the HTTPS module", `${userData.length} bytes, ACME directory ${settings.domain?.acmeDirectory}`,
     settings.domain?.acmeDirectory === LETS_ENCRYPT_DIRECTORY);
 

@@ -29,7 +29,7 @@ import { DATABASE_MASTER_USER } from "../../settings/provisioning-settings";
 import { DatabaseServer, sqlString } from "../support/database-server";
 import { MotoServer } from "../support/moto-server";
 import { StandInServer } from "./stand-ins";
-import { appliedUserData } from "./user-data";
+import { appliedUserData, readBackRow } from "./user-data";
 import { Accelerator, BootImage, createOverlay, createSeedIso, Vm } from "./vm";
 
 /** What host D needs from the boot test that runs it. */
@@ -85,10 +85,12 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     for (const [name, value] of [[names.appDbPassword, appPassword], [names.sourceHostToken, token]]) {
       await ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
     }
-    const userData = await appliedUserData(ctx.engine, (scope) => new ProvisioningUserData(scope, "user_data", {
+    const readBack = await appliedUserData({ engine: ctx.engine, moto: ctx.moto }, (scope) => new ProvisioningUserData(scope, "user_data", {
       settings, secrets: names,
       scaleOut: { databaseHost: DB_ADDRESS, databasePort: String(DB_PORT), masterSecretArn, loadBalancerName: LOAD_BALANCER, releaseRef: "" },
     }));
+    const userData = readBack.bytes;
+    figure(...readBackRow("host D: ", readBack));
     const script = gunzipSync(userData).toString("utf8");
     figure("host D: scale-out user data", `${userData.length} bytes, remote-database module ${script.includes("one_host_at_a_time_scale_out()") ? "in" : "NOT in"} it`,
       script.includes("one_host_at_a_time_scale_out()") && script.includes(`readonly DB_HOST='${DB_ADDRESS}'`));

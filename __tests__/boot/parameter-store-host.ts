@@ -1,6 +1,7 @@
 /**
  * Host B of the boot test in parameter-store mode: the migration of a running stack from secrets in
- * the user data to Parameter Store by host replacement (docs/secrets.md). moto's server on loopback
+ * the user data to Parameter Store by host replacement (docs/secrets.md), its user data read back from
+ * moto's EC2 (user-data.ts). moto's server on loopback
  * stands in for SSM, KMS and STS; the stand-in HTTPS server passes the guest's requests for the AWS
  * endpoints on to it, and the metadata stand-in serves the role's credentials; the guest runs the
  * real AWS CLI (Debian's awscli). The scenario:
@@ -24,7 +25,7 @@ import { nodeBinDir, opsPaths } from "../../userdata";
 import { ProvisioningSettings, SecretParameterNames } from "../../settings/provisioning-settings";
 import { MotoServer } from "../support/moto-server";
 import { StandInServer } from "./stand-ins";
-import { appliedUserData } from "./user-data";
+import { appliedUserData, ReadBackUserData, UserDataTarget } from "./user-data";
 import { CommandResult, run, Vm } from "./vm";
 
 /** The region the boot test's image maps the AWS endpoints of (scripts/boot/stand-in-hosts.txt). */
@@ -51,24 +52,31 @@ function forms(secrets: BootSecrets[]): string[] {
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
 export class ParameterStoreHost {
-  /** Starts moto and builds the parameter-store mode's user data with the Terraform engine. */
-  static async start(engine: string, settings: ProvisioningSettings, stackName: string, dataVolumeId: string, motoServer: string): Promise<ParameterStoreHost> {
+  /**
+   * Builds the parameter-store mode's user data (the Terraform engine, an instance in the target's EC2, read back
+   * from there); the target's moto (the boot test's, which stops it) also holds the parameters.
+   */
+  static async start(target: UserDataTarget, settings: ProvisioningSettings, stackName: string, dataVolumeId: string): Promise<ParameterStoreHost> {
     const names = { region: REGION, ...secretParameterNames(stackName) } satisfies SecretParameterNames;
-    const userData = await appliedUserData(engine, (scope) =>
+    const readBack = await appliedUserData(target, (scope) =>
       new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId }));
-    const moto = await MotoServer.start(motoServer);
-    return new ParameterStoreHost(settings, names, userData, moto);
+    return new ParameterStoreHost(settings, names, readBack, target.moto);
   }
 
   private readonly ssm: SSMClient;
   /** Values put into Parameter Store so far (host A's, then the rotated ones). */
   private readonly putValues: BootSecrets[] = [];
 
+  /** The user data host B boots: gzip, as EC2 returns it, holding the parameters' names and no secret. */
+  get userData(): Buffer {
+    return this.readBack.bytes;
+  }
+
   private constructor(
     private readonly settings: ProvisioningSettings,
     readonly names: Required<SecretParameterNames>,
-    /** The user data host B boots: gzip, as the stack ships it, holding the parameters' names and no secret. */
-    readonly userData: Buffer,
+    /** Host B's user data as EC2 (moto) keeps it, and as the engine rendered it. */
+    readonly readBack: ReadBackUserData,
     readonly moto: MotoServer,
   ) {
     this.ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "boot-test", secretAccessKey: "boot-test" } });
@@ -201,8 +209,8 @@ export class ParameterStoreHost {
       : `none in ${Object.keys(sources).join(", ")}; the user data names the parameters`, leaks.length === 0 && read && sources.journal.length > 0);
   }
 
+  /** Closes the SSM client; moto is the boot test's to stop. */
   async stop(): Promise<void> {
     this.ssm.destroy();
-    await this.moto.stop();
   }
 }
