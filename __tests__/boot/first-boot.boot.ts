@@ -139,8 +139,13 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     accelerator = accel.accel;
 
     // The user data as AWS stores it: Terraform evaluates the construct's expression, hashicorp/aws gives it to
-    // an instance in moto's EC2, and the AWS CLI reads it back (DescribeInstanceAttribute userData).
-    readBack = await engineUserData({ engine, moto }, SETTINGS, SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP);
+    // an instance in moto's EC2, and the AWS CLI reads it back (DescribeInstanceAttribute userData). Host A's
+    // and host B's (parameter-store mode) side by side: one init and one apply each.
+    const target = { engine, moto: server };
+    [readBack, parameterStore] = await Promise.all([
+      engineUserData(target, SETTINGS, SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP),
+      ParameterStoreHost.start(target, SETTINGS, "CrmHostStack", DATA_VOLUME_ID),
+    ]);
     userData = readBack.bytes;
 
     const reposDir = join(work, "repos");
@@ -149,7 +154,6 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     await createRepository(reposDir, repoPath, {
       "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
     }, join(work, "git"));
-    parameterStore = await ParameterStoreHost.start({ engine, moto }, SETTINGS, "CrmHostStack", DATA_VOLUME_ID);
     await motoCli(parameterStore.moto, "logs", "create-log-group", "--log-group-name", LOG_GROUP);
     standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir,
       awsPort: parameterStore.moto.port });

@@ -10,9 +10,10 @@ import { TerraformOutput } from "cdktf";
 import { createHash } from "crypto";
 import { gunzipSync } from "zlib";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
+import { secretParameterNames } from "../../constructs/secret-parameters";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { bootLogGroup } from "../boot/telemetry-rows";
-import { engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "../boot/user-data";
+import { appliedUserData, engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "../boot/user-data";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { exampleStackSettings, synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
@@ -56,13 +57,19 @@ const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex")
 describeWithEngine("the boot test's user data: read back from EC2 (hashicorp/aws against moto) as the engine rendered it", (engine) => {
   let server: MotoServer;
   let readBack: ReadBackUserData;
+  /** Host B's kind: parameter-store mode, no variable. */
+  let parameterStore: ReadBackUserData;
   let providerFree: Buffer;
 
   beforeAll(async () => {
     server = await MotoServer.start(moto!);
-    [readBack, providerFree] = await Promise.all([
+    [readBack, providerFree, parameterStore] = await Promise.all([
       engineUserData({ engine, moto: server }, SETTINGS.provisioning, SECRETS, DATA_VOLUME_ID, ELASTIC_IP, LOG_GROUP),
       providerFreeRendering(engine),
+      appliedUserData({ engine, moto: server }, (scope) => new ProvisioningUserData(scope, "user_data", {
+        settings: { ...SETTINGS.provisioning, secrets: "parameter-store" }, secrets: { region: "us-east-1", ...secretParameterNames(SETTINGS.stackName) },
+        dataVolumeId: DATA_VOLUME_ID,
+      })),
     ]);
     console.log(`user-data read-back: ${readBackRow("", readBack).join(": ")}`);
   });
@@ -90,5 +97,14 @@ describeWithEngine("the boot test's user data: read back from EC2 (hashicorp/aws
     expect(text).toContain(DATA_VOLUME_ID);
     expect(text).toContain(ELASTIC_IP);
     expect(text).toContain(LOG_GROUP);
+  });
+
+  it("reads back the parameter-store mode's user data (host B's kind) from another instance, as rendered, naming the parameters", () => {
+    expect(parameterStore.instanceId).not.toBe(readBack.instanceId);
+    expect(readBackRow("host B: ", parameterStore)[2]).toBe(true);
+    const text = gunzipSync(parameterStore.bytes).toString("utf8");
+    expect(text.startsWith("#!/bin/bash\n")).toBe(true);
+    expect(text).toContain(secretParameterNames(SETTINGS.stackName).appDbPassword);
+    for (const value of Object.values(SECRETS)) expect(text).not.toContain(Buffer.from(value).toString("base64"));
   });
 }, [...(moto ? [] : ["moto_server"]), ...userDataToolsMissing()]);
