@@ -165,9 +165,11 @@ as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
 
 # git_token ARGS...: git as the login user, given the token by a credential helper that reads it from
 # the environment: never in an address, a file or any command line. The empty value drops other helpers.
+# Bounded: it fails after GIT_SECONDS in all, or GIT_STALL_SECONDS at less than 1 KiB/s.
 git_token() {
   # shellcheck disable=SC2016
-  CRM_GIT_USER=$TOKEN_USERNAME CRM_GIT_TOKEN=$SOURCE_HOST_TOKEN as_login git -c credential.helper= -c \
+  CRM_GIT_USER=$TOKEN_USERNAME CRM_GIT_TOKEN=$SOURCE_HOST_TOKEN as_login timeout -k 5 "$GIT_SECONDS" git -c http.lowSpeedLimit=1024 \
+    -c http.lowSpeedTime="$GIT_STALL_SECONDS" -c credential.helper= -c \
     'credential.helper=!f() { if [ "$1" = get ]; then printf "username=%s\npassword=%s\n" "$CRM_GIT_USER" "$CRM_GIT_TOKEN"; fi; }; f' "$@"
 }
 
@@ -589,7 +591,7 @@ main() {
   MAIN_SUBSHELL=$BASH_SUBSHELL
   trap on_error ERR
   # Temporary files go when the run ends, failed or not (a kill: see the steps that write them).
-  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  trap 'rm -f -- "${TEMP_FILES[@]}"; ops_unlock' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
   ops_lock provision

@@ -7,10 +7,11 @@
  * an argument that would forge audit lines, an empty .env, and a full file system (a small tmpfs).
  * Each time: the previous good release serves, and the audit log and `status` tell what happened.
  */
-import { ChildProcess, spawnSync } from "child_process";
+import { ChildProcess, spawn, spawnSync } from "child_process";
 import { randomBytes } from "crypto";
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "fs";
 import { get } from "http";
+import { AddressInfo, createServer, Socket } from "net";
 import { join } from "path";
 import { opsPaths, refreshScriptPath, renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
@@ -28,7 +29,7 @@ const server = (answer: string) => `require('http').createServer((q, r) => r.end
 /** A server that runs and never listens: the health check waits out HEALTH_SECONDS. */
 const SILENT_SERVER = "setInterval(() => undefined, 1000);\n";
 /** Short limits, so that a test waits seconds, not minutes. */
-const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 2 };
+const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 2, GIT_SECONDS: 8, ATTEMPTS: 2 };
 
 function answer(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
@@ -305,6 +306,101 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
       writeFileSync(env, kept);
     }
     expect(targetBefore).toContain("DB_PASSWORD=");
+  });
+
+  test("a process the build leaves behind holds no lock: the next action runs at once", async () => {
+    h.fault = "ops:leave-child";
+    let release: RunResult;
+    try {
+      release = await host.run(["release", "v3"]);
+    } finally {
+      h.fault = undefined;
+    }
+    const leftover = parseInt(readFileSync(join(h.dir, "leftover.pid"), "utf8"), 10);
+    try {
+      expect(release.exitCode).toBe(0);
+      expect(() => process.kill(leftover, 0)).not.toThrow();
+      const status = await host.run(["status"]);
+      expect(status.output).not.toMatch(/^lock:/m);
+      const back = await host.run(["rollback", v2]);
+      expect({ code: back.exitCode, output: back.output }).toEqual({ code: 0, output: expect.not.stringContaining("busy") });
+    } finally {
+      process.kill(leftover, "SIGKILL");
+    }
+    await expectV2Serves();
+  });
+
+  test("status reads the lock without taking it; a second action is refused naming the holder, recorded with the lock", async () => {
+    h.gitDelayMs = 700;
+    const release = host.run(["release", "v3"]);
+    const seen = h.calls().length;
+    let status: RunResult, second: RunResult, statusCalls: string[];
+    try {
+      await until("the release's lock", () => h.calls().slice(seen).some((call) => call.startsWith("flock ")));
+      const before = h.calls().length;
+      status = await host.run(["status"]);
+      statusCalls = h.calls().slice(before);
+      second = await host.run(["rollback"]);
+    } finally {
+      h.gitDelayMs = 0;
+      await release;
+    }
+    const holder = /^lock: (release v3 by alice \(pid \d+, since \S+Z\))$/m.exec(status.output);
+    expect(holder).not.toBeNull();
+    expect(statusCalls.filter((call) => call.startsWith("flock "))).toEqual([]);
+    expect(second.exitCode).toBe(75);
+    expect(second.output).toContain(`ERROR: busy: ${holder?.[1]}`);
+    expect((await release).exitCode).toBe(0);
+    expect((await host.run(["status"])).output).not.toMatch(/^lock:/m);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
+  });
+
+  test("a source that accepts and never answers holds no action: each try of the clone ends at GIT_SECONDS, the release fails, v2 serves", async () => {
+    const stuck = createServer(() => undefined);
+    const sockets: Socket[] = [];
+    stuck.on("connection", (socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => stuck.listen(0, "127.0.0.1", resolve));
+    const command = readFileSync(host.ops.command, "utf8");
+    const url = h.settings.repoUrl;
+    // The command's copy of the setting (readonly -p), as a source host that moved would have it.
+    const line = `declare -r REPO_URL="${url}"`;
+    expect(command).toContain(line);
+    writeFileSync(host.ops.command, command.replace(line, `declare -r REPO_URL="https://127.0.0.1:${(stuck.address() as AddressInfo).port}/crm-app.git"`));
+    let release: RunResult;
+    try {
+      release = await host.run(["release", "v3"]);
+    } finally {
+      writeFileSync(host.ops.command, command);
+      sockets.forEach((socket) => socket.destroy());
+      stuck.close();
+    }
+    expect(sockets.length).toBe(2);
+    expect(release.exitCode).toBe(1);
+    expect(release.output).toContain("git clone failed 2 times");
+    // Two tries of GIT_SECONDS (8 s) each, and the rest.
+    expect(release.durationMs).toBeLessThan(30_000);
+    expect(host.audit().pop()).toBe(`alice release v3: ${v2} -> -: failed (exit 1)`);
+    await host.actionEnded();
+    await expectV2Serves();
+  });
+
+  test("a lock held by anything but an action (a leftover of an older version) is reported stale, with the way to clear it", async () => {
+    const leftover = spawn("flock", [host.ops.lockFile, "sleep", "300"], { stdio: "ignore", detached: true });
+    try {
+      await until("the leftover's lock", () => spawnSync("flock", ["-n", host.ops.lockFile, "true"]).status !== 0);
+      const sleeper = spawnSync("pgrep", ["-P", String(leftover.pid), "sleep"], { encoding: "utf8" }).stdout.trim();
+      const status = await host.run(["status"]);
+      expect(status.output).toMatch(new RegExp(`^lock: stale: no action holds it but pid ${leftover.pid} ${sleeper} \\(flock .*\\); end it with sudo kill ${leftover.pid} ${sleeper}$`, "m"));
+      const refused = await host.run(["rollback", v2]);
+      expect(refused.exitCode).toBe(75);
+      expect(refused.output).toContain(`busy: stale: no action holds it but pid ${leftover.pid} ${sleeper}`);
+    } finally {
+      process.kill(-leftover.pid!, "SIGKILL");
+    }
+    await until("the leftover's end", () => spawnSync("flock", ["-n", host.ops.lockFile, "true"]).status === 0);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
   });
 });
 
