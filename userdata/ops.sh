@@ -325,6 +325,7 @@ ops_release() {
   local sha name
   [[ -L $APP_DIR ]] || adopt_first_checkout
   FROM=$(current_release)
+  check_free_space
   BUILD=$RELEASES_DIR/.new
   retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$BUILD"
   sha=$(as_login git -C "$BUILD" rev-parse --verify --quiet "origin/$1^{commit}" || as_login git -C "$BUILD" rev-parse --verify --quiet "$1^{commit}") ||
@@ -339,6 +340,14 @@ ops_release() {
   switch_release "$name"
   BUILD=''
   prune_releases
+}
+
+# check_free_space: room for a build on the releases' file system: the current release's size and FREE_MARGIN_MB more.
+check_free_space() {
+  local need free
+  need=$(($(du -sm "$APP_DIR/" | cut -f1) + FREE_MARGIN_MB))
+  free=$(($(df --output=avail -m "$RELEASES_DIR" | tail -n 1)))
+  ((free >= need)) || die "$free MiB free on $RELEASES_DIR, a build needs $need (the current release's size and $FREE_MARGIN_MB); $FROM still serves"
 }
 
 # prune_releases: the newest KEEP_RELEASES releases stay, and the current one, the one before it (FROM)

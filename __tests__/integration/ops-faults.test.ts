@@ -411,7 +411,7 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
   const freeKiB = () => parseInt(spawnSync("df", ["--output=avail", "-k", home], { encoding: "utf8" }).stdout.trim().split("\n").pop() ?? "0", 10);
 
   beforeAll(async () => {
-    host = await startHost(HEADER, (harness) => {
+    host = await startHost({ ...HEADER, FREE_MARGIN_MB: 4 }, (harness) => {
       home = harness.settings.loginHome;
       const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=24m,mode=755", "tmpfs", home], { encoding: "utf8" });
       if (mounted.status !== 0) throw new Error(`mount tmpfs: ${mounted.stderr}`);
@@ -427,6 +427,25 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
       spawnSync("umount", ["--lazy", home]);
       await h.stop();
     }
+  });
+
+  test("less free space than the current release's size and FREE_MARGIN_MB: refused before the clone, nothing fetched, v2 serves", async () => {
+    const v2 = host.current();
+    const filler = join(home, "filler");
+    writeFileSync(filler, Buffer.alloc((freeKiB() - 2048) * 1024));
+    const requests = h.gitRequests.length;
+    let refused: RunResult;
+    try {
+      refused = await host.run(["release", "main"]);
+    } finally {
+      rmSync(filler);
+    }
+    expect(refused.exitCode).toBe(1);
+    expect(refused.output).toMatch(new RegExp(`ERROR: \\d MiB free on ${host.ops.releasesDirectory}, a build needs [4-9] \\(the current release's size and 4\\); ${v2} still serves`));
+    expect(h.gitRequests.length).toBe(requests);
+    expect(host.leftovers()).toEqual([]);
+    expect(host.audit().pop()).toMatch(new RegExp(`^alice release main: ${v2} -> -: \\d MiB free on .* \\(exit 1\\)$`));
+    expect(await host.body()).toBe("crm v2");
   });
 
   test("a release too big for the disk fails in its clone; its leftovers go, the free space comes back, v2 serves", async () => {
