@@ -14,8 +14,11 @@ import { get } from "http";
 import { AddressInfo, createServer, Socket } from "net";
 import { join } from "path";
 import { opsPaths, refreshScriptPath, renderProvisioningScript } from "../../userdata";
-import { ScriptSecrets } from "../../settings/provisioning-settings";
-import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { secretParameterNames } from "../../constructs/secret-parameters";
+import { ScriptSecrets, SecretParameterNames } from "../../settings/provisioning-settings";
+import { findMotoServer, MotoServer } from "../support/moto-server";
+import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 
 jest.setTimeout(240_000);
@@ -482,3 +485,96 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
     expect(await host.body()).toBe("crm");
   });
 });
+
+const motoServer = findMotoServer();
+const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? [] : ["the AWS CLI (aws)"];
+
+describeWithTools("rotate-secrets under faults (Parameter Store on moto), run for real",
+  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing], () => {
+    const names = { region: "us-east-1", ...secretParameterNames("CrmHostStack") } satisfies SecretParameterNames;
+    let moto: MotoServer;
+    let ssm: SSMClient;
+    let h: ProvisioningHarness;
+    let host: Host;
+    let n = 0;
+    const put = (name: string, value: string) => ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
+    /** New values in Parameter Store (as `npm run secrets -- <stack> rotate` puts them), the token too. */
+    async function newValues(): Promise<{ root: string; app: string }> {
+      n++;
+      const values = { root: `root-${n}-${Date.now()}`, app: `app-${n}-${Date.now()}`, token: `ghp_Rotated${n}x${Date.now()}` };
+      await put(names.dbRootPassword, values.root);
+      await put(names.appDbPassword, values.app);
+      await put(names.sourceHostToken, values.token);
+      h.sourceHostToken = values.token;
+      return values;
+    }
+    /** The app logs in as it would: with the .env's DB_USER and DB_PASSWORD. */
+    async function appLogsIn(password: string): Promise<boolean> {
+      const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
+      return env.includes(`\nDB_PASSWORD=${password}\n`) && h.canLogin(/^DB_USER=(.*)$/m.exec(env)?.[1] ?? "", password);
+    }
+    /** The .env's credentials log in: what the app uses when it (re)starts. */
+    async function envLogsIn(): Promise<boolean> {
+      const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
+      return h.canLogin(/^DB_USER=(.*)$/m.exec(env)?.[1] ?? "", /^DB_PASSWORD=(.*)$/m.exec(env)?.[1] ?? "");
+    }
+    const rootHash = () => h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'");
+
+    beforeAll(async () => {
+      moto = await MotoServer.start(motoServer!);
+      ssm = new SSMClient({ region: names.region, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+      h = await ProvisioningHarness.start({ sourceHostToken: TOKEN, app: true, awsEndpoint: moto.endpoint });
+      await put(names.dbRootPassword, "first root");
+      await put(names.appDbPassword, "first-app");
+      await put(names.sourceHostToken, TOKEN);
+      const first = await h.run(renderProvisioningScript(h.settings, names), { header: HEADER, retryPauseSeconds: 0 });
+      if (first.exitCode !== 0) throw new Error(first.output);
+      host = new Host(h);
+    });
+
+    afterAll(async () => {
+      await h?.stop();
+      ssm?.destroy();
+      await moto?.stop();
+    });
+
+    test("a value .env cannot carry is refused before anything changes: the app keeps logging in with the old password", async () => {
+      const before = await rootHash();
+      const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
+      await put(names.dbRootPassword, "never root");
+      await put(names.appDbPassword, "x'y\"z`w #1");
+      const refused = await host.run(["rotate-secrets"]);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.output).toContain(`the value of ${names.appDbPassword} cannot be written to .env; nothing changed`);
+      expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
+      expect(await rootHash()).toBe(before);
+      expect(await appLogsIn("first-app")).toBe(true);
+    });
+
+    test.each([
+      ["before .env is replaced", "kill:step_11_write_env_file"],
+      ["once the app user's password is set", "ops:kill-after-app-password"],
+      ["at the app's restart", "ops:kill-restart"],
+      ["before the root password", "ops:kill-before-root-password"],
+    ] as const)("killed %s, run again: it converges, the app logs in with the new password", async (_phase, fault) => {
+      const values = await newValues();
+      h.fault = fault;
+      let killed: RunResult;
+      try {
+        killed = await host.run(["rotate-secrets"]);
+      } finally {
+        h.fault = undefined;
+      }
+      expect(killed.exitCode).toBe(137);
+      await host.actionEnded();
+      // Cut off, the app can still connect: its .env (read at its next start) holds a password that logs in.
+      expect(await envLogsIn()).toBe(true);
+      const again = await host.run(["rotate-secrets"]);
+      expect({ code: again.exitCode, output: again.output }).toEqual({ code: 0, output: expect.stringContaining("secrets rotated") });
+      expect(await appLogsIn(values.app)).toBe(true);
+      expect(await h.canLogin(h.settings.appDbUser, "first-app")).toBe(false);
+      expect(await rootHash()).toContain(nativePasswordHash(values.root));
+      expect(await host.body()).toBe("crm");
+      expect(host.audit().pop()).toBe("alice rotate-secrets: - -> -: ok");
+    });
+  });

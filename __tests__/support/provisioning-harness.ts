@@ -80,6 +80,8 @@ export const FAULTS = {
   "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
   "ops:leave-child": "yarn leaves a process behind (a daemon of its own session, with the descriptors it inherited but stdio), whose pid is in <dir>/leftover.pid",
   "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
+  "ops:kill-after-app-password": "SIGKILL to the action once the app user's new password is set (ALTER USER)",
+  "ops:kill-before-root-password": "SIGKILL to the action before the root password is set (SET PASSWORD FOR 'root')",
   "ops:kill-restart": "SIGKILL to the action at the app's restart, after the switch",
   "ops:kill-health": "SIGKILL to the action at its first health check of the app",
   "ops:hup-health": "SIGHUP to the action's shell at its first health check of the app",
