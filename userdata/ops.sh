@@ -91,7 +91,7 @@ ops_finish() {
     status=$?
   fi
   if [[ -n $BUILD && $(current_release) != "${BUILD##*/}" ]]; then as_login rm -rf "$BUILD"; fi
-  rm -f -- "${TEMP_FILES[@]}"
+  rm -rf -- "${TEMP_FILES[@]}"
   local result=ok
   ((status == 0)) || result="${FAILURE:-failed} (exit $status)"
   audit_line "${SUDO_USER:-root}" "$AUDIT" "${FROM:--}" "${TO:--}" "$result"
@@ -327,7 +327,7 @@ ops_release() {
   FROM=$(current_release)
   check_free_space
   BUILD=$RELEASES_DIR/.new
-  retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$BUILD"
+  clone_source "$BUILD" --no-checkout
   sha=$(as_login git -C "$BUILD" rev-parse --verify --quiet "origin/$1^{commit}" || as_login git -C "$BUILD" rev-parse --verify --quiet "$1^{commit}") ||
     die "unknown ref $1; $FROM still serves"
   log "building $1 ($sha)"

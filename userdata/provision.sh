@@ -163,12 +163,13 @@ install_file() {
 as_login() { runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
 as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
 
-# git_token ARGS...: git as the login user, given the token by a credential helper that reads it from
-# the environment: never in an address, a file or any command line. The empty value drops other helpers.
-# Bounded: it fails after GIT_SECONDS in all, or GIT_STALL_SECONDS at less than 1 KiB/s.
+# git_token ARGS...: git as root, never as the login user (who runs the app: its processes must never
+# hold the token), given the token by a credential helper that reads it from the environment: never in
+# an address, a file or any command line. The empty value drops other helpers. Bounded: it fails after
+# GIT_SECONDS in all, or GIT_STALL_SECONDS at less than 1 KiB/s.
 git_token() {
   # shellcheck disable=SC2016
-  CRM_GIT_USER=$TOKEN_USERNAME CRM_GIT_TOKEN=$SOURCE_HOST_TOKEN as_login timeout -k 5 "$GIT_SECONDS" git -c http.lowSpeedLimit=1024 \
+  CRM_GIT_USER=$TOKEN_USERNAME CRM_GIT_TOKEN=$SOURCE_HOST_TOKEN timeout -k 5 "$GIT_SECONDS" git -c http.lowSpeedLimit=1024 \
     -c http.lowSpeedTime="$GIT_STALL_SECONDS" -c credential.helper= -c \
     'credential.helper=!f() { if [ "$1" = get ]; then printf "username=%s\npassword=%s\n" "$CRM_GIT_USER" "$CRM_GIT_TOKEN"; fi; }; f' "$@"
 }
@@ -188,6 +189,26 @@ dotenv_value() {
     return
   fi
   die "a value cannot be written to .env so that dotenv reads it back unchanged"
+}
+
+# clone_source DEST ARGS...: REPO_URL cloned (git clone ARGS, tried ATTEMPTS times) by root with the
+# token into a private directory (mode 700, under TMPDIR or /var/tmp), then handed to the login user
+# and moved to DEST (the token stays in no file: the credential helper keeps none). A killed run's
+# directory goes first (under the lock, no other clone runs).
+clone_source() {
+  local stage tmp=${TMPDIR:-/var/tmp}
+  rm -rf -- "$tmp/$APP_NAME-clone."??????
+  stage=$(mktemp -d -p "$tmp" "$APP_NAME-clone.XXXXXX")
+  TEMP_FILES+=("$stage")
+  retry "git clone" clone_into "$stage/src" "${@:2}"
+  chown -R "$LOGIN_USER:" "$stage/src"
+  mv -T "$stage/src" "$1"
+}
+
+# clone_into DIR ARGS...: one try of clone_source's clone, into DIR, emptied first.
+clone_into() {
+  rm -rf "$1"
+  git_token clone --quiet "${@:2}" "$REPO_URL" "$1"
 }
 
 step_01_update_packages() {
@@ -395,7 +416,7 @@ step_08_fetch_repository_single_host() {
   if [[ ! -d $APP_DIR ]]; then
     # Cloned aside, then moved: a run killed mid-clone leaves no half checkout at APP_DIR.
     rm -rf "$partial"
-    retry "git clone" git_token clone --quiet "$REPO_URL" "$partial"
+    clone_source "$partial"
     mv -T "$partial" "$APP_DIR"
   elif [[ -L $APP_DIR ]]; then
     # A release of the ops command: its code changes only through a release, which checks that it answers.
@@ -403,7 +424,10 @@ step_08_fetch_repository_single_host() {
   else
     # Also clears a token that older versions of this script left in the address.
     as_login git -C "$APP_DIR" remote set-url origin "$REPO_URL"
-    retry "git pull" git_token -C "$APP_DIR" pull --quiet --ff-only "$REPO_URL"
+    rm -rf "$partial"
+    clone_source "$partial"
+    as_login git -C "$APP_DIR" pull --quiet --ff-only "$partial" HEAD
+    rm -rf "$partial"
   fi
 }
 
@@ -565,7 +589,7 @@ step_15_install_service() {
 # What the refresh unit runs at each boot, before the app (REFRESH_SCRIPT): steps 10 and 11, limited
 # to FRONTENDURI and BACKENDURI.
 refresh_public_uris() {
-  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  trap 'rm -rf -- "${TEMP_FILES[@]}"' EXIT
   # A release switched to and never verified (its ops action was cut off) does not start (userdata/ops.sh).
   settle_unverified boot
   read_public_hostname
@@ -591,7 +615,7 @@ main() {
   MAIN_SUBSHELL=$BASH_SUBSHELL
   trap on_error ERR
   # Temporary files go when the run ends, failed or not (a kill: see the steps that write them).
-  trap 'rm -f -- "${TEMP_FILES[@]}"; ops_unlock' EXIT
+  trap 'rm -rf -- "${TEMP_FILES[@]}"; ops_unlock' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
   ops_lock provision

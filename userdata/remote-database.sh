@@ -68,7 +68,7 @@ step_08_fetch_repository_scale_out() {
   fi
   [[ -z $RELEASE_REF ]] || check_ref "$RELEASE_REF"
   rm -rf "$partial"
-  retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$partial"
+  clone_source "$partial" --no-checkout
   sha=$(as_login git -C "$partial" rev-parse --verify --quiet "origin/${RELEASE_REF:-HEAD}^{commit}" ||
     as_login git -C "$partial" rev-parse --verify --quiet "$RELEASE_REF^{commit}") ||
     die "the repository has no ref $RELEASE_REF (the variable release_ref)"

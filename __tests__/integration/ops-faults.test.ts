@@ -359,6 +359,56 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     await expectV2Serves();
   });
 
+  test("the token is held by no process of the login user during a release: git runs as root, the build never sees it", async () => {
+    /** Every process holding the token in its environment or arguments, with its ancestors' names. */
+    const holders = new Map<number, string[]>();
+    const read = (file: string) => { try { return readFileSync(file); } catch { return Buffer.alloc(0); } };
+    const ancestry = (pid: number): string[] => {
+      const names: string[] = [];
+      // Up to the action's unit (the systemd-run stand-in starts it; systemd does on a host).
+      for (let p = pid; p > 1 && names.length < 40;) {
+        const stat = read(`/proc/${p}/stat`).toString();
+        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        if (name === "systemd-run") break;
+        names.push(name);
+        p = parseInt(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1], 10);
+      }
+      return names;
+    };
+    let sampling = true;
+    let samples = 0;
+    const sampler = (async () => {
+      while (sampling) {
+        for (const name of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+          const pid = parseInt(name, 10);
+          if (holders.has(pid) || pid === process.pid) continue;
+          if ([read(`/proc/${pid}/environ`), read(`/proc/${pid}/cmdline`)].some((data) => data.includes(TOKEN))) holders.set(pid, ancestry(pid));
+        }
+        samples++;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    h.gitDelayMs = 300;
+    let release: RunResult;
+    try {
+      release = await host.run(["release", "v3"]);
+    } finally {
+      h.gitDelayMs = 0;
+      sampling = false;
+      await sampler;
+    }
+    expect(release.exitCode).toBe(0);
+    const seen = [...holders.values()];
+    // The sampler saw the clone's git holding the token, so it would have seen any other holder.
+    expect(seen.some((names) => names[0].startsWith("git"))).toBe(true);
+    // None of them runs as the login user: nothing under runuser (as_login, as_node), no build step.
+    expect(seen.filter((names) => names.some((n) => /^(runuser|yarn|node|npm)$/.test(n)))).toEqual([]);
+    expect(samples).toBeGreaterThan(10);
+    expect(host.releases().length).toBeGreaterThan(0);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
+  });
+
   test("a source that accepts and never answers holds no action: each try of the clone ends at GIT_SECONDS, the release fails, v2 serves", async () => {
     const stuck = createServer(() => undefined);
     const sockets: Socket[] = [];
