@@ -624,7 +624,8 @@ describeWithTools("rotate-secrets under faults (Parameter Store on moto), run fo
       expect(await appLogsIn(values.app)).toBe(true);
       expect(await h.canLogin(h.settings.appDbUser, "first-app")).toBe(false);
       expect(await rootHash()).toContain(nativePasswordHash(values.root));
-      expect(await host.body()).toBe("crm");
+      // The rotation restarts the app and does not wait for it.
+      await until("the app answering", async () => (await host.body()) === "crm");
       expect(host.audit().pop()).toBe("alice rotate-secrets: - -> -: ok");
     });
   });
