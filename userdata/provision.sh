@@ -17,7 +17,7 @@ set -Eeuo pipefail
 shopt -s inherit_errexit
 
 export GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
-DB_ROOT_PASSWORD='' APP_DB_PASSWORD='' SOURCE_HOST_TOKEN='' PUBLIC_DNS='' CURRENT_STEP=setup MAIN_SUBSHELL=0 APP_DB_LOGIN=$APP_DB_USER
+DB_ROOT_PASSWORD='' APP_DB_PASSWORD='' SOURCE_HOST_TOKEN='' PUBLIC_DNS='' CURRENT_STEP=setup MAIN_SUBSHELL=0
 TEMP_FILES=()
 
 log() { printf '%s %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${LOG_TAG:-provision}" "$*" >&2; }
@@ -384,8 +384,8 @@ step_05_create_database() {
 # one whose password is not app_db_password (rotated, or none) gets it: step 11 writes that one to .env.
 # It gets APP_DB_GRANTS (the header's; userdata/constants.ts says why) on the one database: in GRANT,
 # _ in a database name is a wildcard (crm_app would also match crmXapp, mysq_ the mysql schema), escaped.
-# The account this host's app uses (APP_DB_LOGIN, which steps 9 and 11 take) is APP_DB_USER, or on the
-# scale-out topology one of two (app_account).
+# The account this host's app uses (APP_DB_LOGIN, which steps 9 and 11 take; APP_DB_USER without step 6) is
+# APP_DB_USER, or on the scale-out topology one of two (app_account).
 step_06_create_app_user() {
   local hash found account
   hash=$(password_hash "$APP_DB_PASSWORD")
@@ -454,7 +454,7 @@ step_09_import_database() {
     return 0
   fi
   root_sql "ALTER DATABASE $db COMMENT '$mark importing';"
-  MYSQL_PWD=$APP_DB_PASSWORD mariadb --user="$APP_DB_LOGIN" "$DATABASE_NAME" <"$dump"
+  MYSQL_PWD=$APP_DB_PASSWORD mariadb --user="${APP_DB_LOGIN:-$APP_DB_USER}" "$DATABASE_NAME" <"$dump"
   root_sql "ALTER DATABASE $db COMMENT '$mark imported';"
 }
 
@@ -493,7 +493,7 @@ read_public_hostname_single_host() {
 # DB_HOST and DB_PORT of a database elsewhere (docs/scale-out.md), which the app must read; none on the
 # single host, whose app reaches its own server by default.
 step_11_write_env_file() {
-  set_env_values DB_USER "$APP_DB_LOGIN" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" "${DATABASE_ADDRESS_ENV[@]}" \
+  set_env_values DB_USER "${APP_DB_LOGIN:-$APP_DB_USER}" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" "${DATABASE_ADDRESS_ENV[@]}" \
     FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }
 
