@@ -84,7 +84,10 @@ export const FAULTS = {
   "echo-token": "the git server refuses the clone with a message holding the token it was given",
   // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
   "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
+  "ops:leave-child": "yarn leaves a process behind (a daemon of its own session, with the descriptors it inherited but stdio), whose pid is in <dir>/leftover.pid",
   "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
+  "ops:kill-after-app-password": "SIGKILL to the action once the app user's new password is set (ALTER USER)",
+  "ops:kill-before-root-password": "SIGKILL to the action before the root password is set (SET PASSWORD FOR 'root')",
   "ops:kill-restart": "SIGKILL to the action at the app's restart, after the switch",
   "ops:kill-health": "SIGKILL to the action at its first health check of the app",
   "ops:hup-health": "SIGHUP to the action's shell at its first health check of the app",
@@ -895,6 +898,7 @@ export class ProvisioningHarness {
       REAL_MKSWAP: tool("mkswap"),
       REAL_CHOWN: tool("chown"),
       REAL_GIT: tool("git"),
+      REAL_FLOCK: tool("flock"),
       REAL_CURL: tool("curl"),
       REAL_MARIADB: tool("mariadb"),
       // The scale-out topology's client talks to the database the script names, over TCP.
