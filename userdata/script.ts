@@ -121,8 +121,8 @@ export function applicationUris(host: string, domainName?: string): { readonly f
 }
 
 /**
- * Shell code as it goes into the user data: without its full-line comments (the #! line among them; shellcheck's
- * directives kept) and without the indentation of its lines, where that indentation is code's: the lines of a
+ * Shell code as it goes into the user data: without its blank lines and full-line comments (the #! line among them;
+ * shellcheck's directives kept) and without the indentation of its lines, where that indentation is code's: the lines of a
  * here-document or of a quoted string that spans lines are content, kept as they are. Both are for readers of
  * the file; left out, they leave room under EC2's 16 KiB limit. Bash reads the same functions from both (tests
  * compare `declare -f` of every file with that of its compacted code).
@@ -139,7 +139,7 @@ export function compactShell(code: string): string {
     }
     if (quote) {
       lines.push(line);
-    } else if (!/^\s*#/.test(line) || /^\s*# shellcheck /.test(line)) {
+    } else if ((line.trim() !== "" && !/^\s*#/.test(line)) || /^\s*# shellcheck /.test(line)) {
       hereDocument = /<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)/.exec(line.replace(/<<</g, ""))?.[1];
       lines.push(line.trimStart());
     } else {
