@@ -3,7 +3,7 @@ import { CrmInstance } from "../constructs/crm-instance";
 import { INSTANCE_TYPE } from "../constructs/constants";
 import { CrmSecurityGroup } from "../constructs/crm-security-group";
 import { DataVolume } from "../constructs/data-volume";
-import { DataVolumeBackups } from "../constructs/data-volume-backups";
+import { backupTargetTags, DataVolumeBackups } from "../constructs/data-volume-backups";
 import { ElasticIp } from "../constructs/elastic-ip";
 import { HostAlarms } from "../constructs/host-alarms";
 import { HostOutputs } from "../constructs/host-outputs";
@@ -53,7 +53,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
   }) : undefined;
   // Created before the instance, whose user data names it; attached after.
-  const backupTag = { Backup: `${nameTag}/data` };
+  const backupTag = backupTargetTags(settings);
   const dataVolume = new DataVolume(stack, "data_volume", {
     availabilityZone: placement.availabilityZone,
     nameTag: `${nameTag}/data`,
