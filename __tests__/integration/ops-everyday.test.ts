@@ -9,9 +9,11 @@ import { execFileSync } from "child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { CreateVolumeCommand, DescribeSnapshotsCommand, EC2Client } from "@aws-sdk/client-ec2";
 import {
-  backup, BACKUP_LOCK_COMMAND, DRILL_SCRIPT, EverydayError, holdBackupLock, hostRun, logOptions, logsCommand, restoreGuide,
+  AttachVolumeCommand, CreateVolumeCommand, DescribeImagesCommand, DescribeSnapshotsCommand, DescribeVolumesCommand, EC2Client, RunInstancesCommand,
+} from "@aws-sdk/client-ec2";
+import {
+  backup, BACKUP_LOCK_COMMAND, DRILL_SCRIPT, EverydayError, holdBackupLock, hostRun, logOptions, logsCommand, restoreDrill, restoreGuide,
 } from "../../scripts/ops-everyday";
 import { opsPaths, renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
@@ -218,6 +220,75 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
     expect(existsSync(join(drillDir, "drill.pid"))).toBe(false);
     expect(readdirSync(drillDir).filter((name) => name.endsWith(".sock"))).toEqual([]);
     expect(await h.query("SELECT 1")).toBe("1");
+  });
+
+  test("restore --drill: a volume from the newest snapshot, attached, checked on the host by a throwaway server, detached and deleted", async () => {
+    // The data volume attached to a host, as the stack has it; the snapshot is the backup test's.
+    const { Images = [] } = await ec2.send(new DescribeImagesCommand({ Owners: ["amazon"] }));
+    const { Instances = [] } = await ec2.send(new RunInstancesCommand({ ImageId: Images[0].ImageId, MinCount: 1, MaxCount: 1, Placement: { AvailabilityZone: `${settings.region}a` } }));
+    const instanceId = Instances[0].InstanceId!;
+    const [data] = (await ec2.send(new DescribeVolumesCommand({ Filters: [{ Name: "tag:Backup", Values: [`${settings.stackName}/${settings.instanceName}/data`] }] }))).Volumes ?? [];
+    await ec2.send(new AttachVolumeCommand({ VolumeId: data.VolumeId, InstanceId: instanceId, Device: "/dev/sdf" }));
+    // What EC2 restores from it, as a block device: a file system holding a copy of the data directory taken under the backup lock.
+    const devices = join(scratch, "dev");
+    const image = async (name: string, withData: boolean) => {
+      const root = join(scratch, `${name}-root`);
+      execFileSync("mkdir", ["-p", root]);
+      if (withData) {
+        const lock = holdBackupLock(shell);
+        await lock.held;
+        execFileSync("cp", ["-a", join(h.dir, "mysql"), join(root, "mysql")]);
+        await lock.release();
+      }
+      execFileSync("mkfs.ext4", ["-q", "-F", "-d", root, join(scratch, `${name}.img`), "512M"]);
+      return execFileSync("losetup", ["--find", "--show", join(scratch, `${name}.img`)], { encoding: "utf8" }).trim();
+    };
+    const loops = [await image("good", true), await image("empty", false)];
+    let device = loops[0];
+    // Each scratch volume EC2 creates appears as the NVMe device named by its id, as on a Nitro instance.
+    ec2.middlewareStack.add((next, context) => async (args) => {
+      const result = await next(args);
+      if (context.commandName === "CreateVolumeCommand") {
+        const volumeId = (result.output as { VolumeId: string }).VolumeId;
+        execFileSync("mkdir", ["-p", join(devices, "disk", "by-id")]);
+        execFileSync("ln", ["-sfn", device, join(devices, "disk", "by-id", `nvme-Amazon_Elastic_Block_Store_${volumeId.replace("-", "")}`)]);
+      }
+      return result;
+    }, { step: "initialize", name: "scratchDevice" });
+    // The host's /dev is the scratch one; its mounts in a namespace of their own.
+    const drillShell = (command: string) => h.shell(`exec unshare --mount --propagation private bash -c ${shellQuote(
+      command.replace("readonly DEVICE_DIR='/dev'", `readonly DEVICE_DIR=${shellQuote(devices)}`))}`);
+    const drills = () => readdirSync("/run").filter((name) => name.startsWith("crm-restore-drill."));
+    const before = drills();
+    const scratchVolumes = async () => ((await ec2.send(new DescribeVolumesCommand({
+      Filters: [{ Name: "tag:Name", Values: [`${settings.stackName}/${settings.instanceName}/restore-drill`] }] }))).Volumes ?? []).map((v) => v.VolumeId);
+    const reports: string[] = [];
+    const written: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => { written.push(String(chunk)); return true; }) as typeof process.stdout.write;
+    try {
+      const code = await restoreDrill(ec2, drillShell, settings, (line) => reports.push(line), undefined, 60);
+      expect({ code, reports }).toMatchObject({ code: 0 });
+      expect(written.join("")).toMatch(/^customers +3 +3$/m);
+      expect(written.join("")).toMatch(/^drill: 2 tables; \d+ with other row counts than the live database .*; 0 missing from the snapshot$/m);
+      expect(reports.join("\n")).toMatch(/drill: vol-\S+ attached to i-\S+ as \/dev\/sdg; checking it on the host/);
+      expect(reports.join("\n")).toMatch(/drill: cleaned up \(exit 0\)/);
+      expect(reports.join("\n")).toMatch(/drill: vol-\S+ deleted/);
+      expect(await scratchVolumes()).toEqual([]);
+      // A snapshot without a database: the drill fails, and still leaves nothing behind.
+      device = loops[1];
+      reports.length = 0;
+      const failed = await restoreDrill(ec2, drillShell, settings, (line) => reports.push(line), undefined, 60);
+      expect(failed).toBe(1);
+      expect(reports.join("\n")).toContain("drill: no mysql directory on the volume");
+      expect(reports.join("\n")).toMatch(/drill: vol-\S+ deleted/);
+      expect(await scratchVolumes()).toEqual([]);
+      expect(drills()).toEqual(before);
+    } finally {
+      process.stdout.write = write;
+      ec2.middlewareStack.remove("scratchDevice");
+      for (const loop of loops) execFileSync("losetup", ["-d", loop]);
+    }
   });
 
   test("the lock session's command and the guided restore's steps are what docs/operations.md says", () => {
