@@ -208,6 +208,16 @@ describe("CrmHostStack", () => {
     expect(json.variable?.bootstrap_version.default).toBe("");
   });
 
+  it("checks at plan that the secrets fit the room the script leaves in EC2's user data (terraform_data.secrets)", () => {
+    const sizeCheck = (resources.terraform_data.secrets as any).lifecycle.precondition
+      .find((condition: any) => condition.error_message.includes("bytes together in base64"));
+    expect(sizeCheck.condition).toMatch(/^\$\{length\(base64encode\(var\.db_root_password\)\) \+ length\(base64encode\(var\.app_db_password\)\) \+ length\(base64encode\(var\.source_host_token\)\) <= (\d+)\}$/);
+    // At least three 256-character ASCII secrets, never more than EC2's limit.
+    const room = Number(/<= (\d+)/.exec(sizeCheck.condition)![1]);
+    expect(room).toBeGreaterThanOrEqual(3 * 344);
+    expect(room).toBeLessThan(16 * 1024);
+  });
+
   it("checks every input variable: validation blocks, or for secrets and the SSH key a precondition that prints no value", () => {
     const secretChecks = Object.values(resources.terraform_data)
       .flatMap((data: any) => data.lifecycle.precondition)

@@ -34,6 +34,12 @@ export class PlanCheck extends Construct {
     this.resource = new TerraformDataResource(this, "check", props);
     nameElements(props.name ?? id, this.resource);
   }
+
+  /** Adds a condition the plan must meet, for a rule known only once a later construct exists. */
+  public addPrecondition(precondition: Precondition): void {
+    const lifecycle = this.resource.lifecycle ?? {};
+    this.resource.lifecycle = { ...lifecycle, precondition: [...(lifecycle.precondition ?? []), precondition] };
+  }
 }
 
 class TerraformDataResource extends TerraformResource {

@@ -89,8 +89,9 @@ export interface ProvisioningUserDataProps {
    */
   readonly scaleOut?: ScaleOutValues;
   /**
-   * Longest secret the variables accept, used to check at synthesis that the script stays
-   * within EC2's user-data limit whatever the secrets are.
+   * Longest secret, in single-byte characters, that always fits: the script must leave room for three
+   * such secrets at synthesis. Longer ones in multi-byte characters are checked at plan against
+   * `secretBudgetBytes` (SecretVariables.limitEncodedLength).
    * @default MAX_SECRET_LENGTH (256)
    */
   readonly maxSecretLength?: number;
@@ -115,21 +116,31 @@ export class ProvisioningUserData extends Construct {
    * leaves the script room to grow (uncompressed, it came near the limit: docs/provisioning.md).
    */
   public readonly base64: string;
-  /** Upper bound of the compressed user data's size, whatever the (accepted) secrets are. */
+  /** Upper bound of the compressed user data's size, for any secrets within `secretBudgetBytes`. */
   public readonly maxCompressedBytes: number;
+  /**
+   * In `user-data` mode, the bytes the three secrets' base64 texts may take together: what EC2's limit
+   * leaves once the script is counted. Hand it to SecretVariables.limitEncodedLength, which checks it at plan.
+   * Undefined in `parameter-store` mode, where the user data holds no secret.
+   */
+  public readonly secretBudgetBytes?: number;
 
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
-    // Base64 of the longest secret (4 output bytes per 3 input bytes; 4 UTF-8 bytes per character at most).
     const inUserData = !("region" in props.secrets);
-    const secretLength = inUserData ? Math.ceil((4 * (props.maxSecretLength ?? MAX_SECRET_LENGTH)) / 3) * 4 : 0;
     const marker = inUserData ? { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" } : props.secrets;
-    // Conservative: the secrets counted as incompressible, the rest with the margin measured between
-    // Terraform's (Go's) deflate and Node.js's zlib.
-    this.maxCompressedBytes = Math.ceil(gzipSize(renderProvisioningScript(props.settings, marker, ...placeholders(props))) * TERRAFORM_GZIP_MARGIN)
-      + 3 * secretLength;
-    if (this.maxCompressedBytes > USER_DATA_LIMIT_BYTES) {
-      throw new UserDataTooLarge(this.maxCompressedBytes);
+    // Conservative: the script with the margin measured between Terraform's (Go's) deflate and Node.js's
+    // zlib; the secrets (base64 of any bytes) counted as incompressible.
+    const scriptBytes = Math.ceil(gzipSize(renderProvisioningScript(props.settings, marker, ...placeholders(props))) * TERRAFORM_GZIP_MARGIN);
+    if (inUserData) {
+      // Three secrets of the longest accepted length in single-byte characters must always fit.
+      const needed = 3 * Math.ceil((props.maxSecretLength ?? MAX_SECRET_LENGTH) / 3) * 4;
+      if (scriptBytes + needed > USER_DATA_LIMIT_BYTES) throw new UserDataTooLarge(scriptBytes + needed);
+      this.secretBudgetBytes = USER_DATA_LIMIT_BYTES - scriptBytes;
+      this.maxCompressedBytes = USER_DATA_LIMIT_BYTES;
+    } else {
+      if (scriptBytes > USER_DATA_LIMIT_BYTES) throw new UserDataTooLarge(scriptBytes);
+      this.maxCompressedBytes = scriptBytes;
     }
     const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props));
     nameElements(props.name ?? "provisioning_script", local);

@@ -3,7 +3,7 @@ import { Construct } from "constructs";
 import { ScriptSecrets } from "../settings/provisioning-settings";
 import { MAX_SECRET_LENGTH } from "./constants";
 import { PlanCheck } from "./plan-check";
-import { dotenvValue, printableText, stackVariable } from "./variable-rules";
+import { dotenvValue, printableText, stackVariable, variableReference } from "./variable-rules";
 
 /** Props of {@link SecretVariables}. */
 export interface SecretVariablesProps {
@@ -57,6 +57,22 @@ export class SecretVariables extends Construct {
         ...[this.dbRootPassword, this.appDbPassword, this.sourceHostToken].map((variable) => printableText(variable, maxLength)),
         dotenvValue(this.appDbPassword),
       ],
+    });
+  }
+
+  /**
+   * Holds the three secrets' base64 texts, together, within `bytes`: the room the provisioning script
+   * leaves them in EC2's user data (`ProvisioningUserData.secretBudgetBytes`). Checked at plan,
+   * where their lengths are known, so that a long secret in multi-byte characters fails there, not at RunInstances.
+   */
+  public limitEncodedLength(bytes: number): void {
+    const lengths = [this.dbRootPassword, this.appDbPassword, this.sourceHostToken]
+      .map((variable) => `length(base64encode(${variableReference(variable)}))`).join(" + ");
+    this.checks.addPrecondition({
+      condition: `\${${lengths} <= ${bytes}}`,
+      errorMessage: `db_root_password, app_db_password and source_host_token take more than ${bytes} bytes together in base64, ` +
+        "the room the provisioning script leaves them in EC2's 16 KiB of user data: shorten them (a character outside ASCII " +
+        "takes 2 to 4 bytes), or keep them in Parameter Store (\"secrets\": \"parameter-store\").",
     });
   }
 

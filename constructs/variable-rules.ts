@@ -29,6 +29,10 @@ export function hclString(value: string): string {
 }
 
 /** HCL reference of a variable, e.g. `var.vpc_id`. */
+export function variableReference(variable: TerraformVariable): string {
+  return ref(variable);
+}
+
 function ref(variable: TerraformVariable): string {
   return `var.${variable.friendlyUniqueId}`;
 }

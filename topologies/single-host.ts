@@ -68,6 +68,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     dataVolumeId: dataVolume.volumeId,
     elasticIp: address.publicIp,
   });
+  if (!(secrets instanceof SecretParameters)) secrets.limitEncodedLength(userData.secretBudgetBytes!);
   const host = new CrmInstance(stack, "instance", {
     imageId: image.imageId,
     subnetId: subnet.subnetId.stringValue,
