@@ -346,12 +346,14 @@ ops_restart() {
 }
 
 # ops_db [DUMP]: a MariaDB shell on the app's database as the app user; with dump, a consistent dump of
-# it (one transaction) on standard output. The password in the client's environment, never its arguments.
+# it (one transaction) on standard output. The password in the client's environment, never its arguments;
+# on the scale-out topology, the database the header names (DB_HOST: mariadb-dump reads no MYSQL_HOST).
 ops_db() {
   [[ $# == 0 || $* == dump ]] || die "db takes nothing or dump; got '$*'"
-  load_secrets
+  variant SECRETS load_secrets
   local client=(mariadb)
   [[ $# == 0 ]] || client=(mariadb-dump --single-transaction)
+  [[ -z ${DB_HOST:-} ]] || client+=(--host="$DB_HOST" --port="$DB_PORT")
   MYSQL_PWD=$APP_DB_PASSWORD exec "${client[@]}" --user="$APP_DB_USER" "$DATABASE_NAME"
 }
 

@@ -213,6 +213,10 @@ describe("the check itself", () => {
       "no test runs \"make\" and no reason says why it cannot be run (RUN_BY)",
     ]);
     expect(problemOf("npm run ops -- <stack> rotate-secrets", ask)).toBeUndefined();
+    // The everyday actions: each its own kind (RUN_BY), with its options.
+    expect(problemOf("npm run ops -- CrmHostStack logs app --since 2h ago --follow", ask)).toBeUndefined();
+    expect(problemOf("npm run ops -- CrmHostStack restore --drill --snapshot snap-0123456789abcdef0", ask)).toBeUndefined();
+    expect(problemOf("npm run ops -- CrmHostStack logs --tail 5", ask)).toBe("npm run ops: no option --tail");
     expect(problemOf("npx cdktf synth|diff|deploy", ask)).toBeUndefined();
     expect(problemOf("terraform apply -var data_volume_snapshot_id=snap-… -replace=aws_instance.crm_host", ask)).toBeUndefined();
   }, 120_000);
