@@ -337,7 +337,9 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
       code = await restoreDrill(ec2(settings), shell, settings, report, request.extra.snapshot);
     } else if (action === "logs") {
       const { source, options } = logOptions(args, request.extra);
-      code = await finished(spawn(ssh, sshArguments(request, { ...target, remote: logsCommand(settings, source, options) }), { stdio: "inherit" }));
+      // Following, on a terminal: one on the host too, so that Ctrl-C ends journalctl or tail there as well.
+      const tty = options.follow && process.stdin.isTTY === true;
+      code = await finished(spawn(ssh, sshArguments(request, { ...target, remote: logsCommand(settings, source, options), tty }), { stdio: "inherit" }));
     } else if (request.extra.output !== undefined) {
       // db dump --output: written beside the file, renamed over it only when complete (mode 600).
       const file = resolve(request.extra.output);

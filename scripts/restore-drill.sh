@@ -15,6 +15,8 @@ drill_main() {
   set -euo pipefail
   DRILL_DIR=$(mktemp -d /run/crm-restore-drill.XXXXXX) DRILL_PID=''
   trap drill_cleanup EXIT
+  # The server runs as the data's owner (mysql), who must reach the data inside.
+  chmod 711 "$DRILL_DIR"
   trap 'exit 1' HUP INT PIPE TERM
   local device
   device=$(drill_device "$1")
@@ -72,19 +74,23 @@ drill_server() {
   return 1
 }
 
-# drill_start DATADIR: mariadbd on DATADIR as its owner, on a socket in DRILL_DIR, no networking; waits
-# at most 300 s for it to answer (InnoDB's crash recovery runs first).
+# drill_start DATADIR: mariadbd on DATADIR as its owner, its socket, logs and temporary files in a
+# directory of that owner's in DRILL_DIR (DRILL_RUN), no networking; waits at most 300 s for it to
+# answer (InnoDB's crash recovery runs first).
 drill_start() {
-  local server deadline=$((SECONDS + 300))
+  local server owner deadline=$((SECONDS + 300))
   server=$(drill_server)
-  "$server" --no-defaults --datadir="$1" --socket="$DRILL_DIR/drill.sock" --skip-networking --user="$(stat -c %U "$1")" \
-    --pid-file="$DRILL_DIR/drill.pid" --log-error="$DRILL_DIR/drill.err" --tmpdir="$DRILL_DIR" --innodb-buffer-pool-size=64M \
+  owner=$(stat -c %U "$1")
+  DRILL_RUN=$DRILL_DIR/server
+  install -d -o "$owner" -m 700 "$DRILL_RUN"
+  "$server" --no-defaults --datadir="$1" --socket="$DRILL_RUN/drill.sock" --skip-networking --user="$owner" \
+    --pid-file="$DRILL_RUN/drill.pid" --log-error="$DRILL_RUN/drill.err" --tmpdir="$DRILL_RUN" --innodb-buffer-pool-size=64M \
     --skip-grant-tables --skip-slave-start --skip-log-bin </dev/null &>/dev/null &
   DRILL_PID=$!
-  until drill_sql --socket="$DRILL_DIR/drill.sock" <<<'SELECT 1' &>/dev/null; do
+  until drill_sql --socket="$DRILL_RUN/drill.sock" <<<'SELECT 1' &>/dev/null; do
     if ! kill -0 "$DRILL_PID" 2>/dev/null || ((SECONDS > deadline)); then
       echo "drill: the snapshot's database did not start; its log:" >&2
-      tail -n 20 "$DRILL_DIR/drill.err" >&2 || true
+      tail -n 20 "$DRILL_RUN/drill.err" >&2 || true
       return 1
     fi
     sleep 1
@@ -112,7 +118,7 @@ drill_counts() {
 drill_compare() {
   local live snapshot
   live=$(drill_counts)
-  snapshot=$(drill_counts --socket="$DRILL_DIR/drill.sock")
+  snapshot=$(drill_counts --socket="$DRILL_RUN/drill.sock")
   printf '%-32s %12s %12s\n' table live snapshot
   join -t $'\t' -a 1 -a 2 -e - -o 0,1.2,2.2 <(sort <<<"$live") <(sort <<<"$snapshot") |
     awk -F '\t' '$1 != "" { printf "%-32s %12s %12s\n", $1, $2, $3; n++; if ($2 != $3) d++; if ($3 == "-") m++ }

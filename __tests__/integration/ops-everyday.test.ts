@@ -217,8 +217,8 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
         "0", "missing", "from", "the", "snapshot"],
     ]);
     // The throwaway server is gone (its socket with it); the live one still serves.
-    expect(existsSync(join(drillDir, "drill.pid"))).toBe(false);
-    expect(readdirSync(drillDir).filter((name) => name.endsWith(".sock"))).toEqual([]);
+    expect(existsSync(join(drillDir, "server", "drill.pid"))).toBe(false);
+    expect(readdirSync(join(drillDir, "server")).filter((name) => name.endsWith(".sock"))).toEqual([]);
     expect(await h.query("SELECT 1")).toBe("1");
   });
 
@@ -239,6 +239,8 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
         await lock.held;
         execFileSync("cp", ["-a", join(h.dir, "mysql"), join(root, "mysql")]);
         await lock.release();
+        // Owned by a user of its own, as the mysql user owns it on a host: the throwaway server runs as that user.
+        execFileSync("chown", ["-R", "nobody:", join(root, "mysql")]);
       }
       execFileSync("mkfs.ext4", ["-q", "-F", "-d", root, join(scratch, `${name}.img`), "512M"]);
       return execFileSync("losetup", ["--find", "--show", join(scratch, `${name}.img`)], { encoding: "utf8" }).trim();
