@@ -242,9 +242,10 @@ export const SCALE_OUT_BACKUPS = "backup and restore work on a single host's dat
 /** The snapshots of the stack's data volume, oldest first; `id`: that one only, which must be the stack's. */
 export async function dataSnapshots(ec2: EC2Client, settings: StackSettings, id?: string): Promise<Snapshot[]> {
   const tags = snapshotTags(settings);
+  // A named one through a filter: SnapshotIds would fail the call for an id that is not there.
   const { Snapshots = [] } = await ec2.send(new DescribeSnapshotsCommand({
-    OwnerIds: ["self"], ...(id ? { SnapshotIds: [id] } : {}),
-    Filters: Object.entries(tags).map(([key, value]) => ({ Name: `tag:${key}`, Values: [value] })),
+    OwnerIds: ["self"],
+    Filters: [...Object.entries(tags).map(([key, value]) => ({ Name: `tag:${key}`, Values: [value] })), ...(id ? [{ Name: "snapshot-id", Values: [id] }] : [])],
   }));
   return Snapshots.filter((s) => s.State === "completed").sort((a, b) => (a.StartTime?.getTime() ?? 0) - (b.StartTime?.getTime() ?? 0));
 }

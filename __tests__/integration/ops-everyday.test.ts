@@ -20,6 +20,8 @@ import { ScriptSecrets } from "../../settings/provisioning-settings";
 import { StackSettings } from "../../settings/stack-settings";
 import { shellQuote } from "../../userdata/script";
 import { findMotoServer, MotoServer } from "../support/moto-server";
+import { guidedRestore, parseOpsArgs } from "../../scripts/ops";
+import { findEngine } from "../support/terraform-engine";
 import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import { exampleStackSettings } from "../support/synth";
@@ -290,6 +292,36 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
       process.stdout.write = write;
       ec2.middlewareStack.remove("scratchDevice");
       for (const loop of loops) execFileSync("losetup", ["-d", loop]);
+    }
+  });
+
+  test("restore (the real one) prints the steps with the newest snapshot, and runs Terraform only after the stack's name is typed", async () => {
+    const printed: string[] = [];
+    const errors: string[] = [];
+    const log = jest.spyOn(console, "log").mockImplementation((line: string) => { printed.push(line); });
+    const error = jest.spyOn(console, "error").mockImplementation((line: string) => { errors.push(line); });
+    const stacks = join(scratch, "stacks");
+    execFileSync("mkdir", ["-p", join(stacks, settings.stackName)]);
+    const request = (...extra: string[]) => parseOpsArgs([settings.stackName, "restore", ...extra], {});
+    // The stack's one snapshot, the backup test's (moto holds others, of its images).
+    const [newest] = (await ec2.send(new DescribeSnapshotsCommand({ OwnerIds: ["self"], Filters: [{ Name: "tag:Stack", Values: [settings.stackName] }] }))).Snapshots ?? [];
+    try {
+      expect(await guidedRestore(request(), settings, ec2, stacks, async () => { throw new Error("asked"); })).toBe(0);
+      expect(printed.join("\n")).toContain(`terraform apply -var data_volume_snapshot_id=${newest.SnapshotId} -replace=aws_instance.crm_host -var-file=dev.tfvars`);
+      expect(errors.pop()).toMatch(/^ops: restore: nothing changed; give --var-file/);
+      const varFile = join(scratch, "dev.tfvars");
+      expect(await guidedRestore(request("--var-file", varFile), settings, ec2, stacks, async () => "yes")).toBe(1);
+      expect(errors.pop()).toBe(`ops: restore: not confirmed ("yes" is not ${settings.stackName}); nothing changed`);
+      // Confirmed: Terraform runs in the stack's directory, where this test left no state to change.
+      const engine = findEngine();
+      if (engine) {
+        expect(await guidedRestore(request("--var-file", varFile), settings, ec2, stacks, async () => settings.stackName, engine)).not.toBe(0);
+        expect(errors.pop()).toMatch(/^ops: restore: terraform state failed \(exit 1\); see its message above/);
+      }
+      await expect(guidedRestore(request("--snapshot", "snap-00000000000000000"), settings, ec2, stacks)).rejects.toThrow(/^no completed snapshot snap-0{17} tagged Stack=/);
+    } finally {
+      log.mockRestore();
+      error.mockRestore();
     }
   });
 
