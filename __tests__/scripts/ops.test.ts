@@ -286,3 +286,32 @@ describeWithEngine("hostFromOutputs, the state in S3 (moto) without credentials"
     }
   });
 });
+
+describe("npm run ops backup and restore, EC2 through the SDK's usual chain (moto's server)", () => {
+  const motoServer = findMotoServer();
+  let moto: MotoServer | undefined;
+  afterAll(async () => { await moto?.stop(); });
+
+  (motoServer ? test : test.skip)("name what is missing in one line, before any ssh; and AWS's own refusals too", async () => {
+    moto = await MotoServer.start(motoServer!);
+    const aws = { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_SESSION_TOKEN: "", AWS_PROFILE: "",
+      AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true" };
+    const npm = (args: string[], env: NodeJS.ProcessEnv) => new Promise<{ code: number; stdout: string; stderr: string }>((resolveRun) => {
+      execFile("npm", ["run", "--silent", "ops", "--", "CrmHostStack", ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, CRM_SETTINGS: "", ...env } },
+        (error, stdout, stderr) => resolveRun({ code: error ? Number(error.code) : 0, stdout, stderr }));
+    });
+    const host = ["--host", "127.0.0.1", "--port", String(await closedPort())];
+    const [backup, drill, guide, unreachable] = await Promise.all([
+      npm(["backup", ...host], aws), npm(["restore", "--drill", ...host], aws), npm(["restore"], aws),
+      npm(["backup", ...host], { ...aws, AWS_ENDPOINT_URL: `http://127.0.0.1:${await closedPort()}`, AWS_MAX_ATTEMPTS: "1" }),
+    ]);
+    expect(backup).toMatchObject({ code: 1, stdout: "" });
+    expect(backup.stderr).toContain("ops: no volumes tagged Backup=CrmHostStack/CrmServer/data in us-east-1: is the stack deployed there, with these credentials' account?");
+    expect(drill.code).toBe(1);
+    expect(drill.stderr).toContain("ops: no volumes tagged Backup=CrmHostStack/CrmServer/data in us-east-1");
+    expect(guide.code).toBe(1);
+    expect(guide.stderr).toContain("ops: no completed snapshot tagged Stack=CrmHostStack, Instance=CrmServer in us-east-1");
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr.trim().split("\n").filter((line) => line.startsWith("ops: "))).toHaveLength(1);
+  });
+});
