@@ -276,6 +276,27 @@ export function drillCommand(settings: StackSettings, volumeId: string): string 
   ].join("\n");
 }
 
+/** The tag `CreatedBy` of the drill's scratch volumes (with `Name` = `<stack>/<instance>/restore-drill`). */
+export const DRILL_CREATED_BY = "npm run ops restore --drill";
+
+/**
+ * Removes the scratch volumes a drill cut off before its own clean-up (a kill on this machine) left:
+ * detached if attached (the host's side unmounted when its session ended), then deleted.
+ */
+export async function removeScratchVolumes(ec2: EC2Client, settings: StackSettings, report: Report, waitSeconds: number): Promise<void> {
+  const { Volumes = [] } = await ec2.send(new DescribeVolumesCommand({ Filters: [
+    { Name: "tag:Name", Values: [`${settings.stackName}/${settings.instanceName}/restore-drill`] }, { Name: "tag:CreatedBy", Values: [DRILL_CREATED_BY] }] }));
+  for (const volume of Volumes) {
+    const wait = { client: ec2, maxWaitTime: waitSeconds, minDelay: 2, maxDelay: 15 };
+    for (const attachment of volume.Attachments ?? []) {
+      await ec2.send(new DetachVolumeCommand({ VolumeId: volume.VolumeId, InstanceId: attachment.InstanceId }));
+      await waitUntilVolumeAvailable(wait, { VolumeIds: [volume.VolumeId!] });
+    }
+    await ec2.send(new DeleteVolumeCommand({ VolumeId: volume.VolumeId }));
+    report(`drill: deleted ${volume.VolumeId}, the scratch volume of a drill cut off before its clean-up`);
+  }
+}
+
 /** The device name the drill attaches its volume as (the data volume is /dev/sdf). */
 export const DRILL_DEVICE = "/dev/sdg";
 
@@ -291,12 +312,13 @@ export async function restoreDrill(ec2: EC2Client, shell: HostShell, settings: S
   const instanceId = volume.Attachments?.find((a) => a.State === "attached")?.InstanceId;
   if (!instanceId) throw new EverydayError(`the data volume ${volume.VolumeId} is not attached to a host`);
   const snapshot = await chooseSnapshot(ec2, settings, snapshotId);
+  await removeScratchVolumes(ec2, settings, report, waitSeconds);
   report(`drill: snapshot ${snapshot.SnapshotId} (${snapshot.StartTime?.toISOString()}) to a scratch volume in ${volume.AvailabilityZone}`);
   const created = await ec2.send(new CreateVolumeCommand({
     SnapshotId: snapshot.SnapshotId, AvailabilityZone: volume.AvailabilityZone, VolumeType: volume.VolumeType,
     TagSpecifications: [{ ResourceType: "volume", Tags: [
       { Key: "Name", Value: `${settings.stackName}/${settings.instanceName}/restore-drill` },
-      { Key: "CreatedBy", Value: "npm run ops restore --drill" }] }],
+      { Key: "CreatedBy", Value: DRILL_CREATED_BY }] }],
   }));
   const drillVolume = created.VolumeId ?? "";
   let attached = false;

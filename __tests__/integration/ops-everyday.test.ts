@@ -266,6 +266,10 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
     const before = drills();
     const scratchVolumes = async () => ((await ec2.send(new DescribeVolumesCommand({
       Filters: [{ Name: "tag:Name", Values: [`${settings.stackName}/${settings.instanceName}/restore-drill`] }] }))).Volumes ?? []).map((v) => v.VolumeId);
+    // What a drill killed on this machine before its clean-up leaves: its scratch volume, attached.
+    const { VolumeId: stale } = await ec2.send(new CreateVolumeCommand({ AvailabilityZone: `${settings.region}a`, Size: 8, TagSpecifications: [{ ResourceType: "volume", Tags: [
+      { Key: "Name", Value: `${settings.stackName}/${settings.instanceName}/restore-drill` }, { Key: "CreatedBy", Value: "npm run ops restore --drill" }] }] }));
+    await ec2.send(new AttachVolumeCommand({ VolumeId: stale, InstanceId: instanceId, Device: "/dev/sdg" }));
     const reports: string[] = [];
     const written: string[] = [];
     const write = process.stdout.write;
@@ -275,6 +279,7 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
       expect({ code, reports }).toMatchObject({ code: 0 });
       expect(written.join("")).toMatch(/^customers +3 +3$/m);
       expect(written.join("")).toMatch(/^drill: 2 tables; \d+ with other row counts than the live database .*; 0 missing from the snapshot$/m);
+      expect(reports).toContain(`drill: deleted ${stale}, the scratch volume of a drill cut off before its clean-up`);
       expect(reports.join("\n")).toMatch(/drill: vol-\S+ attached to i-\S+ as \/dev\/sdg; checking it on the host/);
       expect(reports.join("\n")).toMatch(/drill: cleaned up \(exit 0\)/);
       expect(reports.join("\n")).toMatch(/drill: vol-\S+ deleted/);
