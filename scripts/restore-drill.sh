@@ -120,7 +120,7 @@ drill_compare() {
   live=$(drill_counts)
   snapshot=$(drill_counts --socket="$DRILL_RUN/drill.sock")
   printf '%-32s %12s %12s\n' table live snapshot
-  join -t $'\t' -a 1 -a 2 -e - -o 0,1.2,2.2 <(sort <<<"$live") <(sort <<<"$snapshot") |
+  LC_ALL=C join -t $'\t' -a 1 -a 2 -e - -o 0,1.2,2.2 <(LC_ALL=C sort -t $'\t' -k 1,1 <<<"$live") <(LC_ALL=C sort -t $'\t' -k 1,1 <<<"$snapshot") |
     awk -F '\t' '$1 != "" { printf "%-32s %12s %12s\n", $1, $2, $3; n++; if ($2 != $3) d++; if ($3 == "-") m++ }
       END { printf "drill: %d tables; %d with other row counts than the live database (rows changed since the snapshot); %d missing from the snapshot\n", n, d, m; exit (m > 0 ? 1 : 0) }'
 }

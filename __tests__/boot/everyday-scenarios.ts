@@ -75,7 +75,7 @@ export async function everydayScenarios({ vm, opsCommand, dataSerial, figure }: 
 
     // The snapshot as EBS would restore it: a block copy of the data volume, frozen while copied, on the second disk.
     await vm.sshOk([
-      "set -e", `data=$(readlink -f /dev/disk/by-id/*_${dataSerial})`, `drill=$(readlink -f /dev/disk/by-id/*_${DRILL_SERIAL})`,
+      "set -e", `data=$(readlink -f "$(ls /dev/disk/by-id/*_${dataSerial} | head -n 1)")`, `drill=$(readlink -f "$(ls /dev/disk/by-id/*_${DRILL_SERIAL} | head -n 1)")`,
       `trap 'fsfreeze -u ${settings.dataMount}' EXIT`, `fsfreeze -f ${settings.dataMount}`, 'dd if="$data" of="$drill" bs=4M conv=fsync status=none',
       `fsfreeze -u ${settings.dataMount}`, "trap - EXIT", 'ln -sfn "$drill" /dev/sdg',
     ].join("\n"), { timeoutMs: 300_000 });
