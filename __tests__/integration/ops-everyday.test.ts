@@ -6,7 +6,7 @@
  * host commands run by bash on the stand-in host, as sshd runs what ssh sends, and EC2 in moto's server.
  */
 import { execFileSync } from "child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import {
@@ -20,7 +20,7 @@ import { ScriptSecrets } from "../../settings/provisioning-settings";
 import { StackSettings } from "../../settings/stack-settings";
 import { shellQuote } from "../../userdata/script";
 import { findMotoServer, MotoServer } from "../support/moto-server";
-import { guidedRestore, parseOpsArgs } from "../../scripts/ops";
+import { guidedRestore, parseOpsArgs, runOps } from "../../scripts/ops";
 import { findEngine } from "../support/terraform-engine";
 import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
@@ -300,7 +300,41 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
     }
   });
 
-  test("restore (the real one) prints the steps with the newest snapshot, and runs Terraform only after the stack's name is typed", async () => {
+  test("npm run ops's own path (runOps): db dump --output writes a private file only when the dump ends well; logs and backup reach the host", async () => {
+    // ssh as far as the host: the words after the host, as sshd hands them to the login shell, run by
+    // bash on the harness's host (sudo -n dropped: the test runs as root), with the host's environment.
+    const env = h.scriptEnv();
+    const ssh = join(scratch, "ssh-to-the-harness");
+    writeFileSync(ssh, ["#!/bin/bash", ...["PATH", "HOME", "LANG", "TMPDIR"].map((name) => `export ${name}=${shellQuote(env[name] ?? "")}`),
+      'while [[ $1 != -- ]]; do shift; done', "shift 2", 'command="$*"', 'exec bash -c "${command#sudo -n }"', ""].join("\n"));
+    chmodSync(ssh, 0o755);
+    const ops = (...args: string[]) => runOps(parseOpsArgs([settings.stackName, ...args, "--host", "127.0.0.1"], {}), settings, scratch, ssh, () => ec2);
+    const file = join(scratch, "crm.sql");
+    expect(await ops("db", "dump", "--output", file)).toBe(0);
+    expect(readFileSync(file, "utf8")).toContain("INSERT INTO `customers` VALUES");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // A dump that fails (the command is not there) leaves no file, and no partial one.
+    const broken = { ...settings, provisioning: { ...settings.provisioning, scriptDirectory: join(scratch, "nowhere") } };
+    const failed = join(scratch, "failed.sql");
+    expect(await runOps(parseOpsArgs([settings.stackName, "db", "dump", "--output", failed, "--host", "127.0.0.1"], {}), broken, scratch, ssh)).toBe(127);
+    expect(readdirSync(scratch).filter((name) => name.startsWith("failed.sql"))).toEqual([]);
+    expect(await ops("logs", "ops", "--lines", "1")).toBe(0);
+    const written: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => { written.push(String(chunk)); return true; }) as typeof process.stdout.write;
+    const log = jest.spyOn(console, "log").mockImplementation((line: string) => { written.push(line); });
+    const error = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      expect(await ops("backup")).toBe(0);
+    } finally {
+      process.stdout.write = write;
+      log.mockRestore();
+      error.mockRestore();
+    }
+    expect(written.pop()).toMatch(/^snap-[0-9a-f]+$/);
+  });
+
+  test("restore (the real one) prints the steps with the snapshot, and runs Terraform only after the stack's name is typed", async () => {
     const printed: string[] = [];
     const errors: string[] = [];
     const log = jest.spyOn(console, "log").mockImplementation((line: string) => { printed.push(line); });
@@ -308,10 +342,10 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
     const stacks = join(scratch, "stacks");
     execFileSync("mkdir", ["-p", join(stacks, settings.stackName)]);
     const request = (...extra: string[]) => parseOpsArgs([settings.stackName, "restore", ...extra], {});
-    // The stack's one snapshot, the backup test's (moto holds others, of its images).
+    // A snapshot of the stack's (moto holds others, of its images).
     const [newest] = (await ec2.send(new DescribeSnapshotsCommand({ OwnerIds: ["self"], Filters: [{ Name: "tag:Stack", Values: [settings.stackName] }] }))).Snapshots ?? [];
     try {
-      expect(await guidedRestore(request(), settings, ec2, stacks, async () => { throw new Error("asked"); })).toBe(0);
+      expect(await guidedRestore(request("--snapshot", newest.SnapshotId!), settings, ec2, stacks, async () => { throw new Error("asked"); })).toBe(0);
       expect(printed.join("\n")).toContain(`terraform apply -var data_volume_snapshot_id=${newest.SnapshotId} -replace=aws_instance.crm_host -var-file=dev.tfvars`);
       expect(errors.pop()).toMatch(/^ops: restore: nothing changed; give --var-file/);
       const varFile = join(scratch, "dev.tfvars");

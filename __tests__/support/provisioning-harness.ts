@@ -503,7 +503,7 @@ export class ProvisioningHarness {
   }
 
   /** The environment the scripts and commands run with on the stand-in host. */
-  private scriptEnv(extraEnv: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  scriptEnv(extraEnv: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     return {
       PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: process.env.HOME ?? "/root",
