@@ -27,7 +27,7 @@ export type HostShell = (command: string) => ChildProcess;
 
 /** The actions that run from the workstation, their arguments and what each does (for --help). */
 export const LOCAL_ACTIONS: Readonly<Record<string, { readonly args: string; readonly summary: string }>> = {
-  logs: { args: "[app|provisioning|ops|database]", summary: "a log of the host (default the app's journal); --lines, --since, --follow" },
+  logs: { args: "[log]", summary: "app (the default: its journal), provisioning, ops (the audit log) or database; --lines, --since, --follow" },
   backup: { args: "", summary: "snapshot the data volume now, application-consistent, and wait for it (single host)" },
   restore: { args: "", summary: "--drill: check a snapshot on a scratch volume; else the guided real restore (single host)" },
 };
