@@ -28,12 +28,12 @@
 ops_main() {
   ((EUID == 0)) || die "run it as root (sudo)"
   case ${1:-} in
-    release | rollback | patch | reprovision | rotate-secrets)
+    release | rollback | patch | reprovision | rotate-secrets | restart)
       [[ -n ${OPS_RUN:-} ]] || exec systemd-run --unit="$APP_NAME-ops-$$" --wait --pipe --quiet --collect --setenv=OPS_RUN=1 \
         --setenv=SUDO_USER="${SUDO_USER:-root}" -- "$OPS_COMMAND" "$@"
       ops_change "$@" ;;
-    releases | status) "ops_$1" "${@:2}" ;;
-    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|patch [VERSION]|reprovision|rotate-secrets" ;;
+    releases | status | db) "ops_$1" "${@:2}" ;;
+    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|restart|db [DUMP]|patch [VERSION]|reprovision|rotate-secrets" ;;
   esac
 }
 
@@ -378,6 +378,25 @@ ops_releases() {
   for name in $(release_names); do
     printf '%s %s %s\n' "$([[ $name == "$(current_release)" ]] && echo '*' || echo ' ')" "$name" "$(as_login git -C "$RELEASES_DIR/$name" log -1 --format=%s)"
   done
+}
+
+# ops_restart: the app's unit restarted, then the health check (restart_app), under the lock, audited.
+ops_restart() {
+  (($# == 0)) || die "restart takes no arguments; got '$*'"
+  FROM=$(current_release) TO=$FROM
+  restart_app || die "the app does not answer after its restart"
+}
+
+# ops_db [DUMP]: a MariaDB shell on the app's database as the app user; with dump, a consistent dump of
+# it (one transaction) on standard output. The password in the client's environment, never its arguments;
+# on the scale-out topology, the database the header names (DB_HOST: mariadb-dump reads no MYSQL_HOST).
+ops_db() {
+  [[ $# == 0 || $* == dump ]] || die "db takes nothing or dump; got '$*'"
+  variant SECRETS load_secrets
+  local client=(mariadb)
+  [[ $# == 0 ]] || client=(mariadb-dump --single-transaction)
+  [[ -z ${DB_HOST:-} ]] || client+=(--host="$DB_HOST" --port="$DB_PORT")
+  MYSQL_PWD=$APP_DB_PASSWORD exec "${client[@]}" --user="$APP_DB_USER" "$DATABASE_NAME"
 }
 
 # os_release: the operating system's release (Amazon Linux 2023: with its date).

@@ -63,7 +63,11 @@ function pollDowntime(vm: Vm, port: number): { stop: () => Promise<{ gapMs: numb
   return { stop: async () => { running = false; await loop; return { gapMs, answers }; } };
 }
 
-export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenarioContext): Promise<void> {
+/** The local command as the boot test runs it against the VM: `npm run ops -- <stack> <args> --host … --identity … --known-hosts …`. */
+export type OpsCommand = (args: string[], env?: NodeJS.ProcessEnv) => Promise<CommandResult>;
+
+/** The scenarios; resolves with the local command, ready for the everyday rows (everyday-scenarios.ts). */
+export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenarioContext): Promise<OpsCommand> {
   const stack = loadStackSettings(SETTINGS_FILE);
   const settings = stack.provisioning;
   const ops = opsPaths(settings);
@@ -86,13 +90,14 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   figure("ops: host keys for known_hosts", `${hostKeys.length} from ${printed ? "the console (cloud-init)" : "the host's files (not on the console)"}`, hostKeys.length > 0);
 
   /** The local command, as an operator runs it. */
-  async function opsCommand(...args: string[]): Promise<CommandResult> {
+  const command: OpsCommand = async (args, env = {}) => {
     const result = await run("npm", ["run", "--silent", "ops", "--", stack.stackName, ...args, "--host", "127.0.0.1",
       "--port", String(vm.hostPort(22)), "--identity", key, "--known-hosts", knownHosts],
-    { env: { ...process.env, CRM_SETTINGS: SETTINGS_FILE }, timeoutMs: 15 * 60_000 });
+    { env: { ...process.env, CRM_SETTINGS: SETTINGS_FILE, ...env }, timeoutMs: 15 * 60_000 });
     outputs.push(result.stdout + result.stderr);
     return result;
-  }
+  };
+  const opsCommand = (...args: string[]) => command(args);
   const page = async (port: number) => (await vm.httpGet(port, "/", 10_000))?.body ?? "";
   const current = async () => (await vm.sshOk(`readlink ${settings.appDir} || echo plain`)).trim().split("/").pop() ?? "";
 
@@ -224,4 +229,5 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const forms = secretForms();
   const leaked = [...outputs, auditLog].some((text) => forms.some((form) => text.includes(form)));
   figure("ops: secrets in the local command's output and the audit log", leaked ? "found" : `none (${outputs.length} runs, sha256 of the outputs ${createHash("sha256").update(outputs.join("")).digest("hex").slice(0, 12)})`, !leaked);
+  return command;
 }

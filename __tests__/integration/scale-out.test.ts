@@ -192,6 +192,15 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
       }
     });
 
+    test("ops db on one host of the group: the app's database on the shared server, as the app user; db dump of it", async () => {
+      const session = await hosts[1].runCommand(hosts[1].opsCommand, ["db"], { input: "SELECT CURRENT_USER(), COUNT(*) FROM customers;\n" });
+      expect(session.exitCode).toBe(0);
+      expect(session.output).toMatch(/^crm_app@%\t\d+$/m);
+      const dump = await hosts[1].runCommand(hosts[1].opsCommand, ["db", "dump"]);
+      expect(dump.exitCode).toBe(0);
+      expect(dump.output).toContain("INSERT INTO `customers`");
+    });
+
     test("a master secret the database refuses stops the run at step 4, naming the secret", async () => {
       await secrets.send(new PutSecretValueCommand({ SecretId: masterSecretArn, SecretString: JSON.stringify({ ...MASTER, password: "not-it" }) }));
       try {
