@@ -9,6 +9,22 @@ import { nameElements } from "./addresses";
 import { POLICY_VERSION } from "./constants";
 import { conditionRule, stackVariable, wholeNumberBetween } from "./variable-rules";
 
+/** A stack's names, as the snapshot tags and the data volume's name tag use them. */
+export interface BackupNames {
+  readonly stackName: string;
+  readonly instanceName: string;
+}
+
+/** The tags the snapshot policy targets, which the data volume carries: `Backup` = `<stack>/<instance>/data`. */
+export function backupTargetTags({ stackName, instanceName }: BackupNames): Record<string, string> {
+  return { Backup: `${stackName}/${instanceName}/data` };
+}
+
+/** The tags the policy adds to every snapshot (besides the volume's own, copied): `Stack` and `Instance`. */
+export function snapshotTags({ stackName, instanceName }: BackupNames): Record<string, string> {
+  return { Stack: stackName, Instance: instanceName };
+}
+
 /** Trust policy that lets only Data Lifecycle Manager assume the role. */
 export const DLM_ASSUME_ROLE_POLICY = {
   Version: POLICY_VERSION,
@@ -156,7 +172,7 @@ export class DataVolumeBackups extends Construct {
           createRule: { interval: this.intervalHours.numberValue, intervalUnit: "HOURS", times: [time] },
           retainRule: { count: this.retentionCount.numberValue },
           copyTags: true,
-          tagsToAdd: { Stack: props.stackName, Instance: props.instanceName },
+          tagsToAdd: snapshotTags(props),
           crossRegionCopyRule: this.copyRetentionDays && props.copyRegion !== undefined ? [{
             // `target` (not 6.x's target_region): the name both provider majors take.
             target: props.copyRegion,

@@ -38,7 +38,7 @@ export const USER_DATA_LIMIT_BYTES = 16 * 1024;
  * __tests__/engine/user-data-size.test.ts has the engine compress the scripts and fails when it writes
  * more than this allows.
  */
-export const TERRAFORM_GZIP_MARGIN = 1.02;
+export const TERRAFORM_GZIP_MARGIN = 1.01;
 
 /** Gzip of the script, as Node.js measures it at synthesis (Terraform's may be up to TERRAFORM_GZIP_MARGIN more). */
 export function gzipSize(script: string): number {

@@ -10,16 +10,23 @@
  * a key given as text in `$CRM_OPS_SSH_KEY` (as CI keeps it) goes to a private temporary file,
  * removed when the command ends, as do known_hosts lines given as text.
  */
-import { spawn, spawnSync } from "child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "fs";
+import { ChildProcess, spawn, spawnSync } from "child_process";
+import { createWriteStream, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "fs";
+import { createInterface } from "readline";
+import { EC2Client } from "@aws-sdk/client-ec2";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 import { loadEnvironments } from "../settings/environments";
 import { SettingsProblem } from "../settings/errors";
 import { StackSettings } from "../settings/stack-settings";
 import { hostOpsActions, opsPaths } from "../userdata/ops";
+import { shellQuote } from "../userdata/script";
 import { isGitRef, REF_EXPECTED } from "../settings/git-ref";
 import { CommandLine, CommandLineError, OptionSpec, parseCommandLine, sshFileOption } from "./cli-options";
+import {
+  ACTION_OPTIONS, backup, chooseSnapshot, EverydayError, HostShell, LOCAL_ACTIONS, logOptions, logsCommand, restoreDrill, restoreGuide,
+  SCALE_OUT_BACKUPS, SNAPSHOT_ID,
+} from "./ops-everyday";
 
 /** The actions of the host's ops command, as its dispatcher (userdata/ops.sh, ops_main) has them. */
 export const OPS_ACTIONS: readonly string[] = hostOpsActions().map((action) => action.name);
@@ -32,6 +39,8 @@ export const OPS_ACTION_SUMMARIES: Readonly<Record<string, string>> = {
   patch: "operating-system updates (to a version, default the latest); reboots only if needed",
   reprovision: "run the first-boot provisioning again: the repair of a failed first boot",
   "rotate-secrets": "apply the values that `npm run secrets -- <stack> rotate` put in Parameter Store",
+  restart: "restart the app's unit, then wait for its health check (audited)",
+  db: "a MariaDB shell on the app's database as the app user; db dump: a consistent dump to stdout or --output",
 };
 /** Arguments the actions take (a git ref, a release, a version): safe as words of the remote shell. */
 const ARGUMENT = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
@@ -44,6 +53,17 @@ export const USAGE = [
   "runs the host's ops command (sudo <scriptDirectory>/<appName>-ops) over ssh; docs/operations.md",
   "actions:",
   ...hostOpsActions().map(({ name, args }) => `  ${`${name} ${args}`.trim().padEnd(24)}${OPS_ACTION_SUMMARIES[name] ?? "see docs/operations.md"}`),
+  ...Object.entries(LOCAL_ACTIONS).map(([name, { args, summary }]) => `  ${`${name} ${args}`.trim().padEnd(24)}${summary}`),
+  "options of logs, db dump and restore:",
+  "  --lines <n>             logs: the last n lines (default 100)",
+  "  --since <time>          logs: from then on (journals: app, database), e.g. \"2026-05-01 14:00\", \"2h ago\", today",
+  "  --follow                logs: go on printing new lines until Ctrl-C",
+  "  --output <file>         db dump: into this file (mode 600, complete or not there) instead of standard output",
+  "  --drill                 restore: check a snapshot on a scratch volume, change nothing",
+  "  --snapshot <snap-id>    restore: this snapshot of the stack (default: the newest)",
+  "  --var-file <file>       restore: the stack's tfvars, for the guided real restore's terraform apply",
+  "a scale-out stack (--host <one of its hosts>): status, releases, patch, reprovision, restart, db, logs (not database);",
+  "  not release, rollback, rotate-secrets (the group rolls them out), backup or restore (RDS keeps its own backups)",
   "options:",
   "  --host <address>        the host, instead of the stack's output <instanceName>PublicIP (needed for a scale-out stack)",
   "  --port <n>              ssh port (default 22)",
@@ -81,10 +101,15 @@ export interface OpsRequest {
   /** A known_hosts file, or known_hosts lines (from $CRM_OPS_KNOWN_HOSTS). */
   readonly knownHosts?: string;
   readonly acceptNewHostKey: boolean;
+  /** The options of the everyday actions (ACTION_OPTIONS), by name; a flag's value is "true". */
+  readonly extra: Readonly<Record<string, string>>;
 }
 
 /** The options of the command and the kinds of their values (scripts/cli-options.ts checks them). */
-const OPTIONS: OptionSpec = { host: "host", port: "port", user: "user", identity: "path", "known-hosts": "path", "accept-new-host-key": "flag" };
+const SSH_OPTIONS: OptionSpec = { host: "host", port: "port", user: "user", identity: "path", "known-hosts": "path", "accept-new-host-key": "flag" };
+const OPTIONS: OptionSpec = {
+  ...SSH_OPTIONS, lines: "text", since: "text", follow: "flag", output: "path", drill: "flag", snapshot: "text", "var-file": "path",
+};
 
 /** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
 export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
@@ -100,7 +125,24 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const acceptNewHostKey = options["accept-new-host-key"] === "true";
   const [stack, action, ...args] = positional;
   if (!stack || !action) throw new OpsError(USAGE, 2);
-  if (!OPS_ACTIONS.includes(action)) throw new OpsError(`unknown action "${action}"\n${USAGE}`, 2);
+  if (!OPS_ACTIONS.includes(action) && !(action in LOCAL_ACTIONS)) throw new OpsError(`unknown action "${action}"\n${USAGE}`, 2);
+  const extra = Object.fromEntries(Object.entries(options).filter(([name]) => !(name in SSH_OPTIONS)));
+  for (const name of Object.keys(extra)) {
+    if (!(ACTION_OPTIONS[action] ?? []).includes(name) || (name === "output" && args[0] !== "dump")) {
+      const of = Object.entries(ACTION_OPTIONS).find(([, names]) => names.includes(name))?.[0];
+      throw new OpsError(`--${name} is an option of ${of === "db" ? "db dump" : of}, not of ${[action, ...args].join(" ")}`, 2);
+    }
+  }
+  try {
+    if (action === "logs") logOptions(args, extra);
+  } catch (error) {
+    if (error instanceof EverydayError) throw new OpsError(error.message, 2);
+    throw error;
+  }
+  if (extra.snapshot !== undefined && !SNAPSHOT_ID.test(extra.snapshot)) {
+    throw new OpsError(`--snapshot must be an EBS snapshot's id (snap- and 8 or 17 hex digits), got ${JSON.stringify(extra.snapshot)}`, 2);
+  }
+  if ((action === "backup" || action === "restore") && args.length > 0) throw new OpsError(`${action} takes no arguments; got "${args.join(" ")}"`, 2);
   if (action === "release" && args.length > 0 && !isGitRef(args[0])) {
     throw new OpsError(`the ref "${args[0]}" of release must be ${REF_EXPECTED}`, 2);
   }
@@ -110,7 +152,7 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   const port = Number(options.port ?? "22");
   return {
-    stack, action, args, port, acceptNewHostKey,
+    stack, action, args, port, acceptNewHostKey, extra,
     host: options.host, user: options.user,
     identity: options.identity ?? (env.CRM_OPS_SSH_KEY || undefined),
     knownHosts: options["known-hosts"] ?? (env.CRM_OPS_KNOWN_HOSTS || undefined),
@@ -178,49 +220,145 @@ export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshF
   };
 }
 
-/** The ssh command line: strict host key checking, no secret (the key is a file). */
-export function sshArguments(request: OpsRequest, target: { host: string; user: string; command: string } & SshFiles): string[] {
+/**
+ * The ssh command line: strict host key checking, no secret (the key is a file). It runs the host's ops
+ * command with the action, or `remote` (a command line for root, run through `sudo -n bash -c`); `tty`: a terminal (ssh -t).
+ */
+export function sshArguments(request: OpsRequest, target: { host: string; user: string; command: string; remote?: string; tty?: boolean } & SshFiles): string[] {
   return [
+    ...(target.tty ? ["-t"] : []),
     "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
     "-o", `StrictHostKeyChecking=${request.acceptNewHostKey ? "accept-new" : "yes"}`,
     // Files as -o Key="path": ssh splits a bare -o value on whitespace and expands % in file names.
     ...(target.knownHostsFile ? ["-o", sshFileOption("UserKnownHostsFile", target.knownHostsFile)] : []),
     ...(target.keyFile ? ["-o", sshFileOption("IdentityFile", target.keyFile), "-o", "IdentitiesOnly=yes"] : []),
     "-l", target.user, "-p", String(request.port),
-    "--", target.host, "sudo", "-n", target.command, request.action, ...request.args,
+    "--", target.host,
+    ...(target.remote === undefined ? ["sudo", "-n", target.command, request.action, ...request.args] : [`sudo -n bash -c ${shellQuote(target.remote)}`]),
   ];
 }
 
+/** Reads one line from standard input (the guided restore's confirmation); "" at its end. */
+function readLine(prompt: string): Promise<string> {
+  return new Promise((resolvePromise) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    let answered = false;
+    rl.question(prompt, (answer) => { answered = true; rl.close(); resolvePromise(answer.trim()); });
+    rl.on("close", () => { if (!answered) resolvePromise(""); });
+  });
+}
+
+/** How EC2 is reached: the user's own credentials, in the stack's region (AWS SDK v3's usual chain, AWS_ENDPOINT_URL included). */
+export type Ec2Factory = (settings: StackSettings) => EC2Client;
+const defaultEc2: Ec2Factory = (settings) => new EC2Client({ region: settings.region });
+
 /**
- * Runs the action on the host; resolves with its exit status (ssh's 255: the host was not reached).
- * `stacksDirectory` holds cdktf.out/stacks/<stack>; `ssh` is the client to run.
+ * The guided real restore (`restore` without --drill): the steps with the snapshot filled in, then, when
+ * the user types the stack's name and gave --var-file, `terraform state rm` and `terraform apply` (which
+ * shows its plan and asks again) in the stack's directory.
  */
-export async function runOps(request: OpsRequest, settings: StackSettings, stacksDirectory = STACKS_DIRECTORY, ssh = "ssh"): Promise<number> {
-  if (request.host === undefined && settings.provisioning.topology === "scale-out") {
+export async function guidedRestore(request: OpsRequest, settings: StackSettings, ec2: EC2Client, stacksDirectory: string,
+  confirm: (prompt: string) => Promise<string> = readLine, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): Promise<number> {
+  const snapshot = await chooseSnapshot(ec2, settings, request.extra.snapshot);
+  const varFile = request.extra["var-file"];
+  console.log(restoreGuide(settings, snapshot, varFile ? resolve(varFile) : undefined).join("\n"));
+  if (!varFile) {
+    console.error("ops: restore: nothing changed; give --var-file <your tfvars> to have this command run the two terraform commands after a confirmation");
+    return 0;
+  }
+  const answer = await confirm(`Type the stack's name (${settings.stackName}) to run the two terraform commands now: `);
+  if (answer !== settings.stackName) {
+    console.error(`ops: restore: not confirmed (${JSON.stringify(answer)} is not ${settings.stackName}); nothing changed`);
+    return 1;
+  }
+  const cwd = join(stacksDirectory, request.stack);
+  const env = { ...process.env, CHECKPOINT_DISABLE: "1" };
+  for (const args of [["state", "rm", "aws_ebs_volume.crm_data"],
+    ["apply", `-var=data_volume_snapshot_id=${snapshot.SnapshotId}`, "-replace=aws_instance.crm_host", `-var-file=${resolve(varFile)}`]]) {
+    const result = spawnSync(terraform, args, { cwd, stdio: "inherit", env });
+    if (result.status !== 0) {
+      console.error(`ops: restore: terraform ${args[0]} failed (exit ${result.status ?? result.signal}); see its message above and docs/operations.md`);
+      return result.status ?? 1;
+    }
+  }
+  return 0;
+}
+
+/**
+ * Runs the action: the host's ops command over ssh, or an everyday action of the workstation
+ * (scripts/ops-everyday.ts); resolves with its exit status (ssh's 255: the host was not reached).
+ * `stacksDirectory` holds cdktf.out/stacks/<stack>; `ssh` is the client to run; `ec2` reaches EC2.
+ */
+export async function runOps(request: OpsRequest, settings: StackSettings, stacksDirectory = STACKS_DIRECTORY, ssh = "ssh",
+  ec2: Ec2Factory = defaultEc2): Promise<number> {
+  const scaleOut = settings.provisioning.topology === "scale-out";
+  const { action, args } = request;
+  if (scaleOut && (action === "backup" || action === "restore")) throw new OpsError(SCALE_OUT_BACKUPS, 2);
+  if (scaleOut && action === "logs" && args[0] === "database") {
+    throw new OpsError("logs database: a scale-out stack's database is RDS, whose logs RDS keeps (the console, or aws rds describe-db-log-files)", 2);
+  }
+  if (action === "restore" && request.extra.drill === undefined) return guidedRestore(request, settings, ec2(settings), stacksDirectory);
+  if (request.host === undefined && scaleOut) {
     throw new OpsError(`the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> `
       + "(a host's address from the EC2 console or `aws autoscaling describe-auto-scaling-instances`; docs/scale-out.md)", 2);
   }
   const host = request.host ?? hostFromOutputs(join(stacksDirectory, request.stack), settings.instanceName);
   const user = request.user ?? settings.provisioning.loginUser;
   let directory: string | undefined;
-  const remove = () => { if (directory) rmSync(directory, { recursive: true, force: true }); };
-  // Killed, it still removes the key's file, then dies of the signal as it would have.
+  let partial: string | undefined;
+  const remove = () => {
+    if (directory) rmSync(directory, { recursive: true, force: true });
+    if (partial) rmSync(partial, { force: true });
+  };
+  // Killed, it still removes the key's file (and a dump's partial file), then dies of the signal as it would have.
   const onSignal = (signal: NodeJS.Signals) => {
     remove();
     process.removeListener("SIGINT", onSignal).removeListener("SIGTERM", onSignal);
     process.kill(process.pid, signal);
   };
   process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
+  const notInstalled = (error: NodeJS.ErrnoException) => (error.code === "ENOENT"
+    ? new OpsError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
+    : error);
+  const finished = (child: ChildProcess) => new Promise<number>((resolvePromise, reject) => {
+    child.on("error", (error: NodeJS.ErrnoException) => reject(notInstalled(error)));
+    child.on("close", (status, signal) => resolvePromise(status ?? (signal ? 128 : 1)));
+  });
   try {
     const files = sshFiles(request, () => (directory ??= mkdtempSync(join(tmpdir(), "crm-ops-"))));
-    const args = sshArguments(request, { host, user, command: opsPaths(settings.provisioning).command, ...files });
-    const code = await new Promise<number>((resolvePromise, reject) => {
-      const child = spawn(ssh, args, { stdio: "inherit" });
-      child.on("error", (error: NodeJS.ErrnoException) => reject(error.code === "ENOENT"
-        ? new OpsError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
-        : error));
-      child.on("close", (status, signal) => resolvePromise(status ?? (signal ? 128 : 1)));
-    });
+    const target = { host, user, command: opsPaths(settings.provisioning).command, ...files };
+    const shell: HostShell = (command) => spawn(ssh, sshArguments(request, { ...target, remote: command }), { stdio: "pipe" });
+    const report = (line: string) => console.error(`ops: ${line}`);
+    let code: number;
+    if (action === "backup") {
+      const made = await backup(ec2(settings), shell, settings, report);
+      console.log(made.snapshotId);
+      code = 0;
+    } else if (action === "restore") {
+      code = await restoreDrill(ec2(settings), shell, settings, report, request.extra.snapshot);
+    } else if (action === "logs") {
+      const { source, options } = logOptions(args, request.extra);
+      // Following, on a terminal: one on the host too, so that Ctrl-C ends journalctl or tail there as well.
+      const tty = options.follow && process.stdin.isTTY === true;
+      code = await finished(spawn(ssh, sshArguments(request, { ...target, remote: logsCommand(settings, source, options), tty }), { stdio: "inherit" }));
+    } else if (request.extra.output !== undefined) {
+      // db dump --output: written beside the file, renamed over it only when complete (mode 600).
+      const file = resolve(request.extra.output);
+      partial = `${file}.partial-${process.pid}`;
+      const out = createWriteStream(partial, { mode: 0o600, flags: "wx" });
+      const child = spawn(ssh, sshArguments(request, target), { stdio: ["inherit", "pipe", "inherit"] });
+      child.stdout?.pipe(out);
+      code = await finished(child);
+      await new Promise<void>((resolvePromise, reject) => { out.on("error", reject); if (out.writableFinished) resolvePromise(); else out.on("finish", () => resolvePromise()); });
+      if (code === 0) {
+        renameSync(partial, file);
+        partial = undefined;
+        report(`db dump: ${file}`);
+      }
+    } else {
+      const tty = action === "db" && args.length === 0 && process.stdin.isTTY === true;
+      code = await finished(spawn(ssh, sshArguments(request, { ...target, tty }), { stdio: "inherit" }));
+    }
     if (code === 255) console.error(`ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`);
     return code;
   } finally {
@@ -238,6 +376,15 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     if (error instanceof HelpRequested) {
       console.log(USAGE);
       return 0;
+    }
+    if (error instanceof EverydayError) {
+      console.error(`ops: ${error.message}`);
+      return error.exitCode;
+    }
+    // The AWS SDK's own errors (credentials, permissions, a missing resource): its name and message, one line.
+    if (error instanceof Error && ("$metadata" in error || /Credential|Waiter|TimeoutError/.test(error.name))) {
+      console.error(`ops: AWS: ${error.name}: ${error.message.split("\n")[0]} (check the credentials: aws sts get-caller-identity; npm run doctor)`);
+      return 1;
     }
     if (!(error instanceof OpsError || error instanceof SettingsProblem)) throw error;
     console.error(`ops: ${error.message}`);

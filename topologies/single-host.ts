@@ -2,7 +2,7 @@ import { TerraformStack } from "cdktf";
 import { CrmInstance } from "../constructs/crm-instance";
 import { CrmSecurityGroup } from "../constructs/crm-security-group";
 import { DataVolume } from "../constructs/data-volume";
-import { DataVolumeBackups } from "../constructs/data-volume-backups";
+import { backupTargetTags, DataVolumeBackups } from "../constructs/data-volume-backups";
 import { ElasticIp } from "../constructs/elastic-ip";
 import { HostAlarms } from "../constructs/host-alarms";
 import { HostHealthAlarms } from "../constructs/host-health-alarms";
@@ -63,7 +63,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag });
   const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
   // Created before the instance, whose user data names it; attached after.
-  const backupTag = { Backup: `${nameTag}/data` };
+  const backupTag = backupTargetTags(settings);
   const dataVolume = new DataVolume(stack, "data_volume", {
     availabilityZone: placement.availabilityZone,
     nameTag: `${nameTag}/data`,

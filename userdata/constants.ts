@@ -47,6 +47,12 @@ export const DATABASE_LOCK_SECONDS = 900;
 /** How often network steps (dnf, git, nvm, npm, yarn, metadata) are tried, and the pause between tries. */
 export const NETWORK_ATTEMPTS = 5;
 export const NETWORK_RETRY_PAUSE_SECONDS = 10;
+/** The bounds of every git transfer with the source host (a clone, a pull, a token check): it fails (and is tried again,
+ * NETWORK_ATTEMPTS in all) after GIT_SECONDS in all, or after GIT_STALL_SECONDS at less than 1 KiB/s. */
+export const GIT_SECONDS = 600;
+export const GIT_STALL_SECONDS = 60;
+/** The free space a release needs on the releases' file system before its build, beyond the current release's size (MiB). */
+export const FREE_MARGIN_MB = 512;
 /** cloud-init's root-only copy of the instance's user data (gzip, as EC2 gives it), which the ops command reads secrets from. */
 export const USER_DATA_COPY = "/var/lib/cloud/instance/user-data.txt";
 /** How long a release or rollback waits for the app to answer before it switches back (seconds). */

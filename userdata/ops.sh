@@ -28,12 +28,12 @@
 ops_main() {
   ((EUID == 0)) || die "run it as root (sudo)"
   case ${1:-} in
-    release | rollback | patch | reprovision | rotate-secrets)
+    release | rollback | patch | reprovision | rotate-secrets | restart)
       [[ -n ${OPS_RUN:-} ]] || exec systemd-run --unit="$APP_NAME-ops-$$" --wait --pipe --quiet --collect --setenv=OPS_RUN=1 \
         --setenv=SUDO_USER="${SUDO_USER:-root}" -- "$OPS_COMMAND" "$@"
       ops_change "$@" ;;
-    releases | status) "ops_$1" "${@:2}" ;;
-    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|patch [VERSION]|reprovision|rotate-secrets" ;;
+    releases | status | db) "ops_$1" "${@:2}" ;;
+    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|restart|db [DUMP]|patch [VERSION]|reprovision|rotate-secrets" ;;
   esac
 }
 
@@ -54,14 +54,14 @@ ops_change() {
   trap 'ops_signal INT' INT
   trap 'ops_signal PIPE' PIPE
   trap 'ops_signal TERM' TERM
+  # The ref first: before any secret, lock or clone.
+  [[ $1 != release ]] || check_ref "${@:2}"
+  ops_lock "$(escape "$*")"
   if [[ $1 == release ]]; then
-    # The ref first: before any secret, lock or clone.
-    check_ref "${@:2}"
     load_secrets
-    # All output through redact from here on.
+    # All output through redact from here on (ops_finish waits for it: the last process substitution).
     exec > >(redact >&2) 2>&1
   fi
-  ops_lock "$(escape "$*")"
   settle_unverified
   variant TOPOLOGY ops_action "$@"
 }
@@ -79,7 +79,7 @@ ops_signal() {
 
 # ops_finish STATUS: what ends an action, checked step by step (an error here must not cut the rest):
 # a switch not verified is undone (go_back), a build that is not live is removed, then the audit line,
-# the status for ops_detach, and the lock.
+# the lock, and the status for ops_detach.
 ops_finish() {
   local status=$1
   trap - ERR
@@ -91,10 +91,11 @@ ops_finish() {
     status=$?
   fi
   if [[ -n $BUILD && $(current_release) != "${BUILD##*/}" ]]; then as_login rm -rf "$BUILD"; fi
-  rm -f -- "${TEMP_FILES[@]}"
+  rm -rf -- "${TEMP_FILES[@]}"
   local result=ok
   ((status == 0)) || result="${FAILURE:-failed} (exit $status)"
   audit_line "${SUDO_USER:-root}" "$AUDIT" "${FROM:--}" "${TO:--}" "$result"
+  ops_unlock
   if [[ -n $REBOOT ]]; then systemctl reboot; fi
   # The end of redact's input (release): it writes what it holds before the unit ends.
   exec &>/dev/null
@@ -132,16 +133,48 @@ audit_line() {
   printf '%s\n' "$(escape "$(date -u +%FT%TZ) $1 $2: $3 -> $4: $5")" >>"$OPS_LOG"
 }
 
-# ops_lock WHAT: the one lock of the changing actions and of the provisioning script; a run of the
-# script that one of them starts (reprovision) inherits its descriptor, and with it the lock.
+# ops_lock WHAT: the one lock of the changing actions and of the provisioning script, held for this shell
+# by a process of its own (flock -o running tail --pid: it ends with this shell, however it ends) whose
+# last argument names the holder (tail, with no reader of its output, would end: tail -f stops on a closed pipe): the record is the lock (lock_holder). No child of this shell holds it.
+# A run of the provisioning script under an action (reprovision) is under that action's lock (OPS_LOCKED).
 ops_lock() {
-  [[ /proc/$BASHPID/fd/9 -ef $OPS_LOCK ]] || exec 9<>"$OPS_LOCK"
-  if ! flock -n 9; then
-    FAILURE="busy: $(<"$OPS_LOCK")"
+  [[ -z ${OPS_LOCKED:-} ]] || return 0
+  local fd held='' me=$BASHPID holder
+  holder="$1 by ${SUDO_USER:-root} (pid $me, since $(date -u +%FT%TZ))"
+  # shellcheck disable=SC2016 # expanded by sh
+  exec {fd}< <(exec flock -n -E 75 -o "$OPS_LOCK" sh -c 'printf "%s\n" "$3" >"$2"; echo held; exec tail --pid="$1" -s 0.2 -f /dev/null >/dev/null' \
+    ops-lock "$me" "$OPS_LOCK" "$holder" 2>/dev/null)
+  read -r held <&"$fd" || true
+  LOCK_PID=$!
+  exec {fd}<&-
+  if [[ $held != held ]]; then
+    FAILURE="busy: $(lock_holder)"
     log "ERROR: $FAILURE"
     exit 75
   fi
-  printf '%s by %s (pid %s, since %s)\n' "$1" "${SUDO_USER:-root}" $$ "$(date -u +%FT%TZ)" >"$OPS_LOCK"
+  export OPS_LOCKED=1
+}
+
+# ops_unlock: the lock goes now, not when its holder notices the end of this shell.
+ops_unlock() {
+  if [[ -n ${LOCK_PID:-} ]]; then kill "$LOCK_PID" 2>/dev/null || true; fi
+}
+
+# lock_holder: who holds OPS_LOCK, read in the kernel's table of locks (/proc/locks), never by taking it:
+# the holder ops_lock named; or, held by another process (a leftover of an older version of this
+# command), that process and how to end it.
+lock_holder() {
+  local inode pid args=()
+  inode=$(stat -c %i "$OPS_LOCK" 2>/dev/null) || return 0
+  pid=$(awk -v i="$inode" '$2 == "FLOCK" { n = split($6, d, ":"); if (d[n] == i) { print $5; exit } }' /proc/locks)
+  [[ -n $pid ]] || return 0
+  mapfile -d '' -t args <"/proc/$pid/cmdline" 2>/dev/null || true
+  if ((${#args[@]} > 4)) && [[ ${args[0]} == *flock && ${args[-4]} == ops-lock ]]; then
+    printf '%s\n' "${args[-1]}"
+  else
+    pid=$({ find /proc/[0-9]*/fd -lname "$OPS_LOCK" 2>/dev/null || true; } | cut -d/ -f3 | sort -nu | xargs)
+    printf 'stale: no action holds it but pid %s (%s); end it with sudo kill %s\n' "${pid:-?}" "$(ps -o args= -p "${pid// /,}" 2>/dev/null | head -n 1 || true)" "${pid:-<pid>}"
+  fi
 }
 
 # The release state, OPS_STATE (root's): lines "good R" (each release that answered after its switch,
@@ -292,8 +325,9 @@ ops_release() {
   local sha name
   [[ -L $APP_DIR ]] || adopt_first_checkout
   FROM=$(current_release)
+  check_free_space
   BUILD=$RELEASES_DIR/.new
-  retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$BUILD"
+  clone_source "$BUILD" --no-checkout
   sha=$(as_login git -C "$BUILD" rev-parse --verify --quiet "origin/$1^{commit}" || as_login git -C "$BUILD" rev-parse --verify --quiet "$1^{commit}") ||
     die "unknown ref $1; $FROM still serves"
   log "building $1 ($sha)"
@@ -306,6 +340,14 @@ ops_release() {
   switch_release "$name"
   BUILD=''
   prune_releases
+}
+
+# check_free_space: room for a build on the releases' file system: the current release's size and FREE_MARGIN_MB more.
+check_free_space() {
+  local need free
+  need=$(($(du -sm "$APP_DIR/" | cut -f1) + FREE_MARGIN_MB))
+  free=$(($(df --output=avail -m "$RELEASES_DIR" | tail -n 1)))
+  ((free >= need)) || die "$free MiB free on $RELEASES_DIR, a build needs $need (the current release's size and $FREE_MARGIN_MB); $FROM still serves"
 }
 
 # prune_releases: the newest KEEP_RELEASES releases stay, and the current one, the one before it (FROM)
@@ -338,6 +380,25 @@ ops_releases() {
   done
 }
 
+# ops_restart: the app's unit restarted, then the health check (restart_app), under the lock, audited.
+ops_restart() {
+  (($# == 0)) || die "restart takes no arguments; got '$*'"
+  FROM=$(current_release) TO=$FROM
+  restart_app || die "the app does not answer after its restart"
+}
+
+# ops_db [DUMP]: a MariaDB shell on the app's database as the app user; with dump, a consistent dump of
+# it (one transaction) on standard output. The password in the client's environment, never its arguments;
+# on the scale-out topology, the database the header names (DB_HOST: mariadb-dump reads no MYSQL_HOST).
+ops_db() {
+  [[ $# == 0 || $* == dump ]] || die "db takes nothing or dump; got '$*'"
+  variant SECRETS load_secrets
+  local client=(mariadb)
+  [[ $# == 0 ]] || client=(mariadb-dump --single-transaction)
+  [[ -z ${DB_HOST:-} ]] || client+=(--host="$DB_HOST" --port="$DB_PORT")
+  MYSQL_PWD=$APP_DB_PASSWORD exec "${client[@]}" --user="$APP_DB_USER" "$DATABASE_NAME"
+}
+
 # os_release: the operating system's release (Amazon Linux 2023: with its date).
 os_release() {
   sed -n 's/^PRETTY_NAME=//p' /etc/os-release
@@ -346,13 +407,14 @@ os_release() {
 # ops_status: the release (and whether it is verified), the unit, the app's answer, the lock (read, never
 # taken) and the last actions; exit 1 when the app does not answer below 500.
 ops_status() {
-  local ok=0 new previous
+  local ok=0 new previous holder
   answers || ok=1
   echo "release: $(readlink "$APP_DIR" || echo "$APP_DIR")"
   if read -r new previous _ < <(state_get unverified); then echo "unverified: $new; the next action or a boot puts $previous back"; fi
   systemctl show -p ActiveState -p SubState -p MainPID "$APP_NAME.service"
   echo "answer: HTTP $CODE on $HEALTH_PATH"
-  flock -n "$OPS_LOCK" true || echo "lock: $(<"$OPS_LOCK")"
+  holder=$(lock_holder)
+  [[ -z $holder ]] || echo "lock: $holder"
   tail -n 5 "$OPS_LOG" 2>/dev/null || true
   return $ok
 }
@@ -376,7 +438,7 @@ ops_patch() {
 }
 
 # ops_reprovision: the user data (the provisioning script) run again as cloud-init ran it, under this
-# action's lock (OPS_LOCK_HOLDER): the repair of a failed first boot; on a healthy host it changes
+# action's lock (OPS_LOCKED): the repair of a failed first boot; on a healthy host it changes
 # nothing the first run settled.
 ops_reprovision() {
   (($# == 0)) || die "reprovision takes no arguments; got '$*'"

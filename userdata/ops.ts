@@ -10,7 +10,7 @@ export interface OpsPaths {
   readonly releasesDirectory: string;
   /** The audit log: one line per changing action (when, who, what, from, to, result). */
   readonly auditLog: string;
-  /** The lock of every changing action and of the provisioning script: a symbolic link whose target names the run that holds it. */
+  /** The lock of every changing action and of the provisioning script (a flock held by a process whose arguments name the run); the file keeps the last holder's line. */
   readonly lockFile: string;
   /** The releases' state (root's): the known good ones, the failed ones, a switch not verified yet. */
   readonly stateFile: string;

@@ -41,19 +41,24 @@ load_secrets_parameter_store() {
 }
 
 # rotate_secrets_parameter_store: applies the parameters' current values on the running host, after they changed
-# (npm run secrets -- <stack> rotate). The token is tried first, so a refused one changes nothing;
-# then the root and app passwords (the old ones stop working), DB_PASSWORD in .env, a restart of the app.
+# (npm run secrets -- <stack> rotate). Every value is checked before anything changes: the token against the
+# repository, the passwords as the server hashes them and as .env carries them. Then, in an order that keeps
+# the app able to connect: .env (the running app keeps the old password until its restart), the app password
+# and at once the restart, then the root password (which the app never uses). Each step sets the value it is
+# given, so a run cut off anywhere converges when run again (docs/secrets.md).
 rotate_secrets_parameter_store() {
   load_secrets
   {
     local hash
-    retry "git ls-remote" git_token -C "$APP_DIR" ls-remote --quiet "$REPO_URL" HEAD >/dev/null ||
+    retry "git ls-remote" git_token ls-remote --quiet "$REPO_URL" HEAD >/dev/null ||
       die "the source host refuses the token in $SOURCE_HOST_TOKEN_PARAMETER; nothing changed"
+    (dotenv_value "$APP_DB_PASSWORD" >/dev/null) || die "the value of $APP_DB_PASSWORD_PARAMETER cannot be written to .env; nothing changed"
+    password_hash "$APP_DB_PASSWORD" >/dev/null
     hash=$(password_hash "$DB_ROOT_PASSWORD")
-    root_sql "SET PASSWORD FOR 'root'@'localhost' = '$hash';"
-    step_06_create_app_user
     set_env_values DB_PASSWORD "$APP_DB_PASSWORD"
+    step_06_create_app_user
     systemctl restart "$APP_NAME.service"
-    log "secrets rotated: the database root and $APP_DB_USER passwords, .env and the source host token; $APP_NAME restarted"
+    root_sql "SET PASSWORD FOR 'root'@'localhost' = '$hash';"
+    log "secrets rotated: .env, the $APP_DB_USER and database root passwords and the source host token; $APP_NAME restarted"
   } 2>&1 | redact
 }

@@ -163,11 +163,14 @@ install_file() {
 as_login() { runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
 as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
 
-# git_token ARGS...: git as the login user, given the token by a credential helper that reads it from
-# the environment: never in an address, a file or any command line. The empty value drops other helpers.
+# git_token ARGS...: git as root, never as the login user (who runs the app: its processes must never
+# hold the token), given the token by a credential helper that reads it from the environment: never in
+# an address, a file or any command line. The empty value drops other helpers. Bounded: it fails after
+# GIT_SECONDS in all, or GIT_STALL_SECONDS at less than 1 KiB/s.
 git_token() {
   # shellcheck disable=SC2016
-  CRM_GIT_USER=$TOKEN_USERNAME CRM_GIT_TOKEN=$SOURCE_HOST_TOKEN as_login git -c credential.helper= -c \
+  CRM_GIT_USER=$TOKEN_USERNAME CRM_GIT_TOKEN=$SOURCE_HOST_TOKEN timeout -k 5 "$GIT_SECONDS" git -c http.lowSpeedLimit=1024 \
+    -c http.lowSpeedTime="$GIT_STALL_SECONDS" -c credential.helper= -c \
     'credential.helper=!f() { if [ "$1" = get ]; then printf "username=%s\npassword=%s\n" "$CRM_GIT_USER" "$CRM_GIT_TOKEN"; fi; }; f' "$@"
 }
 
@@ -186,6 +189,26 @@ dotenv_value() {
     return
   fi
   die "a value cannot be written to .env so that dotenv reads it back unchanged"
+}
+
+# clone_source DEST ARGS...: REPO_URL cloned (git clone ARGS, tried ATTEMPTS times) by root with the
+# token into a private directory (mode 700, under TMPDIR or /var/tmp), then handed to the login user
+# and moved to DEST (the token stays in no file: the credential helper keeps none). A killed run's
+# directory goes first (under the lock, no other clone runs).
+clone_source() {
+  local stage tmp=${TMPDIR:-/var/tmp}
+  rm -rf -- "$tmp/$APP_NAME-clone."??????
+  stage=$(mktemp -d -p "$tmp" "$APP_NAME-clone.XXXXXX")
+  TEMP_FILES+=("$stage")
+  retry "git clone" clone_into "$stage/src" "${@:2}"
+  chown -R "$LOGIN_USER:" "$stage/src"
+  mv -T "$stage/src" "$1"
+}
+
+# clone_into DIR ARGS...: one try of clone_source's clone, into DIR, emptied first.
+clone_into() {
+  rm -rf "$1"
+  git_token clone --quiet "${@:2}" "$REPO_URL" "$1"
 }
 
 step_01_update_packages() {
@@ -361,23 +384,30 @@ step_05_create_database() {
 # one whose password is not app_db_password (rotated, or none) gets it: step 11 writes that one to .env.
 # It gets APP_DB_GRANTS (the header's; userdata/constants.ts says why) on the one database: in GRANT,
 # _ in a database name is a wildcard (crm_app would also match crmXapp, mysq_ the mysql schema), escaped.
+# The account this host's app uses (APP_DB_LOGIN, which steps 9 and 11 take; APP_DB_USER without step 6) is
+# APP_DB_USER, or on the scale-out topology one of two (app_account).
 step_06_create_app_user() {
-  local hash found account="'$APP_DB_USER'@'$APP_DB_USER_HOST'"
+  local hash found account
   hash=$(password_hash "$APP_DB_PASSWORD")
+  variant TOPOLOGY app_account "$hash"
+  account="'$APP_DB_LOGIN'@'$APP_DB_USER_HOST'"
   # = before the hash: a user without a password is found too.
-  found=$(root_sql "SELECT CONCAT('=', authentication_string) FROM mysql.user WHERE User = '$APP_DB_USER' AND Host = '$APP_DB_USER_HOST';")
+  found=$(root_sql "SELECT CONCAT('=', authentication_string) FROM mysql.user WHERE User = '$APP_DB_LOGIN' AND Host = '$APP_DB_USER_HOST';")
   if [[ -z $found ]]; then
     root_sql "CREATE USER $account IDENTIFIED BY PASSWORD '$hash';"
-    log "created the database user $APP_DB_USER@$APP_DB_USER_HOST"
+    log "created the database user $APP_DB_LOGIN@$APP_DB_USER_HOST"
   elif [[ $found != "=$hash" ]]; then
     root_sql "ALTER USER $account IDENTIFIED BY PASSWORD '$hash';"
-    log "the password of $APP_DB_USER@$APP_DB_USER_HOST was not app_db_password: changed it to app_db_password"
+    log "the password of $APP_DB_LOGIN@$APP_DB_USER_HOST was not app_db_password: changed it to app_db_password"
   else
-    log "the database user $APP_DB_USER@$APP_DB_USER_HOST exists"
+    log "the database user $APP_DB_LOGIN@$APP_DB_USER_HOST exists"
   fi
   root_sql "GRANT $APP_DB_GRANTS ON \`${DATABASE_NAME//_/\\_}\`.* TO $account;
 FLUSH PRIVILEGES;"
 }
+
+# The single host's app uses APP_DB_USER (a rotation changes its password with the app's .env, rotate-secrets).
+app_account_single_host() { APP_DB_LOGIN=$APP_DB_USER; }
 
 step_07_configure_git() {
   as_login git config --global user.name "$GIT_USER"
@@ -393,7 +423,7 @@ step_08_fetch_repository_single_host() {
   if [[ ! -d $APP_DIR ]]; then
     # Cloned aside, then moved: a run killed mid-clone leaves no half checkout at APP_DIR.
     rm -rf "$partial"
-    retry "git clone" git_token clone --quiet "$REPO_URL" "$partial"
+    clone_source "$partial"
     mv -T "$partial" "$APP_DIR"
   elif [[ -L $APP_DIR ]]; then
     # A release of the ops command: its code changes only through a release, which checks that it answers.
@@ -401,7 +431,10 @@ step_08_fetch_repository_single_host() {
   else
     # Also clears a token that older versions of this script left in the address.
     as_login git -C "$APP_DIR" remote set-url origin "$REPO_URL"
-    retry "git pull" git_token -C "$APP_DIR" pull --quiet --ff-only "$REPO_URL"
+    rm -rf "$partial"
+    clone_source "$partial"
+    as_login git -C "$APP_DIR" pull --quiet --ff-only "$partial" HEAD
+    rm -rf "$partial"
   fi
 }
 
@@ -421,7 +454,7 @@ step_09_import_database() {
     return 0
   fi
   root_sql "ALTER DATABASE $db COMMENT '$mark importing';"
-  MYSQL_PWD=$APP_DB_PASSWORD mariadb --user="$APP_DB_USER" "$DATABASE_NAME" <"$dump"
+  MYSQL_PWD=$APP_DB_PASSWORD mariadb --user="${APP_DB_LOGIN:-$APP_DB_USER}" "$DATABASE_NAME" <"$dump"
   root_sql "ALTER DATABASE $db COMMENT '$mark imported';"
 }
 
@@ -460,7 +493,7 @@ read_public_hostname_single_host() {
 # DB_HOST and DB_PORT of a database elsewhere (docs/scale-out.md), which the app must read; none on the
 # single host, whose app reaches its own server by default.
 step_11_write_env_file() {
-  set_env_values DB_USER "$APP_DB_USER" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" "${DATABASE_ADDRESS_ENV[@]}" \
+  set_env_values DB_USER "${APP_DB_LOGIN:-$APP_DB_USER}" DB_PASSWORD "$APP_DB_PASSWORD" DB_NAME "$DATABASE_NAME" "${DATABASE_ADDRESS_ENV[@]}" \
     FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }
 
@@ -563,7 +596,7 @@ step_15_install_service() {
 # What the refresh unit runs at each boot, before the app (REFRESH_SCRIPT): steps 10 and 11, limited
 # to FRONTENDURI and BACKENDURI.
 refresh_public_uris() {
-  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  trap 'rm -rf -- "${TEMP_FILES[@]}"' EXIT
   # A release switched to and never verified (its ops action was cut off) does not start (userdata/ops.sh).
   settle_unverified boot
   read_public_hostname
@@ -589,7 +622,7 @@ main() {
   MAIN_SUBSHELL=$BASH_SUBSHELL
   trap on_error ERR
   # Temporary files go when the run ends, failed or not (a kill: see the steps that write them).
-  trap 'rm -f -- "${TEMP_FILES[@]}"' EXIT
+  trap 'rm -rf -- "${TEMP_FILES[@]}"; ops_unlock' EXIT
   ((EUID == 0)) || die "run this script as root"
   log "provisioning $APP_NAME: start"
   ops_lock provision

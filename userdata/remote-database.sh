@@ -56,6 +56,17 @@ step_04_set_root_password_scale_out() {
   log "the master user $DB_ADMIN_USER logs in to $DB_HOST"
 }
 
+# app_account HASH (step 6): AWS's alternating users, so that a new app_db_password (reaching the group as new
+# hosts) never locks out the hosts still serving: two accounts, APP_DB_USER and APP_DB_USER_b. A host takes the
+# one whose password hash is HASH; when neither has it, the one missing, else the one whose password changed
+# first (the other is the one the serving hosts use). Sets APP_DB_LOGIN.
+app_account_scale_out() {
+  local a=$APP_DB_USER b=${APP_DB_USER}_b
+  APP_DB_LOGIN=$(root_sql "SELECT User, JSON_VALUE(Priv, '\$.authentication_string') = '$1' FROM mysql.global_priv
+    WHERE Host = '$APP_DB_USER_HOST' AND User IN ('$a', '$b') ORDER BY JSON_VALUE(Priv, '\$.password_last_changed') + 0;" |
+    awk -v a="$a" -v b="$b" '$2 == 1 { m = $1 } { s[$1] = 1; if (f == "") f = $1 } END { print m != "" ? m : !(a in s) ? a : !(b in s) ? b : f }')
+}
+
 # Step 8 on a host of the group: a new host clones the release the launch template names (RELEASE_REF;
 # empty: the default branch) and never pulls: a new release reaches the group as a new launch template
 # version, which an instance refresh rolls out host by host.
@@ -68,7 +79,7 @@ step_08_fetch_repository_scale_out() {
   fi
   [[ -z $RELEASE_REF ]] || check_ref "$RELEASE_REF"
   rm -rf "$partial"
-  retry "git clone" git_token clone --quiet --no-checkout "$REPO_URL" "$partial"
+  clone_source "$partial" --no-checkout
   sha=$(as_login git -C "$partial" rev-parse --verify --quiet "origin/${RELEASE_REF:-HEAD}^{commit}" ||
     as_login git -C "$partial" rev-parse --verify --quiet "$RELEASE_REF^{commit}") ||
     die "the repository has no ref $RELEASE_REF (the variable release_ref)"

@@ -3,8 +3,8 @@ import { join } from "path";
 import { APP_PORT, HTTP_PORT } from "../settings/ports";
 import {
   APP_DB_GRANTS, APP_DB_USER_HOST, CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
-  DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, HEALTH_SECONDS,
-  KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
+  DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, FREE_MARGIN_MB, HEALTH_SECONDS,
+  GIT_SECONDS, GIT_STALL_SECONDS, KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES,
   STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
   TOKEN_USERNAME, USER_DATA_COPY,
@@ -121,8 +121,8 @@ export function applicationUris(host: string, domainName?: string): { readonly f
 }
 
 /**
- * Shell code as it goes into the user data: without its full-line comments (the #! line among them; shellcheck's
- * directives kept) and without the indentation of its lines, where that indentation is code's: the lines of a
+ * Shell code as it goes into the user data: without its blank lines and full-line comments (the #! line among them;
+ * shellcheck's directives kept) and without the indentation of its lines, where that indentation is code's: the lines of a
  * here-document or of a quoted string that spans lines are content, kept as they are. Both are for readers of
  * the file; left out, they leave room under EC2's 16 KiB limit. Bash reads the same functions from both (tests
  * compare `declare -f` of every file with that of its compacted code).
@@ -139,7 +139,7 @@ export function compactShell(code: string): string {
     }
     if (quote) {
       lines.push(line);
-    } else if (!/^\s*#/.test(line) || /^\s*# shellcheck /.test(line)) {
+    } else if ((line.trim() !== "" && !/^\s*#/.test(line)) || /^\s*# shellcheck /.test(line)) {
       hereDocument = /<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)/.exec(line.replace(/<<</g, ""))?.[1];
       lines.push(line.trimStart());
     } else {
@@ -330,6 +330,7 @@ readonly NODE_MAJOR=${q(NODE_MAJOR)} NODE_VERSION=${q(NODE_VERSION)}
 readonly NODE_BIN=${q(nodeBinDir(settings.loginHome))}
 readonly SWAP_SIZE=${q(SWAP_SIZE)} SWAP_FILE_MODE=${SWAP_FILE_MODE}
 readonly TOKEN_USERNAME=${q(TOKEN_USERNAME)}
+readonly GIT_SECONDS=${GIT_SECONDS} GIT_STALL_SECONDS=${GIT_STALL_SECONDS}
 readonly ATTEMPTS=${NETWORK_ATTEMPTS} PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}
 readonly APP_PORT=${APP_PORT} HTTP_PORT=${HTTP_PORT} NFTABLES_SERVICE=${q(NFTABLES_SERVICE)}
 readonly SERVICE_UNIT=${q(renderServiceUnit(settings))}
@@ -340,7 +341,7 @@ readonly OPS_COMMAND=${q(ops.command)} RELEASES_DIR=${q(ops.releasesDirectory)}
 readonly OPS_LOG=${q(ops.auditLog)} OPS_LOCK=${q(ops.lockFile)}
 readonly OPS_STATE=${q(ops.stateFile)}
 readonly USER_DATA_COPY=${q(USER_DATA_COPY)} HEALTH_PATH=${q(settings.healthCheckPath)}
-readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES}
+readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES} FREE_MARGIN_MB=${FREE_MARGIN_MB}
 readonly REF_SHAPE=${q(REF_SHAPE)} REF_FORBIDDEN=${q(REF_FORBIDDEN)}
 # Metrics and logs (settings/host-metrics.ts, userdata/telemetry.sh).
 readonly LOG_GROUP=${q(logGroup)} TELEMETRY_SCRIPT=${q(telemetry.script)} TELEMETRY_STATE=${q(telemetry.stateDirectory)}

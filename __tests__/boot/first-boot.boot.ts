@@ -17,7 +17,8 @@ import { describeWithEngine } from "../support/terraform-engine";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { hostC } from "./host-c";
 import { hostD } from "./host-d";
-import { opsScenarios } from "./ops-scenarios";
+import { DRILL_SERIAL, everydayScenarios } from "./everyday-scenarios";
+import { OpsCommand, opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
 import { bootLogGroup, motoCli, telemetryRows } from "./telemetry-rows";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
@@ -98,6 +99,8 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   let firstHttpMs = 0;
   /** Host B boots in parameter-store mode: the migration by host replacement (parameter-store-host.ts). */
   let parameterStore: ParameterStoreHost;
+  /** The local ops command against host A, once the ops scenarios have set it up. */
+  let opsCommand: OpsCommand | undefined;
 
   /** The data volume as a host sees it: its device (by the serial), what is mounted where, its file system's UUID. */
   async function dataVolumeState(host: Vm): Promise<{ device: string; dbSource: string; dataSource: string; uuid: string }> {
@@ -165,8 +168,10 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     dataDisk = { file: await createDisk(join(work, "data-volume.raw"), "1G"), serial: DATA_VOLUME_ID.replace("-", ""), bus: "nvme" };
     const seed = await createSeedIso(join(hostA, "seed.iso"), userData,
       `instance-id: i-${randomBytes(8).toString("hex").slice(0, 17)}\nlocal-hostname: ip-172-31-20-5\n`);
+    // A second NVMe disk, blank: the restore drill's scratch volume (everyday-scenarios.ts).
+    const drillDisk: DriveSpec = { file: await createDisk(join(hostA, "drill-volume.raw"), "1G"), serial: DRILL_SERIAL, bus: "nvme" };
     vm = await Vm.boot({ image, accel: accel.accel, rootDisk: root, seedIso: seed, workDir: hostA, name: "host-a",
-      guestPorts: [80, 3000], standInPort: standIns.port, removeOnAbort: work, drives: [dataDisk] });
+      guestPorts: [80, 3000], standInPort: standIns.port, removeOnAbort: work, drives: [dataDisk, drillDisk] });
     await vm.waitForHttp(3000, FIRST_BOOT_LIMIT_MS);
     firstHttpMs = Date.now() - vm.startedAt;
     await vm.waitForSsh(120_000);
@@ -288,8 +293,14 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   it("publishes its health, disk and memory metrics and ships its logs to CloudWatch (moto); a stopped app reports unhealthy", () =>
     telemetryRows({ vm: vm!, moto: parameterStore.moto, settings: SETTINGS, logGroup: LOG_GROUP, figure }));
 
-  it("ships, rolls back, patches and repairs the running host with the ops command (npm run ops)", () =>
-    opsScenarios({ vm: vm!, work, figure, secretForms }));
+  it("ships, rolls back, patches and repairs the running host with the ops command (npm run ops)", async () => {
+    opsCommand = await opsScenarios({ vm: vm!, work, figure, secretForms });
+  });
+
+  it("reads the logs, restarts, dumps, backs up and drills a restore with the everyday ops actions", async () => {
+    if (!opsCommand) throw new Error("the ops scenarios did not get as far as the everyday ones");
+    await everydayScenarios({ vm: vm!, opsCommand, dataSerial: dataDisk.serial!, figure });
+  });
 
   it("comes back after a reboot without running the user data again, with the new public hostname", async () => {
     await vm!.sshOk(`echo ${NEW_HOSTNAME} >/etc/imds-standin/public-hostname`);
@@ -406,8 +417,10 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   it("host D, a host of the scale-out topology: the database over TCP as RDS's, its master secret from Secrets Manager, DB_HOST in .env", () =>
     hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: moto!, work, settingsFile: join(__dirname, "settings.json"), figure }));
 
-  it("host B: rotates the secrets on the running host; no secret, old or new, anywhere", async () => {
+  it("host B: rotates the secrets on the running host, then an interrupted rotation run again; no secret, old or new, anywhere", async () => {
     await parameterStore.rotates(hostB!, standIns!, figure, appSql, join(__dirname, "settings.json"), loadStackSettings(join(__dirname, "settings.json")).stackName);
+    await parameterStore.rotationInterruptedThenRerun(hostB!, standIns!, figure, appSql, join(__dirname, "settings.json"),
+      loadStackSettings(join(__dirname, "settings.json")).stackName);
     await parameterStore.leaksNothing(hostB!, figure);
   });
 

@@ -6,6 +6,7 @@
  * New commits of the test app go to the stand-in git server: a tag v2 whose page says so, and a
  * branch `broken` whose server exits at start. main stays as it was, for the hosts booted later.
  */
+import { spawn } from "child_process";
 import { createHash } from "crypto";
 import { readFileSync, writeFileSync } from "fs";
 import { join } from "path";
@@ -62,7 +63,11 @@ function pollDowntime(vm: Vm, port: number): { stop: () => Promise<{ gapMs: numb
   return { stop: async () => { running = false; await loop; return { gapMs, answers }; } };
 }
 
-export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenarioContext): Promise<void> {
+/** The local command as the boot test runs it against the VM: `npm run ops -- <stack> <args> --host … --identity … --known-hosts …`. */
+export type OpsCommand = (args: string[], env?: NodeJS.ProcessEnv) => Promise<CommandResult>;
+
+/** The scenarios; resolves with the local command, ready for the everyday rows (everyday-scenarios.ts). */
+export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenarioContext): Promise<OpsCommand> {
   const stack = loadStackSettings(SETTINGS_FILE);
   const settings = stack.provisioning;
   const ops = opsPaths(settings);
@@ -85,13 +90,14 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   figure("ops: host keys for known_hosts", `${hostKeys.length} from ${printed ? "the console (cloud-init)" : "the host's files (not on the console)"}`, hostKeys.length > 0);
 
   /** The local command, as an operator runs it. */
-  async function opsCommand(...args: string[]): Promise<CommandResult> {
+  const command: OpsCommand = async (args, env = {}) => {
     const result = await run("npm", ["run", "--silent", "ops", "--", stack.stackName, ...args, "--host", "127.0.0.1",
       "--port", String(vm.hostPort(22)), "--identity", key, "--known-hosts", knownHosts],
-    { env: { ...process.env, CRM_SETTINGS: SETTINGS_FILE }, timeoutMs: 15 * 60_000 });
+    { env: { ...process.env, CRM_SETTINGS: SETTINGS_FILE, ...env }, timeoutMs: 15 * 60_000 });
     outputs.push(result.stdout + result.stderr);
     return result;
-  }
+  };
+  const opsCommand = (...args: string[]) => command(args);
   const page = async (port: number) => (await vm.httpGet(port, "/", 10_000))?.body ?? "";
   const current = async () => (await vm.sshOk(`readlink ${settings.appDir} || echo plain`)).trim().split("/").pop() ?? "";
 
@@ -106,7 +112,11 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   await git(["checkout", "--quiet", "-b", "broken", "main"], clone);
   writeFileSync(join(clone, "server.js"), `console.error("crm: cannot start"); process.exit(3);\n${serverJs}`);
   await git(["commit", "--quiet", "-am", "broken: exits at start"], clone);
-  await git(["push", "--quiet", "origin", "v2", "broken"], clone);
+  // A branch whose server runs and never listens: its health check waits out HEALTH_SECONDS.
+  await git(["checkout", "--quiet", "-b", "silent", "main"], clone);
+  writeFileSync(join(clone, "server.js"), "setInterval(() => undefined, 1000);\n");
+  await git(["commit", "--quiet", "-am", "silent: never answers"], clone);
+  await git(["push", "--quiet", "origin", "v2", "broken", "silent"], clone);
 
   const status = await opsCommand("status");
   figure("ops status (local command, ssh, sudo)", `exit ${status.code}, ${status.stdout.split("\n").find((l) => l.startsWith("answer:")) ?? lastLine(status)}`,
@@ -179,7 +189,45 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const actions = auditLog.trim().split("\n");
   figure("ops audit log", `${actions.length} lines, last: ${actions[actions.length - 1].replace(/^\S+ /, "")}`,
     actions.length === 7 && actions.every((line) => / ec2-user /.test(line)) && /reprovision: 0002-\w{7} -> 0002-\w{7}: ok$/.test(actions[6]));
+  // A bad release whose ssh session drops during its health check: the local command (npm run ops, ssh) killed once
+  // the switch is recorded; the action goes on in its unit, puts the previous release back, and says so (its output
+  // gone with the session, its next write may end it with SIGPIPE first: the same outcome, said so).
+  const beforeSilent = await current();
+  const auditBefore = actions.length;
+  const session = spawn("npm", ["run", "--silent", "ops", "--", stack.stackName, "release", "silent", "--host", "127.0.0.1",
+    "--port", String(vm.hostPort(22)), "--identity", key, "--known-hosts", knownHosts],
+  { env: { ...process.env, CRM_SETTINGS: SETTINGS_FILE }, stdio: "ignore", detached: true });
+  let dropped = false;
+  try {
+    const until = Date.now() + 10 * 60_000;
+    while (Date.now() < until && session.exitCode === null) {
+      if (/^unverified /m.test((await vm.ssh(`cat ${ops.stateFile}`)).stdout)) {
+        process.kill(-session.pid!, "SIGKILL");
+        dropped = true;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    if (session.exitCode === null && !dropped) process.kill(-session.pid!, "SIGKILL");
+  }
+  let silentLine = "";
+  for (const until = Date.now() + 10 * 60_000; Date.now() < until;) {
+    const lines = (await vm.sshOk(`cat ${ops.auditLog}`)).trim().split("\n");
+    if (lines.length > auditBefore) {
+      silentLine = lines[lines.length - 1].replace(/^\S+ /, "");
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  const silentBody = await page(3000);
+  figure("ops release silent, its ssh session dropped during the health check", `${dropped ? "session killed at the switch" : "the switch never came"}; `
+    + `${silentLine || "no audit line"}; ${await current()} serves ${silentBody.includes(V2_LINE) ? "v2" : "NOT v2"}`,
+  dropped && new RegExp(`release silent: ${beforeSilent} -> ${beforeSilent}: \\d{4}-\\w{7} (did not answer|was interrupted by SIG(PIPE|HUP)); ${beforeSilent} serves again \\(exit 3\\)$`).test(silentLine)
+    && (await current()) === beforeSilent && silentBody.includes(V2_LINE));
+
   const forms = secretForms();
   const leaked = [...outputs, auditLog].some((text) => forms.some((form) => text.includes(form)));
   figure("ops: secrets in the local command's output and the audit log", leaked ? "found" : `none (${outputs.length} runs, sha256 of the outputs ${createHash("sha256").update(outputs.join("")).digest("hex").slice(0, 12)})`, !leaked);
+  return command;
 }

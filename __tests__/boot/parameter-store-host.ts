@@ -190,6 +190,39 @@ export class ParameterStoreHost {
       && logins["root, old"].code !== 0 && /Access denied/.test(logins["root, old"].stderr) && logins["root, new"].code === 0);
   }
 
+  /**
+   * Step 3b: an interrupted rotation, run again. New values in Parameter Store; `<app>-ops rotate-secrets` started on
+   * the host and its unit killed (SIGKILL, as a power cut leaves it) as soon as .env holds the new password; then
+   * `npm run ops -- <stack> rotate-secrets` again, as docs/secrets.md says: it completes, and the app logs in with
+   * the new password.
+   */
+  async rotationInterruptedThenRerun(host: Vm, standIns: StandInServer, figure: Figure, appSql: AppSql, settingsFile: string, stackName: string): Promise<void> {
+    const suffix = randomBytes(5).toString("hex");
+    const rotated: BootSecrets = {
+      db_root_password: `Cut root ${suffix}`, app_db_password: `Cut app ${suffix}`, source_host_token: `ghp_Cut${suffix}`,
+    };
+    await this.put(rotated);
+    this.putValues.push(rotated);
+    standIns.token = rotated.source_host_token;
+    const { appName, appDir } = this.settings;
+    const command = opsPaths(this.settings).command;
+    // On the host, so that no ssh round trip delays the kill: the action's unit is <app>-ops-<pid>.
+    const cut = await host.ssh(`old=$(sha256sum <${appDir}/.env); ${command} rotate-secrets >/dev/null 2>&1 & `
+      + `for i in $(seq 1200); do [ "$(sha256sum <${appDir}/.env)" != "$old" ] && break; sleep 0.05; done; `
+      + `systemctl kill --signal=KILL '${appName}-ops-*'; wait $!; echo "exit $?"`, { timeoutMs: 300_000 });
+    figure("host B: rotate-secrets killed once .env holds the new password", `${cut.stdout.trim().split("\n").pop()} (0: it ended before the kill)`, /exit [1-9]\d*$/.test(cut.stdout.trim()));
+    const again = await this.opsCommand(host, settingsFile, stackName, "rotate-secrets");
+    const output = `${again.stdout}\n${again.stderr}`;
+    figure("host B: the interrupted rotation run again (npm run ops -- <stack> rotate-secrets)", `exit ${again.code}${again.code ? `: ${output.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
+      again.code === 0 && output.includes("secrets rotated"));
+    await host.waitForHttp(3000, 180_000);
+    const login = await appSql(host, "SELECT CURRENT_USER()");
+    const env = (await host.sshOk(`cd ${appDir} && ${nodeBinDir(this.settings.loginHome)}/node -e `
+      + `"process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)" | sha256sum`)).split(" ")[0];
+    figure("host B: after the re-run the app logs in with the new password (from .env)", `${login.code === 0 ? login.stdout.trim() : `refused: ${login.stderr.trim()}`}, `
+      + `.env ${env === sha256(rotated.app_db_password) ? "holds" : "does NOT hold"} the new password`, login.code === 0 && env === sha256(rotated.app_db_password));
+  }
+
   /** Step 4: no form of any secret put (host A's, the rotated ones) anywhere a secret could leak. */
   async leaksNothing(host: Vm, figure: Figure): Promise<void> {
     const sources: Record<string, string> = {

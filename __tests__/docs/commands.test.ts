@@ -15,6 +15,7 @@ import { existsSync, readdirSync, readFileSync } from "fs";
 import { resolve } from "path";
 import { EXAMPLE_SETTINGS_FILES, exampleStackJson } from "../../scripts/docs";
 import { OPS_ACTIONS } from "../../scripts/ops";
+import { LOCAL_ACTIONS } from "../../scripts/ops-everyday";
 import { findEngine } from "../support/terraform-engine";
 
 const ROOT = resolve(__dirname, "../..");
@@ -33,6 +34,13 @@ const RUN_BY: Record<string, string> = {
   "npm run deploy": "__tests__/engine/real-provider.test.ts (cdktf deploy of the scale-out example against moto); __tests__/settings/main-errors.test.ts (a bad settings file)",
   "npm run test:boot": "npm test runs it (scripts/check.sh)",
   "npm run ops": "the boot test drives it against VMs (__tests__/boot/ops-scenarios.ts, parameter-store-host.ts); __tests__/scripts/ops.test.ts",
+  "npm run ops logs": "__tests__/integration/ops-everyday.test.ts (its host commands on the harness's host; the options in __tests__/scripts/ops.test.ts); "
+    + "the boot test's everyday rows (__tests__/boot/everyday-scenarios.ts: logs shows the app's lines)",
+  "npm run ops restart": "__tests__/integration/ops-everyday.test.ts (the host's command in the harness); the boot test's everyday rows (back to 200)",
+  "npm run ops db": "__tests__/integration/ops-everyday.test.ts (db with SQL on standard input, db dump); the boot test's everyday rows (db dump returns the rows)",
+  "npm run ops backup": "__tests__/integration/ops-everyday.test.ts (moto's EC2, the lock on the harness's MariaDB); the boot test's everyday rows (against moto's EC2)",
+  "npm run ops restore": "__tests__/integration/ops-everyday.test.ts (the drill against moto's EC2 and a real file system; the guide's steps); "
+    + "the real restore's terraform apply needs an AWS account",
   "npm run secrets": "__tests__/scripts/secrets.test.ts, against moto's SSM",
   "npx cdktf synth": "the workflow's test job (__tests__/workflows/run.test.ts); __tests__/settings/main-errors.test.ts (what it prints of a bad settings file)",
   "npx cdktf get": "needs nothing here: the bindings are @cdktf/provider-aws's",
@@ -75,6 +83,9 @@ export function commandsOf(document: string, text: string): Command[] {
 /** The kind of a command, as RUN_BY names it. */
 function kindOf(command: string): string {
   const words = command.split(/\s+/);
+  // The everyday actions of npm run ops, each with its own test (RUN_BY).
+  const action = words[2] === "ops" ? words.slice(words.indexOf("--") + 2).find((word) => !word.startsWith("-")) : undefined;
+  if (action && ["logs", "restart", "db", "backup", "restore"].includes(action)) return `npm run ops ${action}`;
   if (words[0] === "npm" && words[1] === "run") return `npm run ${words[2]}`;
   if (words[0] === "npx" && words[1] === "cdktf") return `npx cdktf ${words[2].split("|")[0]}`;
   if (words[0] === "npx") return `npx ${words[1]}`;
@@ -91,7 +102,10 @@ const stacks = EXAMPLE_SETTINGS_FILES.map((file) => exampleStackJson(file));
 const variables = new Set(stacks.flatMap((stack) => Object.keys(stack.variable ?? {})));
 const addresses = new Set(stacks.flatMap((stack) => Object.entries(stack.resource ?? {}).flatMap(([type, items]) => Object.keys(items).map((name) => `${type}.${name}`))));
 const workflowText = readdirSync(resolve(ROOT, ".github/workflows")).map((file) => readFileSync(resolve(ROOT, ".github/workflows", file), "utf8")).join("\n");
-const OPS_OPTIONS = ["--host", "--port", "--user", "--identity", "--known-hosts", "--accept-new-host-key", "--help"];
+const OPS_OPTIONS = ["--host", "--port", "--user", "--identity", "--known-hosts", "--accept-new-host-key", "--help",
+  "--lines", "--since", "--follow", "--output", "--drill", "--snapshot", "--var-file"];
+/** The options of npm run ops that take a value. */
+const OPS_VALUE_OPTIONS = ["--host", "--port", "--user", "--identity", "--known-hosts", "--lines", "--since", "--output", "--snapshot", "--var-file"];
 const CDKTF_COMMANDS = ["synth", "diff", "deploy", "destroy", "output", "get", "list", "init", "provider", "watch", "debug", "convert"];
 
 /** Commands a page names as a fact, not as something to run: each with why. */
@@ -115,9 +129,9 @@ export function problemOf(command: string, ask: (program: string, args: string[]
       const options = args.filter((word) => word.startsWith("-"));
       const unknown = options.find((option) => !OPS_OPTIONS.includes(option));
       if (unknown) return `npm run ops: no option ${unknown}`;
-      const positional = args.filter((word, i) => !word.startsWith("-") && !(i > 0 && ["--host", "--port", "--user", "--identity", "--known-hosts"].includes(args[i - 1])));
+      const positional = args.filter((word, i) => !word.startsWith("-") && !(i > 0 && OPS_VALUE_OPTIONS.includes(args[i - 1])));
       const action = positional[1];
-      if (action !== undefined && !placeholder(action) && !OPS_ACTIONS.includes(action)) return `npm run ops: no action "${action}"`;
+      if (action !== undefined && !placeholder(action) && !OPS_ACTIONS.includes(action) && !(action in LOCAL_ACTIONS)) return `npm run ops: no action "${action}"`;
     }
     if (words[2] === "secrets" && words.includes("--")) {
       const sub = args.filter((word) => !word.startsWith("-"))[1];
@@ -199,6 +213,10 @@ describe("the check itself", () => {
       "no test runs \"make\" and no reason says why it cannot be run (RUN_BY)",
     ]);
     expect(problemOf("npm run ops -- <stack> rotate-secrets", ask)).toBeUndefined();
+    // The everyday actions: each its own kind (RUN_BY), with its options.
+    expect(problemOf("npm run ops -- CrmHostStack logs app --since 2h ago --follow", ask)).toBeUndefined();
+    expect(problemOf("npm run ops -- CrmHostStack restore --drill --snapshot snap-0123456789abcdef0", ask)).toBeUndefined();
+    expect(problemOf("npm run ops -- CrmHostStack logs --tail 5", ask)).toBe("npm run ops: no option --tail");
     expect(problemOf("npx cdktf synth|diff|deploy", ask)).toBeUndefined();
     expect(problemOf("terraform apply -var data_volume_snapshot_id=snap-… -replace=aws_instance.crm_host", ask)).toBeUndefined();
   }, 120_000);

@@ -118,7 +118,8 @@ describeWithTools("fault injection: every step fails once, then a re-run recover
       const { appDir, databaseName } = h.settings;
       if (step === "step_08_fetch_repository") {
         expect(existsSync(appDir)).toBe(false);
-        expect(existsSync(join(appDir, "..", ".crm-app.clone", ".git"))).toBe(true);
+        // The clone was under way in root's private directory (userdata/provision.sh, clone_source).
+        expect(readdirSync(h.tmpDir).filter((name) => name.startsWith(`${h.settings.appName}-clone.`) && existsSync(join(h.tmpDir, name, "src", ".git")))).toHaveLength(1);
       } else if (step === "step_09_import_database") {
         expect(await h.query(`SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${databaseName}'`))
           .toBe("customers");

@@ -7,14 +7,18 @@
  * an argument that would forge audit lines, an empty .env, and a full file system (a small tmpfs).
  * Each time: the previous good release serves, and the audit log and `status` tell what happened.
  */
-import { ChildProcess, spawnSync } from "child_process";
+import { ChildProcess, spawn, spawnSync } from "child_process";
 import { randomBytes } from "crypto";
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "fs";
 import { get } from "http";
+import { AddressInfo, createServer, Socket } from "net";
 import { join } from "path";
 import { opsPaths, refreshScriptPath, renderProvisioningScript } from "../../userdata";
-import { ScriptSecrets } from "../../settings/provisioning-settings";
-import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { secretParameterNames } from "../../constructs/secret-parameters";
+import { ScriptSecrets, SecretParameterNames } from "../../settings/provisioning-settings";
+import { findMotoServer, MotoServer } from "../support/moto-server";
+import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 
 jest.setTimeout(240_000);
@@ -28,7 +32,7 @@ const server = (answer: string) => `require('http').createServer((q, r) => r.end
 /** A server that runs and never listens: the health check waits out HEALTH_SECONDS. */
 const SILENT_SERVER = "setInterval(() => undefined, 1000);\n";
 /** Short limits, so that a test waits seconds, not minutes. */
-const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 2 };
+const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 2, GIT_SECONDS: 8, ATTEMPTS: 2 };
 
 function answer(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
@@ -306,6 +310,151 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     }
     expect(targetBefore).toContain("DB_PASSWORD=");
   });
+
+  test("a process the build leaves behind holds no lock: the next action runs at once", async () => {
+    h.fault = "ops:leave-child";
+    let release: RunResult;
+    try {
+      release = await host.run(["release", "v3"]);
+    } finally {
+      h.fault = undefined;
+    }
+    const leftover = parseInt(readFileSync(join(h.dir, "leftover.pid"), "utf8"), 10);
+    try {
+      expect(release.exitCode).toBe(0);
+      expect(() => process.kill(leftover, 0)).not.toThrow();
+      const status = await host.run(["status"]);
+      expect(status.output).not.toMatch(/^lock:/m);
+      const back = await host.run(["rollback", v2]);
+      expect({ code: back.exitCode, output: back.output }).toEqual({ code: 0, output: expect.not.stringContaining("busy") });
+    } finally {
+      process.kill(leftover, "SIGKILL");
+    }
+    await expectV2Serves();
+  });
+
+  test("status reads the lock without taking it; a second action is refused naming the holder, recorded with the lock", async () => {
+    h.gitDelayMs = 700;
+    const release = host.run(["release", "v3"]);
+    const seen = h.calls().length;
+    let status: RunResult, second: RunResult, statusCalls: string[];
+    try {
+      await until("the release's lock", () => h.calls().slice(seen).some((call) => call.startsWith("flock ")));
+      const before = h.calls().length;
+      status = await host.run(["status"]);
+      statusCalls = h.calls().slice(before);
+      second = await host.run(["rollback"]);
+    } finally {
+      h.gitDelayMs = 0;
+      await release;
+    }
+    const holder = /^lock: (release v3 by alice \(pid \d+, since \S+Z\))$/m.exec(status.output);
+    expect(holder).not.toBeNull();
+    expect(statusCalls.filter((call) => call.startsWith("flock "))).toEqual([]);
+    expect(second.exitCode).toBe(75);
+    expect(second.output).toContain(`ERROR: busy: ${holder?.[1]}`);
+    expect((await release).exitCode).toBe(0);
+    expect((await host.run(["status"])).output).not.toMatch(/^lock:/m);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
+  });
+
+  test("the token is held by no process of the login user during a release: git runs as root, the build never sees it", async () => {
+    /** Every process holding the token in its environment or arguments, with its ancestors' names. */
+    const holders = new Map<number, string[]>();
+    const read = (file: string) => { try { return readFileSync(file); } catch { return Buffer.alloc(0); } };
+    const ancestry = (pid: number): string[] => {
+      const names: string[] = [];
+      // Up to the action's unit (the systemd-run stand-in starts it; systemd does on a host).
+      for (let p = pid; p > 1 && names.length < 40;) {
+        const stat = read(`/proc/${p}/stat`).toString();
+        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        if (name === "systemd-run") break;
+        names.push(name);
+        p = parseInt(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1], 10);
+      }
+      return names;
+    };
+    let sampling = true;
+    let samples = 0;
+    const sampler = (async () => {
+      while (sampling) {
+        for (const name of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+          const pid = parseInt(name, 10);
+          if (holders.has(pid) || pid === process.pid) continue;
+          if ([read(`/proc/${pid}/environ`), read(`/proc/${pid}/cmdline`)].some((data) => data.includes(TOKEN))) holders.set(pid, ancestry(pid));
+        }
+        samples++;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    h.gitDelayMs = 300;
+    let release: RunResult;
+    try {
+      release = await host.run(["release", "v3"]);
+    } finally {
+      h.gitDelayMs = 0;
+      sampling = false;
+      await sampler;
+    }
+    expect(release.exitCode).toBe(0);
+    const seen = [...holders.values()];
+    // The sampler saw the clone's git holding the token, so it would have seen any other holder.
+    expect(seen.some((names) => names[0].startsWith("git"))).toBe(true);
+    // None of them runs as the login user: nothing under runuser (as_login, as_node), no build step.
+    expect(seen.filter((names) => names.some((n) => /^(runuser|yarn|node|npm)$/.test(n)))).toEqual([]);
+    expect(samples).toBeGreaterThan(10);
+    expect(host.releases().length).toBeGreaterThan(0);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
+  });
+
+  test("a source that accepts and never answers holds no action: each try of the clone ends at GIT_SECONDS, the release fails, v2 serves", async () => {
+    const stuck = createServer(() => undefined);
+    const sockets: Socket[] = [];
+    stuck.on("connection", (socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => stuck.listen(0, "127.0.0.1", resolve));
+    const command = readFileSync(host.ops.command, "utf8");
+    const url = h.settings.repoUrl;
+    // The command's copy of the setting (readonly -p), as a source host that moved would have it.
+    const line = `declare -r REPO_URL="${url}"`;
+    expect(command).toContain(line);
+    writeFileSync(host.ops.command, command.replace(line, `declare -r REPO_URL="https://127.0.0.1:${(stuck.address() as AddressInfo).port}/crm-app.git"`));
+    let release: RunResult;
+    try {
+      release = await host.run(["release", "v3"]);
+    } finally {
+      writeFileSync(host.ops.command, command);
+      sockets.forEach((socket) => socket.destroy());
+      stuck.close();
+    }
+    expect(sockets.length).toBe(2);
+    expect(release.exitCode).toBe(1);
+    expect(release.output).toContain("git clone failed 2 times");
+    // Two tries of GIT_SECONDS (8 s) each, and the rest.
+    expect(release.durationMs).toBeLessThan(30_000);
+    expect(host.audit().pop()).toBe(`alice release v3: ${v2} -> -: failed (exit 1)`);
+    await host.actionEnded();
+    await expectV2Serves();
+  });
+
+  test("a lock held by anything but an action (a leftover of an older version) is reported stale, with the way to clear it", async () => {
+    const leftover = spawn("flock", [host.ops.lockFile, "sleep", "300"], { stdio: "ignore", detached: true });
+    try {
+      await until("the leftover's lock", () => spawnSync("flock", ["-n", host.ops.lockFile, "true"]).status !== 0);
+      const sleeper = spawnSync("pgrep", ["-P", String(leftover.pid), "sleep"], { encoding: "utf8" }).stdout.trim();
+      const status = await host.run(["status"]);
+      expect(status.output).toMatch(new RegExp(`^lock: stale: no action holds it but pid ${leftover.pid} ${sleeper} \\(flock .*\\); end it with sudo kill ${leftover.pid} ${sleeper}$`, "m"));
+      const refused = await host.run(["rollback", v2]);
+      expect(refused.exitCode).toBe(75);
+      expect(refused.output).toContain(`busy: stale: no action holds it but pid ${leftover.pid} ${sleeper}`);
+    } finally {
+      process.kill(-leftover.pid!, "SIGKILL");
+    }
+    await until("the leftover's end", () => spawnSync("flock", ["-n", host.ops.lockFile, "true"]).status === 0);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
+  });
 });
 
 describeWithTools("the ops command on a full disk (a small tmpfs as the login user's home)", ProvisioningHarness.toolsMissing(), () => {
@@ -315,7 +464,7 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
   const freeKiB = () => parseInt(spawnSync("df", ["--output=avail", "-k", home], { encoding: "utf8" }).stdout.trim().split("\n").pop() ?? "0", 10);
 
   beforeAll(async () => {
-    host = await startHost(HEADER, (harness) => {
+    host = await startHost({ ...HEADER, FREE_MARGIN_MB: 4 }, (harness) => {
       home = harness.settings.loginHome;
       const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=24m,mode=755", "tmpfs", home], { encoding: "utf8" });
       if (mounted.status !== 0) throw new Error(`mount tmpfs: ${mounted.stderr}`);
@@ -331,6 +480,25 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
       spawnSync("umount", ["--lazy", home]);
       await h.stop();
     }
+  });
+
+  test("less free space than the current release's size and FREE_MARGIN_MB: refused before the clone, nothing fetched, v2 serves", async () => {
+    const v2 = host.current();
+    const filler = join(home, "filler");
+    writeFileSync(filler, Buffer.alloc((freeKiB() - 2048) * 1024));
+    const requests = h.gitRequests.length;
+    let refused: RunResult;
+    try {
+      refused = await host.run(["release", "main"]);
+    } finally {
+      rmSync(filler);
+    }
+    expect(refused.exitCode).toBe(1);
+    expect(refused.output).toMatch(new RegExp(`ERROR: \\d MiB free on ${host.ops.releasesDirectory}, a build needs [4-9] \\(the current release's size and 4\\); ${v2} still serves`));
+    expect(h.gitRequests.length).toBe(requests);
+    expect(host.leftovers()).toEqual([]);
+    expect(host.audit().pop()).toMatch(new RegExp(`^alice release main: ${v2} -> -: \\d MiB free on .* \\(exit 1\\)$`));
+    expect(await host.body()).toBe("crm v2");
   });
 
   test("a release too big for the disk fails in its clone; its leftovers go, the free space comes back, v2 serves", async () => {
@@ -367,3 +535,97 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
     expect(await host.body()).toBe("crm");
   });
 });
+
+const motoServer = findMotoServer();
+const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? [] : ["the AWS CLI (aws)"];
+
+describeWithTools("rotate-secrets under faults (Parameter Store on moto), run for real",
+  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing], () => {
+    const names = { region: "us-east-1", ...secretParameterNames("CrmHostStack") } satisfies SecretParameterNames;
+    let moto: MotoServer;
+    let ssm: SSMClient;
+    let h: ProvisioningHarness;
+    let host: Host;
+    let n = 0;
+    const put = (name: string, value: string) => ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
+    /** New values in Parameter Store (as `npm run secrets -- <stack> rotate` puts them), the token too. */
+    async function newValues(): Promise<{ root: string; app: string }> {
+      n++;
+      const values = { root: `root-${n}-${Date.now()}`, app: `app-${n}-${Date.now()}`, token: `ghp_Rotated${n}x${Date.now()}` };
+      await put(names.dbRootPassword, values.root);
+      await put(names.appDbPassword, values.app);
+      await put(names.sourceHostToken, values.token);
+      h.sourceHostToken = values.token;
+      return values;
+    }
+    /** The app logs in as it would: with the .env's DB_USER and DB_PASSWORD. */
+    async function appLogsIn(password: string): Promise<boolean> {
+      const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
+      return env.includes(`\nDB_PASSWORD=${password}\n`) && h.canLogin(/^DB_USER=(.*)$/m.exec(env)?.[1] ?? "", password);
+    }
+    /** The .env's credentials log in: what the app uses when it (re)starts. */
+    async function envLogsIn(): Promise<boolean> {
+      const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
+      return h.canLogin(/^DB_USER=(.*)$/m.exec(env)?.[1] ?? "", /^DB_PASSWORD=(.*)$/m.exec(env)?.[1] ?? "");
+    }
+    const rootHash = () => h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'");
+
+    beforeAll(async () => {
+      moto = await MotoServer.start(motoServer!);
+      ssm = new SSMClient({ region: names.region, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+      h = await ProvisioningHarness.start({ sourceHostToken: TOKEN, app: true, awsEndpoint: moto.endpoint });
+      await put(names.dbRootPassword, "first root");
+      await put(names.appDbPassword, "first-app");
+      await put(names.sourceHostToken, TOKEN);
+      const first = await h.run(renderProvisioningScript(h.settings, names), { header: HEADER, retryPauseSeconds: 0 });
+      if (first.exitCode !== 0) throw new Error(first.output);
+      host = new Host(h);
+    });
+
+    afterAll(async () => {
+      await h?.stop();
+      ssm?.destroy();
+      await moto?.stop();
+    });
+
+    test("a value .env cannot carry is refused before anything changes: the app keeps logging in with the old password", async () => {
+      const before = await rootHash();
+      const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
+      await put(names.dbRootPassword, "never root");
+      await put(names.appDbPassword, "x'y\"z`w #1");
+      const refused = await host.run(["rotate-secrets"]);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.output).toContain(`the value of ${names.appDbPassword} cannot be written to .env; nothing changed`);
+      expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
+      expect(await rootHash()).toBe(before);
+      expect(await appLogsIn("first-app")).toBe(true);
+    });
+
+    test.each([
+      ["before .env is replaced", "kill:step_11_write_env_file"],
+      ["once the app user's password is set", "ops:kill-after-app-password"],
+      ["at the app's restart", "ops:kill-restart"],
+      ["before the root password", "ops:kill-before-root-password"],
+    ] as const)("killed %s, run again: it converges, the app logs in with the new password", async (_phase, fault) => {
+      const values = await newValues();
+      h.fault = fault;
+      let killed: RunResult;
+      try {
+        killed = await host.run(["rotate-secrets"]);
+      } finally {
+        h.fault = undefined;
+      }
+      expect(killed.exitCode).toBe(137);
+      await host.actionEnded();
+      // Cut off, the app can still connect: its .env (read at its next start) holds a password that logs in.
+      expect(await envLogsIn()).toBe(true);
+      const again = await host.run(["rotate-secrets"]);
+      expect({ code: again.exitCode, output: again.output }).toEqual({ code: 0, output: expect.stringContaining("secrets rotated") });
+      expect(await appLogsIn(values.app)).toBe(true);
+      expect(await h.canLogin(h.settings.appDbUser, "first-app")).toBe(false);
+      expect(await rootHash()).toContain(nativePasswordHash(values.root));
+      // The rotation restarts the app and does not wait for it.
+      await until("the app answering", async () => (await host.body()) === "crm");
+      expect(host.audit().pop()).toBe("alice rotate-secrets: - -> -: ok");
+    });
+  });

@@ -151,7 +151,7 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
 
   test("the stand-ins were called as expected, in order", () => {
     const { appDir, swapFile, loginHome, appName } = h.settings;
-    const relevant = first.newCalls.filter((line) => !/^(mariadb|mysql|curl -fsS|chown) /.test(line))
+    const relevant = first.newCalls.filter((line) => !/^(mariadb|mysql|curl -fsS|chown|flock) /.test(line))
       .map((line) => line.replace(/ -o \S+ /, " -o <temporary file> "));
     expect(relevant).toEqual([
       // Before step 1: the telemetry timer (userdata/telemetry.sh).

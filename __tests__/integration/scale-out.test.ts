@@ -192,6 +192,15 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
       }
     });
 
+    test("ops db on one host of the group: the app's database on the shared server, as the app user; db dump of it", async () => {
+      const session = await hosts[1].runCommand(hosts[1].opsCommand, ["db"], { input: "SELECT CURRENT_USER(), COUNT(*) FROM customers;\n" });
+      expect(session.exitCode).toBe(0);
+      expect(session.output).toMatch(/^crm_app@%\t\d+$/m);
+      const dump = await hosts[1].runCommand(hosts[1].opsCommand, ["db", "dump"]);
+      expect(dump.exitCode).toBe(0);
+      expect(dump.output).toContain("INSERT INTO `customers`");
+    });
+
     test("a master secret the database refuses stops the run at step 4, naming the secret", async () => {
       await secrets.send(new PutSecretValueCommand({ SecretId: masterSecretArn, SecretString: JSON.stringify({ ...MASTER, password: "not-it" }) }));
       try {
@@ -228,5 +237,32 @@ CREATE TABLE crm_test.notes (id INT PRIMARY KEY, body TEXT); INSERT INTO crm_tes
       const again = await hosts[1].run(scripts[1]);
       expect(again.output).toContain("was imported before; not importing it again");
       expect(await db.query("SELECT COUNT(*) FROM crm_test.customers")).toBe("4");
+    });
+
+    test("a new app_db_password reaches the group as new hosts and locks out none still serving: each rotation takes the other account (alternating users)", async () => {
+      const ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+      const rotate = (value: string) => ssm.send(new PutParameterCommand({ Name: appDbPassword, Value: value, Type: "SecureString", Overwrite: true }));
+      const logsIn = async (host: ProvisioningHarness) => (await db.queryAs(env(host).DB_USER, env(host).DB_PASSWORD, "SELECT COUNT(*) FROM crm_test.customers")).code === 0;
+      try {
+        const [serving, fresh] = hosts;
+        // Rotation 1: the new host (a run with the new value, as an instance refresh's host does) takes crm_app_b.
+        await rotate(`Rotated once ${suffix}`);
+        const first = await fresh.run(scripts[1]);
+        expect(first.exitCode).toBe(0);
+        expect(first.output).toContain("created the database user crm_app_b@%");
+        expect(env(fresh)).toMatchObject({ DB_USER: "crm_app_b", DB_PASSWORD: `Rotated once ${suffix}` });
+        expect({ serving: await logsIn(serving), fresh: await logsIn(fresh) }).toEqual({ serving: true, fresh: true });
+        // The old host replaced too (its rerun): it takes crm_app_b, the account that has the new password.
+        expect((await serving.run(scripts[0])).output).toContain("the database user crm_app_b@% exists");
+        expect(env(serving).DB_USER).toBe("crm_app_b");
+        // Rotation 2: back to crm_app, whose password changed first; the hosts on crm_app_b still serve.
+        await rotate(`Rotated twice ${suffix}`);
+        const second = await fresh.run(scripts[1]);
+        expect(second.output).toContain("the password of crm_app@% was not app_db_password: changed it to app_db_password");
+        expect(env(fresh).DB_USER).toBe("crm_app");
+        expect({ serving: await logsIn(serving), fresh: await logsIn(fresh) }).toEqual({ serving: true, fresh: true });
+      } finally {
+        ssm.destroy();
+      }
     });
   });

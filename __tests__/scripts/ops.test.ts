@@ -52,7 +52,7 @@ describe("the actions", () => {
     expect([...OPS_ACTIONS].sort()).toEqual([...dispatched].sort());
     expect(OPS_ACTIONS).toEqual(expect.arrayContaining(["release", "rollback", "releases", "status", "patch", "reprovision", "rotate-secrets"]));
     expect(hostOpsActions().filter((action) => action.args)).toEqual([
-      { name: "release", args: "<ref>" }, { name: "rollback", args: "[release]" }, { name: "patch", args: "[version]" }]);
+      { name: "release", args: "<ref>" }, { name: "rollback", args: "[release]" }, { name: "patch", args: "[version]" }, { name: "db", args: "[dump]" }]);
   });
 
   test("a dispatcher without a comment for an action's function is refused, not guessed", () => {
@@ -79,7 +79,7 @@ describe("parseOpsArgs", () => {
       CRM_OPS_SSH_KEY: KEY, CRM_OPS_KNOWN_HOSTS: "/ci/known_hosts",
     })).toEqual({
       stack: "CrmHostStack", action: "release", args: ["v2.1"], host: "203.0.113.25", port: 2222, user: "admin",
-      identity: KEY, knownHosts: "/ci/known_hosts", acceptNewHostKey: false,
+      identity: KEY, knownHosts: "/ci/known_hosts", acceptNewHostKey: false, extra: {},
     });
     expect(parseOpsArgs(["CrmHostStack", "rotate-secrets"], {})).toMatchObject({ action: "rotate-secrets", args: [] });
     expect(parseOpsArgs(["S", "rollback", "--identity", "key", "--known-hosts", "kh", "--accept-new-host-key"], { CRM_OPS_SSH_KEY: KEY }))
@@ -99,6 +99,38 @@ describe("parseOpsArgs", () => {
     expect(refusal(["CrmHostStack", "patch", "1;2"]).message).toBe('the argument "1;2" is not a git ref, release or version (letters, digits and . _ / - only)');
     expect(refusal(["S", "status", "--port", "0"]).message).toBe('--port must be a port number from 1 to 65535, got "0"');
     expect(refusal(["S", "status", "--host", "a;b"]).message).toBe('--host must be a host name or an IP address, got "a;b"');
+  });
+});
+
+describe("the everyday actions' command lines", () => {
+  test("are listed by --help with their options, and read", () => {
+    for (const action of ["logs", "restart", "db", "backup", "restore"]) expect(USAGE).toMatch(new RegExp(`^  ${action}( |$)`, "m"));
+    for (const option of ["--lines", "--since", "--follow", "--output", "--drill", "--snapshot", "--var-file"]) expect(USAGE).toMatch(new RegExp(`^  ${option} .*\\S$`, "m"));
+    expect(parseOpsArgs(["S", "logs", "provisioning", "--lines", "20", "--follow"], {})).toMatchObject({ action: "logs", args: ["provisioning"], extra: { lines: "20", follow: "true" } });
+    expect(parseOpsArgs(["S", "logs", "--since", "2h ago"], {})).toMatchObject({ extra: { since: "2h ago" } });
+    expect(parseOpsArgs(["S", "db", "dump", "--output", "crm.sql"], {})).toMatchObject({ action: "db", args: ["dump"], extra: { output: "crm.sql" } });
+    expect(parseOpsArgs(["S", "restore", "--drill", "--snapshot", "snap-0123456789abcdef0"], {}))
+      .toMatchObject({ action: "restore", extra: { drill: "true", snapshot: "snap-0123456789abcdef0" } });
+  });
+
+  test("refuse an option of another action, a bad value or arguments, in one line naming it", () => {
+    expect(refusal(["S", "status", "--lines", "5"])).toEqual({ message: "--lines is an option of logs, not of status", exitCode: 2 });
+    expect(refusal(["S", "db", "--output", "x.sql"]).message).toBe("--output is an option of db dump, not of db");
+    expect(refusal(["S", "backup", "--drill"]).message).toBe("--drill is an option of restore, not of backup");
+    expect(refusal(["S", "logs", "--lines", "ten"]).message).toBe('--lines must be a number of lines from 1 to 999999, got "ten"');
+    expect(refusal(["S", "logs", "--since", "-1h"]).message).toMatch(/^--since must not start with -/);
+    expect(refusal(["S", "logs", "--since", "1h; reboot"]).message).toMatch(/^--since must be a date .*, got "1h; reboot"$/);
+    expect(refusal(["S", "logs", "syslog"]).message).toBe('logs: no log "syslog": the logs are app, provisioning, ops, database');
+    expect(refusal(["S", "restore", "--snapshot", "vol-123"]).message).toBe('--snapshot must be an EBS snapshot\'s id (snap- and 8 or 17 hex digits), got "vol-123"');
+    expect(refusal(["S", "backup", "now"]).message).toBe('backup takes no arguments; got "now"');
+  });
+
+  test("refuse backup, restore and the database's logs on a scale-out stack, in one line, before anything runs", async () => {
+    const scaleOut = exampleStackSettings(JSON.parse(readFileSync(resolve(ROOT, "examples/scale-out.json"), "utf8")) as Record<string, unknown>);
+    expect(scaleOut.provisioning.topology).toBe("scale-out");
+    for (const argv of [["S", "backup", "--host", "127.0.0.1"], ["S", "restore", "--drill"], ["S", "logs", "database", "--host", "127.0.0.1"]]) {
+      await expect(runOps(parseOpsArgs(argv, {}), scaleOut, "/nonexistent", "no-such-ssh")).rejects.toThrow(/RDS/);
+    }
   });
 });
 
@@ -252,5 +284,34 @@ describeWithEngine("hostFromOutputs, the state in S3 (moto) without credentials"
       for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
       Object.assign(process.env, saved);
     }
+  });
+});
+
+describe("npm run ops backup and restore, EC2 through the SDK's usual chain (moto's server)", () => {
+  const motoServer = findMotoServer();
+  let moto: MotoServer | undefined;
+  afterAll(async () => { await moto?.stop(); });
+
+  (motoServer ? test : test.skip)("name what is missing in one line, before any ssh; and AWS's own refusals too", async () => {
+    moto = await MotoServer.start(motoServer!);
+    const aws = { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_SESSION_TOKEN: "", AWS_PROFILE: "",
+      AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true" };
+    const npm = (args: string[], env: NodeJS.ProcessEnv) => new Promise<{ code: number; stdout: string; stderr: string }>((resolveRun) => {
+      execFile("npm", ["run", "--silent", "ops", "--", "CrmHostStack", ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, CRM_SETTINGS: "", ...env } },
+        (error, stdout, stderr) => resolveRun({ code: error ? Number(error.code) : 0, stdout, stderr }));
+    });
+    const host = ["--host", "127.0.0.1", "--port", String(await closedPort())];
+    const [backup, drill, guide, unreachable] = await Promise.all([
+      npm(["backup", ...host], aws), npm(["restore", "--drill", ...host], aws), npm(["restore"], aws),
+      npm(["backup", ...host], { ...aws, AWS_ENDPOINT_URL: `http://127.0.0.1:${await closedPort()}`, AWS_MAX_ATTEMPTS: "1" }),
+    ]);
+    expect(backup).toMatchObject({ code: 1, stdout: "" });
+    expect(backup.stderr).toContain("ops: no volumes tagged Backup=CrmHostStack/CrmServer/data in us-east-1: is the stack deployed there, with these credentials' account?");
+    expect(drill.code).toBe(1);
+    expect(drill.stderr).toContain("ops: no volumes tagged Backup=CrmHostStack/CrmServer/data in us-east-1");
+    expect(guide.code).toBe(1);
+    expect(guide.stderr).toContain("ops: no completed snapshot tagged Stack=CrmHostStack, Instance=CrmServer in us-east-1");
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr.trim().split("\n").filter((line) => line.startsWith("ops: "))).toHaveLength(1);
   });
 });

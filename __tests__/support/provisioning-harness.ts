@@ -58,7 +58,7 @@ export const JOURNAL_REMOTE = "/usr/lib/systemd/systemd-journal-remote";
 const REQUIRED_TTL = "21600";
 
 /** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */
-const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
+const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "mariadb-dump", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
   "mkswap", "blkid", "flock", "python3"];
 
 /** What each fault breaks: the step's own failure, as a stand-in or a stand-in server produces it. */
@@ -84,7 +84,10 @@ export const FAULTS = {
   "echo-token": "the git server refuses the clone with a message holding the token it was given",
   // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
   "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
+  "ops:leave-child": "yarn leaves a process behind (a daemon of its own session, with the descriptors it inherited but stdio), whose pid is in <dir>/leftover.pid",
   "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
+  "ops:kill-after-app-password": "SIGKILL to the action once the app user's new password is set (ALTER USER)",
+  "ops:kill-before-root-password": "SIGKILL to the action before the root password is set (SET PASSWORD FOR 'root')",
   "ops:kill-restart": "SIGKILL to the action at the app's restart, after the switch",
   "ops:kill-health": "SIGKILL to the action at its first health check of the app",
   "ops:hup-health": "SIGHUP to the action's shell at its first health check of the app",
@@ -494,9 +497,32 @@ export class ProvisioningHarness {
    * Runs a command the script installed (the ops command) as root, with the stand-ins first on PATH;
    * `env` adds variables (SUDO_USER, as sudo sets it).
    */
-  runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; control?: (child: ChildProcess) => void } = {}):
+  runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; control?: (child: ChildProcess) => void; input?: string } = {}):
   Promise<RunResult> {
-    return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env, options.control);
+    return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env, options.control, options.input);
+  }
+
+  /**
+   * A command line run by bash as root on the stand-in host, as sshd runs the one ssh sends (the ops
+   * command's workstation side, scripts/ops-everyday.ts: HostShell): its streams are pipes. The caller
+   * bounds its wait.
+   */
+  shell(command: string): ChildProcess {
+    return spawn("bash", ["-c", command], { env: this.scriptEnv(), cwd: "/", stdio: "pipe" });
+  }
+
+  /** The environment the scripts and commands run with on the stand-in host. */
+  scriptEnv(extraEnv: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    return {
+      PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
+      HOME: process.env.HOME ?? "/root",
+      LANG: "C.UTF-8",
+      // mktemp and friends write here, so a test can see what a run leaves behind.
+      TMPDIR: this.tmp,
+      // The only test-specific variable: git must trust the local server's self-signed certificate.
+      GIT_SSL_CAINFO: this.certFile,
+      ...extraEnv,
+    };
   }
 
   /** Process ids of the transient units the systemd-run stand-in started (each the leader of its own group), by unit name. */
@@ -517,18 +543,9 @@ export class ProvisioningHarness {
     }
   }
 
-  private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}, control?: (child: ChildProcess) => void):
+  private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}, control?: (child: ChildProcess) => void, input?: string):
   Promise<RunResult> {
-    const env: NodeJS.ProcessEnv = {
-      PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
-      HOME: process.env.HOME ?? "/root",
-      LANG: "C.UTF-8",
-      // mktemp and friends write here, so a test can see what a run leaves behind.
-      TMPDIR: this.tmp,
-      // The only test-specific variable: git must trust the local server's self-signed certificate.
-      GIT_SSL_CAINFO: this.certFile,
-      ...extraEnv,
-    };
+    const env = this.scriptEnv(extraEnv);
     const started = Date.now();
     // With a data volume, the script's mounts stay in a namespace of their own, not on this machine
     // (unshare without --fork execs bash: the same process, the same group).
@@ -536,11 +553,15 @@ export class ProvisioningHarness {
       ? [tool("unshare"), ["--mount", "--propagation", "private", "bash", ...argv]]
       : ["bash", argv];
     // Its own process group, so that a kill fault (or the timeout) ends the script and everything it started.
-    const child = spawn(command, args, { env, cwd: "/", stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(command, args, { env, cwd: "/", stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"], detached: true });
+    if (input !== undefined) {
+      child.stdin?.on("error", () => undefined);
+      child.stdin?.end(input);
+    }
     this.scriptPid = child.pid;
     const chunks: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => chunks.push(chunk));
     control?.(child);
     const timer = setTimeout(() => killGroup(child.pid), timeoutMs);
     const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
@@ -895,8 +916,10 @@ export class ProvisioningHarness {
       REAL_MKSWAP: tool("mkswap"),
       REAL_CHOWN: tool("chown"),
       REAL_GIT: tool("git"),
+      REAL_FLOCK: tool("flock"),
       REAL_CURL: tool("curl"),
       REAL_MARIADB: tool("mariadb"),
+      REAL_MARIADB_DUMP: tool("mariadb-dump"),
       // The scale-out topology's client talks to the database the script names, over TCP.
       DB_SOCKET: this.remoteDatabase ? "" : this.socket,
       DATABASE_UNIT,

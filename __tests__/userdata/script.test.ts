@@ -115,7 +115,7 @@ describe("renderProvisioningScript", () => {
 
   test("retries the network steps and tolerates only a failing step 4", () => {
     for (const what of ['retry "dnf upgrade" dnf', 'retry "dnf groupinstall"', 'retry "dnf install"', 'retry "git clone"',
-      'retry "git pull"', 'retry "nvm download" curl', 'retry "nvm installer" as_login bash', 'retry "Node.js install"']) {
+      'retry "nvm download" curl', 'retry "nvm installer" as_login bash', 'retry "Node.js install"']) {
       expect(script).toContain(what);
     }
     expect(shellFunction(script, "step_04_set_root_password_single_host")).toMatch(/if ! .*; then\nlog "WARNING/);

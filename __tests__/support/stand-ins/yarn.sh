@@ -8,8 +8,12 @@ if fault step_14_install_dependencies; then
   echo "injected fault" >&2
   exit 1
 fi
-# The ops command's build: killed (its whole process group), or the login user's file system filled.
+# The ops command's build: killed (its whole process group), a process left behind, or the login user's file system filled.
 if fault ops:kill-build; then kill_script; fi
+if fault ops:leave-child; then
+  setsid sleep 300 </dev/null >/dev/null 2>&1 &
+  echo $! >"${CALLS%/*}/leftover.pid"
+fi
 if fault ops:fill-build; then dd if=/dev/zero of="$HOME/filler" bs=64k 2>/dev/null || true; fi
 if [[ -f package.json ]] && ! python3 -m json.tool package.json >/dev/null 2>&1; then
   echo "error package.json: invalid JSON" >&2
