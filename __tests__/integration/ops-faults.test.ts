@@ -69,6 +69,16 @@ class Host {
     });
   }
 
+  /** `run` with the harness's `fault` armed for this run only (disarmed whatever the run does). */
+  async runWithFault(fault: NonNullable<ProvisioningHarness["fault"]>, args: string[]): Promise<RunResult> {
+    this.h.fault = fault;
+    try {
+      return await this.run(args);
+    } finally {
+      this.h.fault = undefined;
+    }
+  }
+
   current(): string {
     return readlinkSync(this.h.settings.appDir).split("/").pop() ?? "";
   }
@@ -179,13 +189,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
   });
 
   test.each(["HUP", "INT", "PIPE", "TERM"])("SIG%s to the action itself at the health check of a good release: v2 serves again, and the audit line says why", async (signal) => {
-    h.fault = `ops:${signal.toLowerCase()}-health` as typeof h.fault;
-    let release: RunResult;
-    try {
-      release = await host.run(["release", "v3"]);
-    } finally {
-      h.fault = undefined;
-    }
+    const release = await host.runWithFault(`ops:${signal.toLowerCase()}-health` as NonNullable<typeof h.fault>, ["release", "v3"]);
     expect(release.exitCode).toBe(3);
     expect(release.output).toContain(`ERROR: 0003-`);
     await expectV2Serves();
@@ -194,13 +198,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
   });
 
   test("SIGKILL during the build: nothing switched; the next action removes the build", async () => {
-    h.fault = "ops:kill-build";
-    let killed: RunResult;
-    try {
-      killed = await host.run(["release", "v3"]);
-    } finally {
-      h.fault = undefined;
-    }
+    const killed = await host.runWithFault("ops:kill-build", ["release", "v3"]);
     expect(killed.exitCode).toBe(137);
     expect(host.current()).toBe(v2);
     expect(host.leftovers()).toEqual([".new"]);
@@ -213,13 +211,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
   });
 
   test("SIGKILL at the restart after the switch: status says unverified; a reboot starts v2, not the unverified release", async () => {
-    h.fault = "ops:kill-restart";
-    let killed: RunResult;
-    try {
-      killed = await host.run(["release", "v3"]);
-    } finally {
-      h.fault = undefined;
-    }
+    const killed = await host.runWithFault("ops:kill-restart", ["release", "v3"]);
     expect(killed.exitCode).toBe(137);
     const unverified = host.current();
     expect(unverified).toMatch(/^0003-/);
@@ -237,13 +229,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
   });
 
   test("SIGKILL during the health check: the next action puts v2 back and marks the release failed", async () => {
-    h.fault = "ops:kill-health";
-    let killed: RunResult;
-    try {
-      killed = await host.run(["release", "v3"]);
-    } finally {
-      h.fault = undefined;
-    }
+    const killed = await host.runWithFault("ops:kill-health", ["release", "v3"]);
     expect(killed.exitCode).toBe(137);
     const unverified = host.current();
     expect(host.state()).toMatch(new RegExp(`^unverified ${unverified} ${v2} alice release v3$`, "m"));
@@ -312,13 +298,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
   });
 
   test("a process the build leaves behind holds no lock: the next action runs at once", async () => {
-    h.fault = "ops:leave-child";
-    let release: RunResult;
-    try {
-      release = await host.run(["release", "v3"]);
-    } finally {
-      h.fault = undefined;
-    }
+    const release = await host.runWithFault("ops:leave-child", ["release", "v3"]);
     const leftover = parseInt(readFileSync(join(h.dir, "leftover.pid"), "utf8"), 10);
     try {
       expect(release.exitCode).toBe(0);
@@ -518,13 +498,7 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
   test("the disk fills during the build: the .env copy fails before the switch, the new release goes, the live .env is whole", async () => {
     const v2 = host.current();
     const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
-    h.fault = "ops:fill-build";
-    let full: RunResult;
-    try {
-      full = await host.run(["release", "main"]);
-    } finally {
-      h.fault = undefined;
-    }
+    const full = await host.runWithFault("ops:fill-build", ["release", "main"]);
     expect(full.exitCode).toBe(1);
     expect(host.current()).toBe(v2);
     expect(host.releases()).toHaveLength(2);
@@ -608,13 +582,7 @@ describeWithTools("rotate-secrets under faults (Parameter Store on moto), run fo
       ["before the root password", "ops:kill-before-root-password"],
     ] as const)("killed %s, run again: it converges, the app logs in with the new password", async (_phase, fault) => {
       const values = await newValues();
-      h.fault = fault;
-      let killed: RunResult;
-      try {
-        killed = await host.run(["rotate-secrets"]);
-      } finally {
-        h.fault = undefined;
-      }
+      const killed = await host.runWithFault(fault, ["rotate-secrets"]);
       expect(killed.exitCode).toBe(137);
       await host.actionEnded();
       // Cut off, the app can still connect: its .env (read at its next start) holds a password that logs in.
