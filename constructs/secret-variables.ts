@@ -54,10 +54,15 @@ export class SecretVariables extends Construct {
     this.checks = new PlanCheck(this, "checks", {
       name: props.name ?? "secrets",
       preconditions: [
-        ...[this.dbRootPassword, this.appDbPassword, this.sourceHostToken].map((variable) => printableText(variable, maxLength)),
+        ...this.all.map((variable) => printableText(variable, maxLength)),
         dotenvValue(this.appDbPassword),
       ],
     });
+  }
+
+  /** The three secrets' variables, in the order of their preconditions. */
+  private get all(): TerraformVariable[] {
+    return [this.dbRootPassword, this.appDbPassword, this.sourceHostToken];
   }
 
   /**
@@ -66,8 +71,7 @@ export class SecretVariables extends Construct {
    * where their lengths are known, so that a long secret in multi-byte characters fails there, not at RunInstances.
    */
   public limitEncodedLength(bytes: number): void {
-    const lengths = [this.dbRootPassword, this.appDbPassword, this.sourceHostToken]
-      .map((variable) => `length(base64encode(${variableReference(variable)}))`).join(" + ");
+    const lengths = this.all.map((variable) => `length(base64encode(${variableReference(variable)}))`).join(" + ");
     this.checks.addPrecondition({
       condition: `\${${lengths} <= ${bytes}}`,
       errorMessage: `db_root_password, app_db_password and source_host_token take more than ${bytes} bytes together in base64, ` +

@@ -30,10 +30,6 @@ export function hclString(value: string): string {
 
 /** HCL reference of a variable, e.g. `var.vpc_id`. */
 export function variableReference(variable: TerraformVariable): string {
-  return ref(variable);
-}
-
-function ref(variable: TerraformVariable): string {
   return `var.${variable.friendlyUniqueId}`;
 }
 
@@ -61,7 +57,7 @@ export function matchesPattern(
   pattern: string,
   expected: string,
 ): TerraformVariableValidationConfig {
-  return { condition: `\${${patternCondition(ref(variable), pattern)}}`, errorMessage: invalid(variable, expected) };
+  return { condition: `\${${patternCondition(variableReference(variable), pattern)}}`, errorMessage: invalid(variable, expected) };
 }
 
 /**
@@ -74,7 +70,7 @@ export function conditionRule(variable: TerraformVariable, condition: string, ex
 
 /** The rule, or the variable left unset (null): for optional variables. */
 export function unsetOr(variable: TerraformVariable, rule: TerraformVariableValidationConfig): TerraformVariableValidationConfig {
-  return { condition: `\${${ref(variable)} == null || ${rule.condition.replace(/^\$\{([\s\S]*)\}$/, "$1")}}`, errorMessage: rule.errorMessage };
+  return { condition: `\${${variableReference(variable)} == null || ${rule.condition.replace(/^\$\{([\s\S]*)\}$/, "$1")}}`, errorMessage: rule.errorMessage };
 }
 
 /** HCL condition: the string `expression` is an IPv4 CIDR block written with its network address. */
@@ -88,7 +84,7 @@ export function ipv4NetworkCondition(expression: string): string {
 
 /** A list(string) variable holds at least one element, and each is an IPv4 network in CIDR form. */
 export function ipv4CidrList(variable: TerraformVariable): TerraformVariableValidationConfig {
-  const name = ref(variable);
+  const name = variableReference(variable);
   return {
     condition: `\${length(${name}) > 0 && alltrue([for cidr in ${name} : ${ipv4NetworkCondition("cidr")}])}`,
     errorMessage: invalid(variable,
@@ -109,7 +105,7 @@ export function printableTextCondition(expression: string, max: number): string 
 
 /** The variable holds 1 to `max` characters, none of them unprintable (see {@link UNPRINTABLE_CLASS}). */
 export function printableText(variable: TerraformVariable, max: number): TerraformVariableValidationConfig {
-  return { condition: `\${${printableTextCondition(ref(variable), max)}}`, errorMessage: invalid(variable, printableTextWords(max)) };
+  return { condition: `\${${printableTextCondition(variableReference(variable), max)}}`, errorMessage: invalid(variable, printableTextWords(max)) };
 }
 
 /**
@@ -169,7 +165,7 @@ export function isPrintableDotenvValue(value: string, max: number): boolean {
 
 /** The variable's value can be written into `.env` and read back exactly by dotenv (see {@link dotenvCondition}). */
 export function dotenvValue(variable: TerraformVariable): TerraformVariableValidationConfig {
-  return { condition: `\${${dotenvCondition(ref(variable))}}`, errorMessage: invalid(variable, DOTENV_WORDS) };
+  return { condition: `\${${dotenvCondition(variableReference(variable))}}`, errorMessage: invalid(variable, DOTENV_WORDS) };
 }
 
 /** The number variable holds a whole number from `min` to `max` (inclusive), in `unit`. */
@@ -179,7 +175,7 @@ export function wholeNumberBetween(
   max: number,
   unit: string,
 ): TerraformVariableValidationConfig {
-  const name = `var.${variable.friendlyUniqueId}`;
+  const name = variableReference(variable);
   return {
     condition: `\${${name} == floor(${name}) && ${name} >= ${min} && ${name} <= ${max}}`,
     errorMessage: invalid(variable, `a whole number of ${unit} from ${min} to ${max}`),
@@ -223,7 +219,7 @@ function wireString(text: string): string {
  * the lengths adding up to the blob's). Each refusal prints one message, the first that fails.
  */
 export function sshPublicKeyRules(variable: TerraformVariable): TerraformVariableValidationConfig[] {
-  const key = ref(variable);
+  const key = variableReference(variable);
   const bytes = (body: string) =>
     `try(alltrue([for k in [split(" ", ${key})] : alltrue([for b in [${decodedBytes("k[1]")}] : ${body}])]), false)`;
   const ed25519 = wireString("ssh-ed25519");
@@ -265,7 +261,7 @@ export function sshPublicKeyRules(variable: TerraformVariable): TerraformVariabl
  * security group rule given twice.
  */
 export function distinctIpv4Cidrs(variable: TerraformVariable): TerraformVariableValidationConfig {
-  const name = ref(variable);
+  const name = variableReference(variable);
   const normalized = `[for cidr in ${name} : try(format("%s/%d", cidrhost(cidr, 0), tonumber(split("/", cidr)[1])), cidr)]`;
   return {
     condition: `\${length(distinct(${normalized})) == length(${name})}`,
