@@ -65,7 +65,16 @@ fi
 build="$CACHE/.build-$key"
 rm -rf "$build"
 mkdir -p "$build"
-trap 'rm -rf "$build"' EXIT
+# The chroot steps write only to build.log, which goes with the build directory: a failure shows its tail first.
+remove_build() {
+  local status=$?
+  if ((status != 0)) && [[ -s $build/build.log ]]; then
+    log "failed (exit $status); the end of build.log:"
+    tail -n 30 "$build/build.log" >&2
+  fi
+  rm -rf "$build"
+}
+trap remove_build EXIT
 root="$build/rootfs"
 start=$SECONDS
 
