@@ -134,9 +134,13 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "crm-boot-"));
-    const [built, packages, server] = await Promise.all([buildImage(), fetchPackages(), MotoServer.start(findMotoServer()!)]);
-    image = built;
-    moto = server;
+    const [built, fetched, started] = await Promise.allSettled([buildImage(), fetchPackages(), MotoServer.start(findMotoServer()!)]);
+    // The moto server goes to afterAll whatever else failed: one left running keeps jest from ever exiting.
+    if (started.status === "fulfilled") moto = started.value;
+    const value = <T>(result: PromiseSettledResult<T>): T => { if (result.status === "rejected") throw result.reason; return result.value; };
+    image = value(built);
+    const packages = value(fetched);
+    const server = value(started);
     const accel = await probeAccelerator(image, work);
     accelNote = `${accel.accel} (${accel.reason})`;
     accelerator = accel.accel;

@@ -699,7 +699,9 @@ export class ProvisioningHarness {
     if (this.stopped) return;
     this.stopped = true;
     for (const pid of this.units().values()) killGroup(pid);
-    if (this.app) await exec("bash", [join(this.dir, "app-unit.sh"), "stop"]).catch(() => undefined);
+    // The app unit's supervisor (stand-ins/app-unit.sh) leads a session of its own: its group goes with server.js.
+    const appSupervisor = join(this.dir, "app-unit", "pid");
+    if (existsSync(appSupervisor)) killGroup(parseInt(readFileSync(appSupervisor, "utf8"), 10));
     await this.stopManagedDatabase();
     if (this.mariadbd && this.mariadbd.exitCode === null) {
       this.mariadbd.kill("SIGTERM");

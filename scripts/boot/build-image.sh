@@ -75,6 +75,9 @@ remove_build() {
   rm -rf "$build"
 }
 trap remove_build EXIT
+# A command inside the image, with an environment of its own: the caller's (TMPDIR above all, which the
+# tests point at a directory of theirs) names paths that do not exist in there.
+in_image() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 root="$build/rootfs"
 start=$SECONDS
 
@@ -91,9 +94,9 @@ ssh-keygen -q -t ed25519 -N '' -C crm-boot-test -f "$build/id_ed25519"
 
 cp -a "$HERE/image/." "$root/"
 install -m 644 "$build/ca.pem" "$root/usr/local/share/ca-certificates/crm-boot-test-ca.crt"
-chroot "$root" update-ca-certificates >>"$build/build.log" 2>&1
+in_image update-ca-certificates >>"$build/build.log" 2>&1
 # EC2 Instance Connect's user, as on Amazon Linux 2023: its AuthorizedKeysCommand reads the metadata service as it.
-chroot "$root" useradd --system --no-create-home --shell /sbin/nologin ec2-instance-connect
+in_image useradd --system --no-create-home --shell /sbin/nologin ec2-instance-connect
 install -d -m 700 "$root/root/.ssh"
 install -m 600 "$build/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 {
@@ -102,11 +105,11 @@ install -m 600 "$build/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 } >"$root/etc/hosts"
 # cloud-init's locale module sets en_US.UTF-8 (as on Amazon Linux 2023): it must exist.
 sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' "$root/etc/locale.gen"
-chroot "$root" locale-gen >>"$build/build.log" 2>&1
+in_image locale-gen >>"$build/build.log" 2>&1
 # Amazon Linux 2023 neither enables MariaDB nor nftables on installation: the script must.
-chroot "$root" systemctl disable mariadb.service >>"$build/build.log" 2>&1
-chroot "$root" systemctl disable nftables.service >>"$build/build.log" 2>&1 || true
-chroot "$root" systemctl enable imds-standin.service >>"$build/build.log" 2>&1
+in_image systemctl disable mariadb.service >>"$build/build.log" 2>&1
+in_image systemctl disable nftables.service >>"$build/build.log" 2>&1 || true
+in_image systemctl enable imds-standin.service >>"$build/build.log" 2>&1
 # No machine-id: each boot of a fresh copy is a new machine (systemd creates one on first boot).
 : >"$root/etc/machine-id"
 rm -f "$root"/etc/ssh/ssh_host_*  # cloud-init generates them per instance
