@@ -72,7 +72,7 @@ describe("the user's commands with a bad settings file", () => {
   const message = `${bad}: Invalid setting "region" (got "eu-wset-1")`;
   const count = (output: string) => output.split(message).length - 1;
 
-  it.each([["synth"], ["deploy"]])("npm run %s prints the one line once and stops before cdktf runs", async (script) => {
+  it.each([["synth"], ["diff"], ["deploy"], ["destroy"]])("npm run %s prints the one line once and stops before cdktf runs", async (script) => {
     const result = await command("npm", ["run", script, "--", "--output", join(dir, `out-${script}`)], bad);
     expect(result.code).not.toBe(0);
     expect(count(result.output)).toBe(1);
