@@ -21,7 +21,6 @@ drill_main() {
   local device
   device=$(drill_device "$1")
   echo "drill: $1 is $device"
-  drill_new_identity "$device"
   drill_mount "$device"
   drill_check "$DRILL_DIR/mnt/mysql"
 }
@@ -43,32 +42,13 @@ drill_device() {
   return 1
 }
 
-# drill_new_identity DEVICE: the copy's file system gets a UUID of its own before the drill mounts it.
-# A volume made from a snapshot is a block copy of the data volume, UUID included, and the fstab mounts
-# the data volume by UUID (mount_data_volume, userdata/provision.sh): a reboot while a cut-off drill's
-# volume is still attached could mount the copy in its place. XFS takes a new UUID only with a clean
-# log, so a first mount (nouuid: the UUID is still the data volume's) replays it; ext4 after e2fsck.
-drill_new_identity() {
-  local fs_type
-  fs_type=$(blkid -p -o value -s TYPE "$1") || fs_type=''
-  case $fs_type in
-    xfs)
-      mkdir -p "$DRILL_DIR/mnt"
-      mount -o nouuid,noatime "$1" "$DRILL_DIR/mnt"
-      umount "$DRILL_DIR/mnt"
-      xfs_admin -U generate "$1" >/dev/null ;;
-    ext[234])
-      e2fsck -fy "$1" &>/dev/null || (($? <= 1))
-      tune2fs -U random "$1" >/dev/null ;;
-    *) echo "drill: the volume holds no file system the drill knows (${fs_type:-none}; xfs or ext4)" >&2; return 1 ;;
-  esac
-  echo "drill: the copy's file system has a UUID of its own: $(blkid -p -o value -s UUID "$1")"
-}
-
-# drill_mount DEVICE: its file system at DRILL_DIR/mnt; the scratch copy is written to only by InnoDB's recovery.
+# drill_mount DEVICE: its file system at DRILL_DIR/mnt. A copy of the data volume's XFS has its UUID,
+# which XFS refuses twice unless told (nouuid); the scratch copy is written to only by InnoDB's recovery.
 drill_mount() {
-  mkdir -p "$DRILL_DIR/mnt"
-  mount -o noatime "$1" "$DRILL_DIR/mnt"
+  local options=noatime
+  [[ $(blkid -p -o value -s TYPE "$1") != xfs ]] || options+=,nouuid
+  mkdir "$DRILL_DIR/mnt"
+  mount -o "$options" "$1" "$DRILL_DIR/mnt"
   [[ -d $DRILL_DIR/mnt/mysql ]] || { echo "drill: no mysql directory on the volume" >&2; return 1; }
 }
 
