@@ -85,10 +85,13 @@ export async function everydayScenarios({ vm, opsCommand, dataSerial, figure }: 
     const left = (await ec2.send(new DescribeVolumesCommand({ Filters: [{ Name: "tag:CreatedBy", Values: ["npm run ops restore --drill"] }] }))).Volumes ?? [];
     const mounts = (await vm.sshOk("findmnt -rn -o TARGET | grep -c crm-restore-drill || true")).trim();
     figure("ops restore --drill on a second disk: row counts as the live database's", `exit ${drill.code}, `
-      + `${rows.map(([table, live, snapshot]) => `${table} ${live}/${snapshot}`).join(", ")}; ${left.length} scratch volumes left, ${mounts} drill mounts left`,
+      + `${rows.map(([table, live, snapshot]) => `${table} ${live}/${snapshot}`).join(", ")}; ${left.length} scratch volumes left, ${mounts} drill mounts left`
+      + `${drill.code === 0 ? "" : `; ${lastLine(drill.stderr)}`}`,
     drill.code === 0 && same && left.length === 0 && mounts === "0" && /drill: \d+ tables; 0 with other row counts/.test(drill.stdout));
   } finally {
-    await vm.ssh("rm -f /dev/sdg");
+    // EBS deletes the scratch volume; the second disk stays, so its copy (the data volume's UUID too) is wiped,
+    // or the reboot that follows could mount it as the data volume.
+    await vm.ssh(`wipefs -a -q "$(readlink -f "$(ls /dev/disk/by-id/*_${DRILL_SERIAL} | head -n 1)")"; rm -f /dev/sdg`);
     ec2.destroy();
     await moto.stop();
   }
