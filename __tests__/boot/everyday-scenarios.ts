@@ -86,7 +86,8 @@ export async function everydayScenarios({ vm, opsCommand, dataSerial, figure }: 
     const mounts = (await vm.sshOk("findmnt -rn -o TARGET | grep -c crm-restore-drill || true")).trim();
     figure("ops restore --drill on a second disk: row counts as the live database's", `exit ${drill.code}, `
       + `${rows.map(([table, live, snapshot]) => `${table} ${live}/${snapshot}`).join(", ")}; ${left.length} scratch volumes left, ${mounts} drill mounts left`
-      + `${drill.code === 0 ? "" : `; ${lastLine(drill.stderr)}`}`,
+      // On failure, what the host's side said (its server's log among it), not only the clean-up's last line.
+      + `${drill.code === 0 ? "" : `; ${drill.stderr.split("\n").filter((line) => line.trim() && !/ (deleted|attached to|to a scratch volume)/.test(line)).join(" | ")}`}`,
     drill.code === 0 && same && left.length === 0 && mounts === "0" && /drill: \d+ tables; 0 with other row counts/.test(drill.stdout));
   } finally {
     // EBS deletes the scratch volume; the second disk stays, so its copy (the data volume's UUID too) is wiped,
