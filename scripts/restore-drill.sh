@@ -89,8 +89,10 @@ drill_start() {
   DRILL_PID=$!
   until drill_sql --socket="$DRILL_RUN/drill.sock" <<<'SELECT 1' &>/dev/null; do
     if ! kill -0 "$DRILL_PID" 2>/dev/null || ((SECONDS > deadline)); then
-      echo "drill: the snapshot's database did not start; its log:" >&2
-      tail -n 20 "$DRILL_RUN/drill.err" >&2 || true
+      # Its errors first (a crash's stack trace and limits would push them out of a plain tail).
+      echo "drill: the snapshot's database did not start; its errors, then its last lines:" >&2
+      grep -E '\[(ERROR|FATAL)\]|Assertion|signal [0-9]+' "$DRILL_RUN/drill.err" | head -n 20 >&2 || true
+      tail -n 5 "$DRILL_RUN/drill.err" >&2 || true
       return 1
     fi
     sleep 1
@@ -140,7 +142,11 @@ drill_stop() {
 drill_cleanup() {
   local status=$?
   drill_stop
-  if mountpoint -q "$DRILL_DIR/mnt"; then umount "$DRILL_DIR/mnt" || umount -l "$DRILL_DIR/mnt"; fi
+  # Never rm -rf through a mount: a copy still mounted keeps its directory, named.
+  if mountpoint -q "$DRILL_DIR/mnt" && ! umount "$DRILL_DIR/mnt" && ! umount -l "$DRILL_DIR/mnt"; then
+    echo "drill: $DRILL_DIR/mnt stays mounted (umount refused); its directory is left" >&2
+    exit 1
+  fi
   rm -rf "$DRILL_DIR"
   echo "drill: cleaned up (exit $status)" >&2
   exit "$status"
