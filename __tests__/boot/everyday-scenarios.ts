@@ -76,7 +76,9 @@ export async function everydayScenarios({ vm, opsCommand, dataSerial, figure }: 
     // The snapshot as EBS would restore it: a block copy of the data volume, frozen while copied, on the second disk.
     await vm.sshOk([
       "set -e", `data=$(readlink -f "$(ls /dev/disk/by-id/*_${dataSerial} | head -n 1)")`, `drill=$(readlink -f "$(ls /dev/disk/by-id/*_${DRILL_SERIAL} | head -n 1)")`,
-      `trap 'fsfreeze -u ${settings.dataMount}' EXIT`, `fsfreeze -f ${settings.dataMount}`, 'dd if="$data" of="$drill" bs=4M conv=fsync status=none',
+      `trap 'fsfreeze -u ${settings.dataMount}' EXIT`, `fsfreeze -f ${settings.dataMount}`,
+      // Direct reads: the block device's page cache may hold blocks older than what XFS wrote (the copy was then corrupt: EIO in the drill).
+      'dd if="$data" of="$drill" bs=4M iflag=direct oflag=direct conv=fsync status=none',
       `fsfreeze -u ${settings.dataMount}`, "trap - EXIT", 'ln -sfn "$drill" /dev/sdg',
     ].join("\n"), { timeoutMs: 300_000 });
     const drill = await opsCommand(["restore", "--drill"], aws);
