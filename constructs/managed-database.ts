@@ -168,12 +168,8 @@ export class ManagedDatabase extends Construct {
     return String(DATABASE_PORT);
   }
 
-  /** The ARN of the secret in which RDS keeps the master user's name and password, and the ARN of its KMS key. */
+  /** The ARN of the secret in which RDS keeps the master user's name and password (the operator's: `ops db-setup`). */
   public get masterSecretArn(): string {
     return this.instance.masterUserSecret.get(0).secretArn;
-  }
-
-  public get masterSecretKmsKeyArn(): string {
-    return this.instance.masterUserSecret.get(0).kmsKeyId;
   }
 }

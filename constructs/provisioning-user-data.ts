@@ -17,14 +17,13 @@ function standIn(what: string, length: number): string {
 
 /**
  * What stands for each of the scale-out topology's values: longer than any real one (an RDS endpoint,
- * a Secrets Manager ARN, a load balancer's DNS name; release_ref at most as long as its rule allows),
+ * a load balancer's DNS name; release_ref at most as long as its rule allows),
  * in the form the script's header accepts.
  */
 const SCALE_OUT_PLACEHOLDERS: ScaleOutValues = {
   databaseHost: standIn("databasehost", 128),
   // Never stands in: the port is given as a number (a digit placeholder could be found in a setting, a URL's port).
   databasePort: "65535",
-  masterSecretArn: `arn:aws:secretsmanager:us-east-1:123456789012:secret:${standIn("mastersecret", 128)}`,
   loadBalancerName: standIn("loadbalancer", 128),
   releaseRef: standIn("releaseref", 200),
 };

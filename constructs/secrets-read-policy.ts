@@ -22,12 +22,6 @@ export interface SecretsReadPolicyProps {
   /** Region of the parameters and the key. */
   readonly region: string;
   /**
-   * The scale-out topology's database master secret (RDS's, in Secrets Manager), which the hosts read too:
-   * its ARN and the ARN of the KMS key that encrypts it.
-   * @default - none
-   */
-  readonly databaseSecret?: { readonly arn: string; readonly kmsKeyArn: string };
-  /**
    * Terraform name of the key's data source, the policy document and the role policy (`<type>.<name>`).
    * @default "crm_secrets"
    */
@@ -38,9 +32,9 @@ export interface SecretsReadPolicyProps {
  * The one inline policy of the instance role in `parameter-store` mode, its only permissions:
  * `ssm:GetParameters` on exactly the secrets' parameters, and `kms:Decrypt` with their key, only
  * when Parameter Store asks KMS on the role's behalf (`kms:ViaService`). The key's ARN is looked up
- * from `kmsKeyId` (KMS creates the AWS managed key `aws/ssm` if it does not exist yet). In the
- * scale-out topology, also `secretsmanager:GetSecretValue` on exactly the database's master secret,
- * and `kms:Decrypt` with its key only through Secrets Manager.
+ * from `kmsKeyId` (KMS creates the AWS managed key `aws/ssm` if it does not exist yet). Never the
+ * scale-out topology's database master secret: the operator's `npm run ops -- <stack> db-setup` brings
+ * it to one host for the one action that needs it (docs/scale-out.md).
  */
 export class SecretsReadPolicy extends Construct {
   public readonly policy: IamRolePolicy;
@@ -63,16 +57,6 @@ export class SecretsReadPolicy extends Construct {
           resources: [key.arn],
           condition: [viaService("ssm", props.region)],
         },
-        ...(props.databaseSecret ? [
-          { sid: "ReadTheDatabaseMasterSecret", effect: "Allow", actions: ["secretsmanager:GetSecretValue"], resources: [props.databaseSecret.arn] },
-          {
-            sid: "DecryptItThroughSecretsManagerOnly",
-            effect: "Allow",
-            actions: ["kms:Decrypt"],
-            resources: [props.databaseSecret.kmsKeyArn],
-            condition: [viaService("secretsmanager", props.region)],
-          },
-        ] : []),
       ],
     });
     nameElements(name, this.document);

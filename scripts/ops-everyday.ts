@@ -37,6 +37,7 @@ export const ACTION_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   logs: ["lines", "since", "follow"],
   db: ["output"],
   restore: ["drill", "snapshot", "var-file"],
+  "db-setup": ["master-secret"],
 };
 
 /** The logs `logs` shows. */

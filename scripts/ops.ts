@@ -14,6 +14,7 @@ import { ChildProcess, spawn, spawnSync } from "child_process";
 import { createWriteStream, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "fs";
 import { createInterface } from "readline";
 import { EC2Client } from "@aws-sdk/client-ec2";
+import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 import { loadEnvironments } from "../settings/environments";
@@ -41,6 +42,7 @@ export const OPS_ACTION_SUMMARIES: Readonly<Record<string, string>> = {
   "rotate-secrets": "apply the values that `npm run secrets -- <stack> rotate` put in Parameter Store",
   restart: "restart the app's unit, then wait for its health check (audited)",
   db: "a MariaDB shell on the app's database as the app user; db dump: a consistent dump to stdout or --output",
+  "db-setup": "scale-out: the database and the app's account, with RDS's master secret (read with your credentials, sent over ssh's stdin)",
 };
 /** Arguments the actions take (a git ref, a release, a version): safe as words of the remote shell. */
 const ARGUMENT = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
@@ -54,7 +56,7 @@ export const USAGE = [
   "actions:",
   ...hostOpsActions().map(({ name, args }) => `  ${`${name} ${args}`.trim().padEnd(24)}${OPS_ACTION_SUMMARIES[name] ?? "see docs/operations.md"}`),
   ...Object.entries(LOCAL_ACTIONS).map(([name, { args, summary }]) => `  ${`${name} ${args}`.trim().padEnd(24)}${summary}`),
-  "options of logs, db dump and restore:",
+  "options of logs, db dump, restore and db-setup:",
   "  --lines <n>             logs: the last n lines (default 100)",
   "  --since <time>          logs: from then on (journals: app, database), e.g. \"2026-05-01 14:00\", \"2h ago\", today",
   "  --follow                logs: go on printing new lines until Ctrl-C",
@@ -62,7 +64,8 @@ export const USAGE = [
   "  --drill                 restore: check a snapshot on a scratch volume, change nothing",
   "  --snapshot <snap-id>    restore: this snapshot of the stack (default: the newest)",
   "  --var-file <file>       restore: the stack's tfvars, for the guided real restore's terraform apply",
-  "a scale-out stack (--host <one of its hosts>): status, releases, patch, reprovision, restart, db, logs (not database);",
+  "  --master-secret <arn>   db-setup: the master secret's ARN (default: the stack's output <instanceName>DatabaseSecretArn)",
+  "a scale-out stack (--host <one of its hosts>): status, releases, patch, reprovision, restart, db, db-setup, logs (not database);",
   "  not release, rollback, rotate-secrets (the group rolls them out), backup or restore (RDS keeps its own backups)",
   "options:",
   "  --host <address>        the host, instead of the stack's output <instanceName>PublicIP (needed for a scale-out stack)",
@@ -109,7 +112,10 @@ export interface OpsRequest {
 const SSH_OPTIONS: OptionSpec = { host: "host", port: "port", user: "user", identity: "path", "known-hosts": "path", "accept-new-host-key": "flag" };
 const OPTIONS: OptionSpec = {
   ...SSH_OPTIONS, lines: "text", since: "text", follow: "flag", output: "path", drill: "flag", snapshot: "text", "var-file": "path",
+  "master-secret": "text",
 };
+/** `--master-secret`: a Secrets Manager secret's ARN (RDS names the secret it manages rds!db-<id>). */
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@!-]{1,512}$/;
 
 /** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
 export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
@@ -142,6 +148,9 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (extra.snapshot !== undefined && !SNAPSHOT_ID.test(extra.snapshot)) {
     throw new OpsError(`--snapshot must be an EBS snapshot's id (snap- and 8 or 17 hex digits), got ${JSON.stringify(extra.snapshot)}`, 2);
   }
+  if (extra["master-secret"] !== undefined && !SECRET_ARN.test(extra["master-secret"])) {
+    throw new OpsError(`--master-secret must be a Secrets Manager secret's ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got ${JSON.stringify(extra["master-secret"])}`, 2);
+  }
   if ((action === "backup" || action === "restore") && args.length > 0) throw new OpsError(`${action} takes no arguments; got "${args.join(" ")}"`, 2);
   if (action === "release" && args.length > 0 && !isGitRef(args[0])) {
     throw new OpsError(`the ref "${args[0]}" of release must be ${REF_EXPECTED}`, 2);
@@ -169,18 +178,17 @@ export function stackSettings(stack: string, environments: StackSettings[] = loa
 }
 
 /**
- * The host's public IP address from the stack's outputs: `terraform output -json` in `stackDirectory`
- * (cdktf.out/stacks/<stack>, after `npx cdktf synth` and a deploy).
+ * The stack's output `name`: `terraform output -json` in `stackDirectory` (cdktf.out/stacks/<stack>, after
+ * `npx cdktf synth` and a deploy); `hint` says what else to do when there is none.
  */
-export function hostFromOutputs(stackDirectory: string, instanceName: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
-  const hint = "deploy it first, or give --host";
+export function stackOutput(stackDirectory: string, name: string, hint: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
   if (!existsSync(stackDirectory)) throw new OpsError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
   const result = spawnSync(terraform, ["output", "-json", "-no-color"], {
     cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
   });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
     throw new OpsError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
-      + `(npm run doctor checks every prerequisite); or give --host`);
+      + `(npm run doctor checks every prerequisite); or ${hint.replace(/^deploy it first, or /, "")}`);
   }
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
@@ -190,9 +198,14 @@ export function hostFromOutputs(stackDirectory: string, instanceName: string, te
     throw new OpsError(`terraform output failed in ${stackDirectory} (${why.trim()})${credentials}: ${hint}`);
   }
   const outputs = JSON.parse(result.stdout || "{}") as Record<string, { value?: unknown }>;
-  const value = outputs[`${instanceName}PublicIP`]?.value;
-  if (typeof value !== "string" || value === "") throw new OpsError(`the stack has no output ${instanceName}PublicIP yet: ${hint}`);
+  const value = outputs[name]?.value;
+  if (typeof value !== "string" || value === "") throw new OpsError(`the stack has no output ${name} yet: ${hint}`);
   return value;
+}
+
+/** The host's public IP address: the stack's output `<instanceName>PublicIP` (stackOutput). */
+export function hostFromOutputs(stackDirectory: string, instanceName: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
+  return stackOutput(stackDirectory, `${instanceName}PublicIP`, "deploy it first, or give --host", terraform);
 }
 
 /** Files ssh reads: the key and the known hosts, as given, or written from their text into `directory`. */
@@ -253,6 +266,24 @@ export type Ec2Factory = (settings: StackSettings) => EC2Client;
 const defaultEc2: Ec2Factory = (settings) => new EC2Client({ region: settings.region });
 
 /**
+ * db-setup's input: the text of the scale-out database's master secret (RDS's JSON), read with the user's
+ * own credentials (secretsmanager:GetSecretValue, and kms:Decrypt with its key) in the stack's region.
+ * It is only ever in this process's memory and on ssh's standard input.
+ */
+export async function masterSecretText(request: OpsRequest, settings: StackSettings, stacksDirectory: string): Promise<string> {
+  const arn = request.extra["master-secret"]
+    ?? stackOutput(join(stacksDirectory, request.stack), `${settings.instanceName}DatabaseSecretArn`, "deploy it first, or give --master-secret <arn>");
+  const client = new SecretsManagerClient({ region: settings.region });
+  try {
+    const text = (await client.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString;
+    if (!text) throw new OpsError(`the secret ${arn} holds no text: it is not the database's master secret`);
+    return text;
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
  * The guided real restore (`restore` without --drill): the steps with the snapshot filled in, then, when
  * the user types the stack's name and gave --var-file, `terraform state rm` and `terraform apply` (which
  * shows its plan and asks again) in the stack's directory.
@@ -297,12 +328,17 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
   if (scaleOut && action === "logs" && args[0] === "database") {
     throw new OpsError("logs database: a scale-out stack's database is RDS, whose logs RDS keeps (the console, or aws rds describe-db-log-files)", 2);
   }
+  if (!scaleOut && action === "db-setup") {
+    throw new OpsError("db-setup is the scale-out topology's: the single host's database is its own, set up by its first boot", 2);
+  }
   if (action === "restore" && request.extra.drill === undefined) return guidedRestore(request, settings, ec2(settings), stacksDirectory);
   if (request.host === undefined && scaleOut) {
     throw new OpsError(`the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> `
       + "(a host's address from the EC2 console or `aws autoscaling describe-auto-scaling-instances`; docs/scale-out.md)", 2);
   }
   const host = request.host ?? hostFromOutputs(join(stacksDirectory, request.stack), settings.instanceName);
+  // Read before ssh starts: a secret that cannot be read stops the action before the host is reached.
+  const secret = action === "db-setup" ? await masterSecretText(request, settings, stacksDirectory) : undefined;
   const user = request.user ?? settings.provisioning.loginUser;
   let directory: string | undefined;
   let partial: string | undefined;
@@ -355,6 +391,12 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
         partial = undefined;
         report(`db dump: ${file}`);
       }
+    } else if (action === "db-setup") {
+      // The secret goes on ssh's standard input, never a command line or a file (userdata/ops.sh, ops_db_setup).
+      const child = spawn(ssh, sshArguments(request, target), { stdio: ["pipe", "inherit", "inherit"] });
+      child.stdin?.on("error", () => undefined);
+      child.stdin?.end(secret);
+      code = await finished(child);
     } else {
       const tty = action === "db" && args.length === 0 && process.stdin.isTTY === true;
       code = await finished(spawn(ssh, sshArguments(request, { ...target, tty }), { stdio: "inherit" }));

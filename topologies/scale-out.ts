@@ -113,7 +113,6 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   const identity = new InstanceRole(stack, "instance_role", { nameTag });
   const secretsPolicy = new SecretsReadPolicy(stack, "secrets_policy", {
     roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
-    databaseSecret: { arn: database.masterSecretArn, kmsKeyArn: database.masterSecretKmsKeyArn },
   });
   const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
   const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag });
@@ -125,7 +124,6 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     scaleOut: {
       databaseHost: database.address,
       databasePort: database.port,
-      masterSecretArn: database.masterSecretArn,
       loadBalancerName: loadBalancer.dnsName,
       releaseRef: variables.releaseRef.stringValue,
     },

@@ -44,6 +44,12 @@ export const CLIENT_PACKAGES = PACKAGES.map((name) => (name === DATABASE_PACKAGE
 /** Scale-out topology: how long step 3 waits for the database to answer, and a step for the database lock (GET_LOCK) another host holds. */
 export const DATABASE_WAIT_SECONDS = 300;
 export const DATABASE_LOCK_SECONDS = 900;
+/**
+ * Scale-out topology: how long step 4 waits for the app's account that the operator's db-setup makes (the hosts
+ * hold no administrator's secret): below the health-check grace, so that a host that waited in vain is
+ * replaced by the group, and its replacement finds the account.
+ */
+export const DATABASE_SETUP_WAIT_SECONDS = 600;
 /** How often network steps (dnf, git, nvm, npm, yarn, metadata) are tried, and the pause between tries. */
 export const NETWORK_ATTEMPTS = 5;
 export const NETWORK_RETRY_PAUSE_SECONDS = 10;

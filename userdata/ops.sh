@@ -32,8 +32,8 @@ ops_main() {
       [[ -n ${OPS_RUN:-} ]] || exec systemd-run --unit="$APP_NAME-ops-$$" --wait --pipe --quiet --collect --setenv=OPS_RUN=1 \
         --setenv=SUDO_USER="${SUDO_USER:-root}" -- "$OPS_COMMAND" "$@"
       ops_change "$@" ;;
-    releases | status | db) "ops_$1" "${@:2}" ;;
-    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|restart|db [DUMP]|patch [VERSION]|reprovision|rotate-secrets" ;;
+    releases | status | db | db-setup) "ops_${1//-/_}" "${@:2}" ;;
+    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|restart|db [DUMP]|db-setup|patch [VERSION]|reprovision|rotate-secrets" ;;
   esac
 }
 
@@ -395,8 +395,25 @@ ops_db() {
   variant SECRETS load_secrets
   local client=(mariadb)
   [[ $# == 0 ]] || client=(mariadb-dump --single-transaction)
-  [[ -z ${DB_HOST:-} ]] || client+=(--host="$DB_HOST" --port="$DB_PORT")
-  MYSQL_PWD=$APP_DB_PASSWORD exec "${client[@]}" --user="$APP_DB_USER" "$DATABASE_NAME"
+  if [[ -n ${DB_HOST:-} ]]; then
+    # Of the app's two accounts there (a rotation moves it), the one app_db_password logs in to.
+    app_login || die "no account of the app ($APP_DB_USER, ${APP_DB_USER}_b) takes app_db_password: run db-setup (docs/scale-out.md)"
+    client+=(--host="$DB_HOST" --port="$DB_PORT")
+  fi
+  MYSQL_PWD=$APP_DB_PASSWORD exec "${client[@]}" --user="${APP_DB_LOGIN:-$APP_DB_USER}" "$DATABASE_NAME"
+}
+
+# ops_db_setup: the scale-out topology's database set up with its master user's credentials, which only
+# this action reads, on standard input (`npm run ops -- <stack> db-setup` sends RDS's secret there): the
+# database and the app's account for app_db_password (db_setup_scale_out, userdata/remote-database.sh).
+# The hosts hold no administrator's secret; run it after the first apply and after each rotation.
+ops_db_setup() {
+  (($# == 0)) || die "db-setup takes no arguments; got '$*'"
+  variant TOPOLOGY db_setup
+}
+
+db_setup_single_host() {
+  die "db-setup is the scale-out topology's: the single host's database is its own, set up by its first boot"
 }
 
 # os_release: the operating system's release (Amazon Linux 2023: with its date).

@@ -1,37 +1,43 @@
 #!/bin/bash
 # The scale-out topology's hosts (setting "topology": "scale-out", docs/scale-out.md): the database is
 # Amazon RDS for MariaDB, shared by every host of the Auto Scaling group and reached over TCP at
-# DB_HOST:DB_PORT as its master user, whose name and password RDS keeps in the Secrets Manager secret
-# MASTER_SECRET_ARN; the app's public name is the load balancer's (or the domain's), which the header's
-# FRONTEND_URI and BACKEND_URI hold.
+# DB_HOST:DB_PORT as the app's account; the app's public name is the load balancer's (or the domain's),
+# which the header's FRONTEND_URI and BACKEND_URI hold.
+#
+# The hosts hold no administrator's secret. The master user's name and password, which RDS keeps in
+# Secrets Manager, reach one host only for db-setup (ops_db_setup: `npm run ops -- <stack> db-setup`, run
+# with the operator's rights), on its standard input: the database and the app's account for the current
+# app_db_password (steps 5 and 6). A host waits at step 4 for that account, and does the rest as it.
 #
 # Function definitions only: the scale-out topology's definitions (NAME_scale_out) of the functions that
 # provision.sh and ops.sh run through `variant TOPOLOGY NAME` (provision.sh says how): the database's
-# administrator (load_database_admin), steps 3, 4 and 8, steps 6 and 9 one host at a time
-# (one_host_at_a_time), the public name (read_public_hostname), and the ops command's actions
-# (ops_action: those that would change one host where the whole group must change are refused).
+# administrator (load_database_admin), steps 3, 4, 6 and 8, step 9 one host at a time
+# (one_host_at_a_time), the public name (read_public_hostname), db-setup (db_setup), and the ops
+# command's actions (ops_action: those that would change one host where the whole group must change are
+# refused).
 # shellcheck disable=SC2154,SC2034 # the variables come from the rendered header; those set here, provision.sh's functions read
 
-# The database's administrator is its master user (DB_ADMIN_USER, DB_ADMIN_PASSWORD), read from the JSON
-# of the secret RDS manages ({"username": …, "password": …}) with the AWS CLI and parsed by python3 (both
-# on every Amazon Linux 2023 image) from standard input: the password is never an argument nor in a file.
-# It takes the root password's place (DB_ROOT_PASSWORD, DB_ROOT_PASSWORD_B64), which redact hides.
+# No administrator at boot: step 4 makes the app's account the one root_sql logs in as. No root password
+# either (redact reads its form).
 load_database_admin_scale_out() {
-  local out fields=()
-  out=$(retry "Secrets Manager" aws secretsmanager get-secret-value --region "$SECRETS_REGION" \
-    --secret-id "$MASTER_SECRET_ARN" --query SecretString --output text) ||
-    die "could not read the database's master secret $MASTER_SECRET_ARN (the AWS CLI's message is above)"
+  DB_ADMIN_USER='' DB_ADMIN_PASSWORD='' DB_ROOT_PASSWORD='' DB_ROOT_PASSWORD_B64=''
+}
+
+# read_master_secret: the master user (DB_ADMIN_USER, DB_ADMIN_PASSWORD, and DB_ROOT_PASSWORD_B64 for
+# redact) from the JSON of the secret RDS manages ({"username": …, "password": …}) on standard input,
+# parsed by python3 (on every Amazon Linux 2023 image): never an argument, a file or the environment.
+read_master_secret() {
+  local fields=()
   # shellcheck disable=SC2016 # Python, not shell
-  mapfile -d '' -t fields < <(printf '%s' "$out" | python3 -c 'import json, sys
+  mapfile -d '' -t fields < <(python3 -c 'import json, sys
 secret = json.load(sys.stdin)
 sys.stdout.write(secret["username"] + "\0" + secret["password"])' 2>/dev/null || true)
   [[ ${#fields[@]} == 2 && ${fields[0]} =~ ^[A-Za-z0-9_]{1,32}$ ]] ||
-    die "the master secret $MASTER_SECRET_ARN holds no user name and password as RDS writes them"
+    die "db-setup reads the database's master secret on standard input, as RDS keeps it in Secrets Manager ({\"username\": …, \"password\": …}); got something else"
   DB_ADMIN_USER=${fields[0]}
   printf -v DB_ROOT_PASSWORD_B64 '%s' "$(printf '%s' "${fields[1]}" | base64 -w0)"
-  decode_secret DB_ROOT_PASSWORD "database master password ($MASTER_SECRET_ARN)"
+  decode_secret DB_ROOT_PASSWORD "database master password"
   DB_ADMIN_PASSWORD=$DB_ROOT_PASSWORD
-  log "the database's master user $DB_ADMIN_USER: credentials read from Secrets Manager ($MASTER_SECRET_ARN)"
 }
 
 # Step 3 without a server of its own: every mariadb call of the run (root_sql's, step 9's import as the
@@ -49,11 +55,39 @@ step_03_start_database_scale_out() {
   log "the database $DB_HOST:$DB_PORT answers"
 }
 
-# Step 4, the master user's credentials in place of the root password: unlike the local root password's
-# step, a refusal stops the run, since steps 5 to 9 need them.
+# app_login: the app's account that app_db_password logs in to, of the two (app_account), into APP_DB_LOGIN
+# (step 4; ops db, whose app may be on either).
+app_login() {
+  local user
+  for user in "$APP_DB_USER" "${APP_DB_USER}_b"; do
+    if printf 'SELECT 1;\n' | MYSQL_PWD=$APP_DB_PASSWORD mariadb --host="$DB_HOST" --port="$DB_PORT" --user="$user" --connect-timeout=5 "$DATABASE_NAME" >/dev/null 2>&1; then
+      APP_DB_LOGIN=$user
+      return 0
+    fi
+  done
+  return 1
+}
+
+# Step 4 on a host of the group: it waits, at most DATABASE_SETUP_WAIT_SECONDS, for the app's account that
+# db-setup makes (a rotation's new app_db_password included), then logs in as it for the rest of the run:
+# step 5 and step 9 need only its privileges on the one database (APP_DB_GRANTS).
 step_04_set_root_password_scale_out() {
-  root_sql 'SELECT 1;' >/dev/null || die "the database refuses its master user $DB_ADMIN_USER with the password of $MASTER_SECRET_ARN"
-  log "the master user $DB_ADMIN_USER logs in to $DB_HOST"
+  local deadline=$((SECONDS + DATABASE_SETUP_WAIT_SECONDS)) next=0
+  until app_login; do
+    ((SECONDS < deadline)) || die "no account of the app ($APP_DB_USER, ${APP_DB_USER}_b) takes app_db_password after $DATABASE_SETUP_WAIT_SECONDS s: run \`npm run ops -- <stack> db-setup --host <a host>\` (docs/scale-out.md); the group replaces this host"
+    if ((SECONDS >= next)); then
+      log "no account of the app ($APP_DB_USER, ${APP_DB_USER}_b) takes app_db_password yet: waiting for \`npm run ops -- <stack> db-setup --host <a host>\` (docs/scale-out.md)"
+      next=$((SECONDS + 60))
+    fi
+    sleep 5
+  done
+  DB_ADMIN_USER=$APP_DB_LOGIN DB_ADMIN_PASSWORD=$APP_DB_PASSWORD
+  log "the app's account $APP_DB_LOGIN logs in to $DB_HOST"
+}
+
+# Step 6 on a host of the group: the account is db-setup's (step 4 found it).
+step_06_create_app_user_scale_out() {
+  log "the database user $APP_DB_LOGIN@$APP_DB_USER_HOST is db-setup's: this host logs in as it"
 }
 
 # app_account HASH (step 6): AWS's alternating users, so that a new app_db_password (reaching the group as new
@@ -95,7 +129,7 @@ read_public_hostname_scale_out() {
   log "public name: $PUBLIC_DNS (the load balancer's, or the domain's)"
 }
 
-# one_host_at_a_time STEP (run_step): runs STEP while a session of the master user holds the database's
+# one_host_at_a_time STEP (run_step, db_setup): runs STEP while a session of DB_ADMIN_USER holds the database's
 # named lock (GET_LOCK, waiting at most DATABASE_LOCK_SECONDS for another host's). The lock lives as long
 # as that session: a host that dies, or a run that fails, lets it go with its connection.
 one_host_at_a_time_scale_out() {
@@ -121,4 +155,19 @@ ops_action_scale_out() {
     rotate-secrets) die "rotate-secrets: new secrets reach the group's hosts as new hosts, through an instance refresh (docs/scale-out.md)" ;;
     *) "ops_${1//-/_}" "${@:2}" ;;
   esac
+}
+
+# db_setup_scale_out (ops_db_setup): the master user from standard input (read_master_secret) and
+# app_db_password from Parameter Store; then, as the master user, steps 3 and 5, and step 6 (the account
+# whose password is app_db_password, app_account) under the database lock. Set up already: it changes nothing.
+db_setup_scale_out() {
+  read_master_secret
+  variant SECRETS load_secrets
+  {
+    step_03_start_database_scale_out
+    root_sql 'SELECT 1;' >/dev/null || die "the database refuses its master user $DB_ADMIN_USER with that secret's password"
+    step_05_create_database
+    one_host_at_a_time_scale_out create_app_account
+    log "db-setup: the database $DATABASE_NAME and its account $APP_DB_LOGIN@$APP_DB_USER_HOST for app_db_password are in place"
+  } 2>&1 | redact
 }

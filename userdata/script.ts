@@ -3,7 +3,7 @@ import { join } from "path";
 import { APP_PORT, HTTP_PORT } from "../settings/ports";
 import {
   APP_DB_GRANTS, APP_DB_USER_HOST, CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
-  DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, FREE_MARGIN_MB, HEALTH_SECONDS,
+  DATABASE_SETUP_WAIT_SECONDS, DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, FREE_MARGIN_MB, HEALTH_SECONDS,
   GIT_SECONDS, GIT_STALL_SECONDS, KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES,
   STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
@@ -73,7 +73,8 @@ export function scriptModules(settings: ProvisioningSettings): string[] {
     ...(settings.secrets === "parameter-store" ? ["parameter-store"] : []),
     // A scale-out topology's load balancer holds the domain's certificate (ACM): its hosts serve no HTTPS.
     ...(settings.domain && !scaleOut ? ["https"] : []),
-    ...(scaleOut ? ["remote-database"] : []),
+    // Each topology's own definitions of the steps that differ (variant TOPOLOGY): one of the two.
+    scaleOut ? "remote-database" : "local-database",
   ];
 }
 
@@ -85,8 +86,6 @@ export interface ScaleOutValues {
   /** The database's host name (RDS's endpoint address) and port. */
   readonly databaseHost: string;
   readonly databasePort: string;
-  /** The ARN of the Secrets Manager secret in which RDS keeps the master user's name and password. */
-  readonly masterSecretArn: string;
   /** The public name of the app: the load balancer's DNS name (a domain's name, when the settings give one, takes its place in the URIs). */
   readonly loadBalancerName: string;
   /** The git ref (branch, tag or commit) every host deploys; empty: the repository's default branch. */
@@ -97,7 +96,6 @@ export interface ScaleOutValues {
 const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, { test(value: string): boolean; toString(): string }>> = {
   databaseHost: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   databasePort: /^[0-9]{1,5}$/,
-  masterSecretArn: /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@!-]+$/,
   loadBalancerName: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   // Empty (the default branch), or a ref by the one rule (settings/git-ref.ts).
   releaseRef: { test: (ref: string) => ref === "" || isGitRef(ref), toString: () => `empty or ${REF_EXPECTED}` },
@@ -234,7 +232,7 @@ export function renderProvisioningScript(settings: ProvisioningSettings, secrets
   return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut, logGroup)}\n${modules}${PROVISIONING_CODE}`;
 }
 
-/** The header's lines of the scale-out topology: the database, its master secret and the release (ScaleOutValues). */
+/** The header's lines of the scale-out topology: the database and the release (ScaleOutValues); never its master secret (db-setup's). */
 function renderScaleOutLines(values: ScaleOutValues): string {
   for (const [key, pattern] of Object.entries(SCALE_OUT_VALUE_PATTERNS) as [keyof ScaleOutValues, { test(value: string): boolean }][]) {
     if (!pattern.test(values[key]) && !EXPRESSION.test(values[key])) {
@@ -242,8 +240,8 @@ function renderScaleOutLines(values: ScaleOutValues): string {
     }
   }
   return `readonly DB_HOST='${values.databaseHost}' DB_PORT='${values.databasePort}'
-readonly MASTER_SECRET_ARN='${values.masterSecretArn}' RELEASE_REF='${values.releaseRef}'
-readonly DATABASE_WAIT_SECONDS=${DATABASE_WAIT_SECONDS} DATABASE_LOCK_SECONDS=${DATABASE_LOCK_SECONDS}
+readonly RELEASE_REF='${values.releaseRef}'
+readonly DATABASE_WAIT_SECONDS=${DATABASE_WAIT_SECONDS} DATABASE_LOCK_SECONDS=${DATABASE_LOCK_SECONDS} DATABASE_SETUP_WAIT_SECONDS=${DATABASE_SETUP_WAIT_SECONDS}
 `;
 }
 
@@ -269,8 +267,8 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Secr
   }
   const onScaleOut = settings.topology === "scale-out";
   if (onScaleOut !== (scaleOut !== undefined)) {
-    throw new Error(onScaleOut ? "The scale-out topology's script needs the database, its master secret, the load balancer's name and the release."
-      : "Only the scale-out topology's script takes the database, its master secret, the load balancer's name and the release.");
+    throw new Error(onScaleOut ? "The scale-out topology's script needs the database, the load balancer's name and the release."
+      : "Only the scale-out topology's script takes the database, the load balancer's name and the release.");
   }
   const q = shellQuote;
   // The scale-out topology's hosts serve no HTTPS themselves (the load balancer does) and keep no port-80 redirect.
@@ -279,6 +277,8 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Secr
   const uris = applicationUris(scaleOut?.loadBalancerName ?? PUBLIC_DNS_MARK, settings.domain?.name);
   const ops = opsPaths(settings);
   const telemetry = telemetryPaths(settings);
+  // The single host's own database, data volume and Elastic IP (local-database.sh): a scale-out host has none.
+  const own = (line: string) => (onScaleOut ? "" : `${line}\n`);
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
 # userdata/script.ts, the code below it is userdata/ops.sh and userdata/provision.sh.
@@ -301,16 +301,12 @@ readonly SWAP_FILE=${q(settings.swapFile)}
 readonly LOG_FILE=${q(settings.logFile)}
 readonly METADATA_ENDPOINT=${q(settings.metadataEndpoint)}
 readonly DATA_VOLUME_ID='${dataVolumeId}'
-readonly DEVICE_DIR=${q(HOST_FILES.deviceDirectory)}
-readonly DATA_MOUNT=${q(settings.dataMount)}
-readonly DATABASE_DIR=${q(HOST_FILES.databaseDir)}
-readonly FSTAB=${q(HOST_FILES.fstabFile)}
-readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}
-readonly NFTABLES_CONFIG=${q(HOST_FILES.nftablesConfig)}
+${own(`readonly DEVICE_DIR=${q(HOST_FILES.deviceDirectory)}`)}readonly DATA_MOUNT=${q(settings.dataMount)}
+${own(`readonly DATABASE_DIR=${q(HOST_FILES.databaseDir)}`)}readonly FSTAB=${q(HOST_FILES.fstabFile)}
+${own(`readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}`)}readonly NFTABLES_CONFIG=${q(HOST_FILES.nftablesConfig)}
 readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort && !domain && !onScaleOut ? "true" : "false"}
 readonly HTTPS=${domain ? "true" : "false"}
-readonly ELASTIC_IP='${elasticIp}'
-readonly FRONTEND_URI=${q(uris.frontend)} BACKEND_URI=${q(uris.backend)}
+${own(`readonly ELASTIC_IP='${elasticIp}'`)}readonly FRONTEND_URI=${q(uris.frontend)} BACKEND_URI=${q(uris.backend)}
 # Which definitions run where a function differs (provision.sh: variant).
 # shellcheck disable=SC2034 # read by name
 readonly TOPOLOGY=${settings.topology.replace("-", "_")} SECRETS=${settings.secrets.replace("-", "_")}
@@ -321,10 +317,9 @@ readonly CADDY_BINARY=${q(CADDY_PATHS.binary)} CADDY_HOME=${q(CADDY_PATHS.home)}
 ` : ""}${scaleOut ? renderScaleOutLines(scaleOut) : ""}readonly DATABASE_ADDRESS_ENV=(${scaleOut ? 'DB_HOST "$DB_HOST" DB_PORT "$DB_PORT"' : ""})
 # Constants (userdata/constants.ts).
 readonly PACKAGES=${shellArray(onScaleOut ? CLIENT_PACKAGES : PACKAGES)}
-readonly DATABASE_SERVICE=${q(DATABASE_SERVICE)} DATABASE_USER=${q(DATABASE_USER)}
-readonly DATA_FILE_SYSTEM=${q(DATA_FILE_SYSTEM)} DATABASE_DROP_IN=${q(DATABASE_DROP_IN)}
-readonly METADATA_TOKEN_TTL_SECONDS=${METADATA_TOKEN_TTL_SECONDS} ELASTIC_IP_WAIT_SECONDS=${ELASTIC_IP_WAIT_SECONDS}
-readonly ENV_FILE_MODE=${ENV_FILE_MODE}
+readonly METADATA_TOKEN_TTL_SECONDS=${METADATA_TOKEN_TTL_SECONDS}
+${own(`readonly DATABASE_SERVICE=${q(DATABASE_SERVICE)} DATABASE_USER=${q(DATABASE_USER)} DATABASE_DROP_IN=${q(DATABASE_DROP_IN)}
+readonly DATA_FILE_SYSTEM=${q(DATA_FILE_SYSTEM)} ELASTIC_IP_WAIT_SECONDS=${ELASTIC_IP_WAIT_SECONDS}`)}readonly ENV_FILE_MODE=${ENV_FILE_MODE}
 readonly NVM_INSTALL_URL=${q(NVM_INSTALL_URL)}
 readonly NODE_MAJOR=${q(NODE_MAJOR)} NODE_VERSION=${q(NODE_VERSION)}
 readonly NODE_BIN=${q(nodeBinDir(settings.loginHome))}

@@ -418,7 +418,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     }
   });
 
-  it("host D, a host of the scale-out topology: the database over TCP as RDS's, its master secret from Secrets Manager, DB_HOST in .env", () =>
+  it("host D, a host of the scale-out topology: the database over TCP as RDS's, set up by the operator's db-setup, DB_HOST in .env", () =>
     hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: moto!, work, settingsFile: join(__dirname, "settings.json"), figure }));
 
   it("host B: rotates the secrets on the running host, then an interrupted rotation run again; no secret, old or new, anywhere", async () => {

@@ -5,19 +5,21 @@
  * - the database is a MariaDB server on the test machine (support/database-server.ts: root only through
  *   its socket, a master user `admin` with RDS's privileges), which the guest reaches over TCP at
  *   DB_ADDRESS:3306, forwarded by qemu to its loopback port, as a host reaches RDS's endpoint;
- * - the master user's credentials are in a Secrets Manager secret as RDS keeps them (moto, behind the
- *   stand-in server), the app's password and the token in Parameter Store; the role's credentials come
- *   from the metadata stand-in; the guest reads them with the real AWS CLI.
+ * - the master user's credentials are in a Secrets Manager secret as RDS keeps them (moto), which the
+ *   guest never reads: the host waits at step 4 until the operator's `npm run ops -- <stack> db-setup`
+ *   (this machine, the SDK reading moto, ssh to the guest as ec2-user) hands it to the host's db-setup;
+ *   the app's password and the token are in Parameter Store, which the guest reads with the real AWS CLI
+ *   and the role's credentials from the metadata stand-in.
  *
  * Checked: the first boot to the first HTTP 200 (the figure that HEALTH_CHECK_GRACE_SECONDS is set from,
- * plus the load balancer's two health checks), the import and the app user on the remote server, .env
+ * plus the load balancer's two health checks), db-setup, the import and the app user on the remote server, .env
  * with DB_HOST and DB_PORT and the load balancer's name, the app serving rows that only the remote server
  * holds, no database server of the host's own in use, and no secret in the logs.
  */
 import { CreateSecretCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { randomBytes } from "crypto";
-import { mkdirSync, readFileSync } from "fs";
+import { mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { gunzipSync } from "zlib";
 import { TARGET_HEALTH_CHECK } from "../../constructs/application-load-balancer";
@@ -28,6 +30,8 @@ import { parseStackSettings } from "../../settings/stack-settings";
 import { DATABASE_MASTER_USER } from "../../settings/provisioning-settings";
 import { DatabaseServer, sqlString } from "../support/database-server";
 import { MotoServer } from "../support/moto-server";
+import { opsPaths } from "../../userdata/ops";
+import { operatorCommand } from "./ops-scenarios";
 import { StandInServer } from "./stand-ins";
 import { appliedUserData, readBackRow } from "./user-data";
 import { Accelerator, BootImage, createOverlay, createSeedIso, Vm } from "./vm";
@@ -66,9 +70,11 @@ export async function hostD(ctx: HostDContext): Promise<void> {
   const appPassword = `App D pass'; -- \\ & ${suffix}`;
   const token = standIns.token;
 
-  const settings = parseStackSettings({
-    ...JSON.parse(readFileSync(ctx.settingsFile, "utf8")), stackName: STACK, topology: "scale-out", secrets: "parameter-store",
-  }).provisioning;
+  // The operator's settings file too (npm run ops reads it).
+  const settingsFile = join(dir, "settings.json");
+  const raw = { ...JSON.parse(readFileSync(ctx.settingsFile, "utf8")), stackName: STACK, topology: "scale-out", secrets: "parameter-store" };
+  writeFileSync(settingsFile, JSON.stringify(raw, null, 2));
+  const settings = parseStackSettings(raw).provisioning;
   // The app's password and the token: the master password is RDS's.
   const { appDbPassword, sourceHostToken } = secretParameterNames(STACK);
   const names = { region: REGION, appDbPassword, sourceHostToken };
@@ -87,7 +93,7 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     }
     const readBack = await appliedUserData({ engine: ctx.engine, moto: ctx.moto }, (scope) => new ProvisioningUserData(scope, "user_data", {
       settings, secrets: names,
-      scaleOut: { databaseHost: DB_ADDRESS, databasePort: String(DB_PORT), masterSecretArn, loadBalancerName: LOAD_BALANCER, releaseRef: "" },
+      scaleOut: { databaseHost: DB_ADDRESS, databasePort: String(DB_PORT), loadBalancerName: LOAD_BALANCER, releaseRef: "" },
     }));
     const userData = readBack.bytes;
     figure(...readBackRow("host D: ", readBack));
@@ -101,21 +107,32 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     vm = await Vm.boot({ image: ctx.image, accel: ctx.accel, rootDisk: root, seedIso: seed, workDir: dir, name: "host-d",
       guestPorts: [3000], standInPort: standIns.port, removeOnAbort: ctx.work, guestForwards: [{ guest: `${DB_ADDRESS}:${DB_PORT}`, hostPort: db.port }] });
     const host = vm;
+    // The operator, once the host is up: db-setup with RDS's secret, read on this machine (moto), over ssh.
+    await host.waitForSsh(FIRST_BOOT_LIMIT_MS);
+    await host.sshOk(`timeout 600 bash -c 'until [ -x ${opsPaths(settings).command} ]; do sleep 2; done'`, { timeoutMs: 620_000 });
+    const operator = await operatorCommand(host, dir, settingsFile, figure, "host D");
+    const aws = { AWS_ENDPOINT_URL: ctx.moto.endpoint, AWS_ACCESS_KEY_ID: "boot-test", AWS_SECRET_ACCESS_KEY: "boot-test", AWS_SESSION_TOKEN: "",
+      AWS_PROFILE: "", AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true", AWS_REGION: REGION };
+    const setup = await operator.run(["db-setup", "--master-secret", masterSecretArn], aws);
+    const setupOut = `${setup.stdout}\n${setup.stderr}`;
+    figure("host D: npm run ops -- <stack> db-setup (the master secret read here, sent on ssh's stdin)", `exit ${setup.code}, `
+      + `${setupOut.split("\n").find((line) => line.includes("db-setup: the database")) ?? setupOut.trim().split("\n").pop()}`,
+    setup.code === 0 && setupOut.includes(`db-setup: the database ${settings.databaseName} and its account ${settings.appDbUser}@% for app_db_password are in place`));
     await host.waitForHttp(3000, FIRST_BOOT_LIMIT_MS);
     const firstHttp = (Date.now() - host.startedAt) / 1000;
     // Healthy to the load balancer after healthyThreshold answers, interval seconds apart.
     const healthy = firstHttp + TARGET_HEALTH_CHECK.healthyThreshold * TARGET_HEALTH_CHECK.interval;
     figure("host D: first boot to first HTTP 200 (3000), and to healthy in the target group", `${firstHttp.toFixed(1)} s, ~${healthy.toFixed(0)} s `
       + `(health-check grace ${HEALTH_CHECK_GRACE_SECONDS} s)`, healthy < HEALTH_CHECK_GRACE_SECONDS);
-    await host.waitForSsh(120_000);
     await host.ssh("timeout 300 cloud-init status --wait", { timeoutMs: 320_000 });
 
     const log = await host.sshOk(`cat ${settings.logFile}`);
     const steps = (log.match(/ DONE step_\d\d_/g) ?? []).length;
-    const read = log.includes(`the database's master user ${master.username}: credentials read from Secrets Manager (${masterSecretArn})`);
-    const fromMoto = standIns.requests.some((request) => request.host === `secretsmanager.${REGION}.amazonaws.com` && request.status === 200);
-    figure("host D: provisioning against the remote database", `${steps} of 15 steps, master secret ${read && fromMoto ? "read from Secrets Manager" : "NOT read"}`,
-      steps === 15 && read && fromMoto && /provisioning \S+: done/.test(log));
+    const asApp = log.includes(`the app's account ${settings.appDbUser} logs in to ${DB_ADDRESS}`);
+    const guestRead = standIns.requests.some((request) => request.host === `secretsmanager.${REGION}.amazonaws.com`);
+    figure("host D: provisioning against the remote database, as the app's account", `${steps} of 15 steps, `
+      + `${asApp ? "as the app's account" : "NOT as the app's account"}, master secret ${guestRead ? "READ by the guest" : "never read by the guest"}`,
+    steps === 15 && asApp && !guestRead && /provisioning \S+: done/.test(log));
     const dnf = await host.sshOk("cat /var/log/dnf-shim.log");
     // The image's own server (Debian's mariadb-server, as the other hosts need it) holds no database of the app.
     const local = (await host.ssh(`mariadb --batch --skip-column-names -e "SHOW DATABASES LIKE '${settings.databaseName}'" 2>&1 || true`)).stdout.trim();
@@ -143,7 +160,7 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     figure("host D: the app serves the remote database's rows", answer ? `${answer.status}, ${rows} of ${ROWS.length + 1} rows` : "no answer",
       answer?.status === 200 && rows === ROWS.length + 1 && answer.body.includes(`FRONTENDURI http://${LOAD_BALANCER}\n`));
 
-    const texts = [host.consoleText(), log, script, (await host.ssh("cat /var/log/cloud-init-output.log")).stdout,
+    const texts = [host.consoleText(), log, script, setupOut, (await host.ssh("cat /var/log/cloud-init-output.log")).stdout,
       (await host.ssh("journalctl --no-pager -o cat", { timeoutMs: 180_000 })).stdout];
     const forms = [master.password, appPassword, token].flatMap((s) => [s, encodeURIComponent(s), Buffer.from(s).toString("base64"), Buffer.from(s).toString("hex")]);
     const leaked = texts.some((text) => forms.some((form) => text.includes(form)));

@@ -65,15 +65,22 @@ function pollDowntime(vm: Vm, port: number): { stop: () => Promise<{ gapMs: numb
 
 /** The local command as the boot test runs it against the VM: `npm run ops -- <stack> <args> --host … --identity … --known-hosts …`. */
 export type OpsCommand = (args: string[], env?: NodeJS.ProcessEnv) => Promise<CommandResult>;
+/** The operator's side of one VM: `npm run ops` with these arguments (argv) and environment, or run at once. */
+export interface Operator {
+  readonly argv: (args: string[]) => string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly run: OpsCommand;
+}
 
-/** The scenarios; resolves with the local command, ready for the everyday rows (everyday-scenarios.ts). */
-export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenarioContext): Promise<OpsCommand> {
-  const stack = loadStackSettings(SETTINGS_FILE);
+/**
+ * The local command against `vm`, as an operator runs it: ec2-user's key, as EC2 installs the key pair's
+ * public half, and the host's keys as cloud-init printed them, written into `work` (host A's scenarios, and
+ * host D's db-setup); `settingsFile` is the command's CRM_SETTINGS.
+ */
+export async function operatorCommand(vm: Vm, work: string, settingsFile: string, figure: OpsScenarioContext["figure"], label = "ops"):
+Promise<Operator> {
+  const stack = loadStackSettings(settingsFile);
   const settings = stack.provisioning;
-  const ops = opsPaths(settings);
-  const outputs: string[] = [];
-
-  // ec2-user's key, as EC2 installs the key pair's public half; the host's keys, as cloud-init printed them.
   const key = join(work, "ops-key");
   const keygen = await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "crm-ops-boot-test", "-f", key]);
   if (keygen.code !== 0) throw new Error(`ssh-keygen failed: ${keygen.stderr}`);
@@ -87,13 +94,24 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
     : (await vm.sshOk("cat /etc/ssh/ssh_host_*_key.pub")).trim().split("\n");
   const knownHosts = join(work, "ops-known-hosts");
   writeFileSync(knownHosts, hostKeys.map((line) => `[127.0.0.1]:${vm.hostPort(22)} ${line.split(" ").slice(0, 2).join(" ")}\n`).join(""));
-  figure("ops: host keys for known_hosts", `${hostKeys.length} from ${printed ? "the console (cloud-init)" : "the host's files (not on the console)"}`, hostKeys.length > 0);
+  figure(`${label}: host keys for known_hosts`, `${hostKeys.length} from ${printed ? "the console (cloud-init)" : "the host's files (not on the console)"}`, hostKeys.length > 0);
+  const argv = (args: string[]) => ["run", "--silent", "ops", "--", stack.stackName, ...args, "--host", "127.0.0.1",
+    "--port", String(vm.hostPort(22)), "--identity", key, "--known-hosts", knownHosts];
+  const env = { ...process.env, CRM_SETTINGS: settingsFile };
+  return { argv, env, run: (args, extra = {}) => run("npm", argv(args), { env: { ...env, ...extra }, timeoutMs: 15 * 60_000 }) };
+}
 
-  /** The local command, as an operator runs it. */
+/** The scenarios; resolves with the local command, ready for the everyday rows (everyday-scenarios.ts). */
+export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenarioContext): Promise<OpsCommand> {
+  const stack = loadStackSettings(SETTINGS_FILE);
+  const settings = stack.provisioning;
+  const ops = opsPaths(settings);
+  const outputs: string[] = [];
+
+  const operator = await operatorCommand(vm, work, SETTINGS_FILE, figure);
+  /** The local command, as an operator runs it; every output kept for the secrets row. */
   const command: OpsCommand = async (args, env = {}) => {
-    const result = await run("npm", ["run", "--silent", "ops", "--", stack.stackName, ...args, "--host", "127.0.0.1",
-      "--port", String(vm.hostPort(22)), "--identity", key, "--known-hosts", knownHosts],
-    { env: { ...process.env, CRM_SETTINGS: SETTINGS_FILE, ...env }, timeoutMs: 15 * 60_000 });
+    const result = await operator.run(args, env);
     outputs.push(result.stdout + result.stderr);
     return result;
   };
@@ -194,9 +212,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   // gone with the session, its next write may end it with SIGPIPE first: the same outcome, said so).
   const beforeSilent = await current();
   const auditBefore = actions.length;
-  const session = spawn("npm", ["run", "--silent", "ops", "--", stack.stackName, "release", "silent", "--host", "127.0.0.1",
-    "--port", String(vm.hostPort(22)), "--identity", key, "--known-hosts", knownHosts],
-  { env: { ...process.env, CRM_SETTINGS: SETTINGS_FILE }, stdio: "ignore", detached: true });
+  const session = spawn("npm", operator.argv(["release", "silent"]), { env: operator.env, stdio: "ignore", detached: true });
   let dropped = false;
   try {
     const until = Date.now() + 10 * 60_000;

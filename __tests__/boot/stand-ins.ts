@@ -11,8 +11,9 @@
  *   registry.npmjs.org, registry.yarnpkg.com
  *                             a registry holding the real yarn 1.x and dotenv tarballs
  *   ssm., kms., sts., secretsmanager.<region>.amazonaws.com
- *                             passed on to moto's server (awsPort), as the parameter-store mode and
- *                             the scale-out topology's master secret need
+ *                             passed on to moto's server (awsPort), as the parameter-store mode needs;
+ *                             secretsmanager too, so that a guest asking for the scale-out topology's
+ *                             master secret would be seen (host D checks that none does)
  *   anything a test routes    `server.route("https://host/path", handler)`: the test's own stand-ins
  *
  * The packages come from the npm registry once (`npm pack`) and are cached outside the repository.

@@ -12,7 +12,6 @@ describe("ManagedDatabase", () => {
     new TerraformOutput(scope, "host", { value: db.address });
     new TerraformOutput(scope, "port", { value: db.port });
     new TerraformOutput(scope, "secret", { value: db.masterSecretArn });
-    new TerraformOutput(scope, "key", { value: db.masterSecretKmsKeyArn });
   });
   const instance = only(json.resource, "aws_db_instance");
 
@@ -37,7 +36,6 @@ describe("ManagedDatabase", () => {
     expect(instance).toMatchObject({ username: "admin", manage_master_user_password: true });
     expect(instance).not.toHaveProperty("password");
     expect(json.output?.secret.value).toBe("${aws_db_instance.crm_database.master_user_secret[0].secret_arn}");
-    expect(json.output?.key.value).toBe("${aws_db_instance.crm_database.master_user_secret[0].kms_key_id}");
     expect([json.output?.host.value, json.output?.port.value]).toEqual(["${aws_db_instance.crm_database.address}", "3306"]);
   });
 

@@ -90,14 +90,13 @@ describe("terraformTemplate of the scale-out topology", () => {
   const names = { region: "us-east-1", appDbPassword: "/S/crm/app-db-password", sourceHostToken: "/S/crm/source-host-token" };
   const values = {
     databaseHost: "${aws_db_instance.crm_database.address}", databasePort: "3306",
-    masterSecretArn: "${aws_db_instance.crm_database.master_user_secret[0].secret_arn}",
     loadBalancerName: "${aws_lb.crm_load_balancer.dns_name}", releaseRef: "${var.release_ref}",
   };
 
   it("puts each expression where the header takes it (the load balancer's name in both URIs), and the port as it is", () => {
     const template = terraformTemplate(scaleOutSettings, names, { scaleOut: values });
     expect(template).toContain("readonly DB_HOST='${aws_db_instance.crm_database.address}' DB_PORT='3306'");
-    expect(template.split("${aws_db_instance.crm_database.master_user_secret[0].secret_arn}")).toHaveLength(2);
+    expect(template).not.toContain("master_user_secret");
     expect(template.split("${var.release_ref}")).toHaveLength(2);
     expect(template).toContain("readonly FRONTEND_URI='http://${aws_lb.crm_load_balancer.dns_name}' BACKEND_URI='http://${aws_lb.crm_load_balancer.dns_name}:3000'");
     expect(template).not.toContain("placeholder");

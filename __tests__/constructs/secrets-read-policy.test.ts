@@ -34,22 +34,4 @@ describe("SecretsReadPolicy", () => {
     })).json;
     expect(only(china.data, "aws_iam_policy_document").statement[1].condition[0].values).toEqual(["ssm.cn-north-1.amazonaws.com.cn"]);
   });
-
-  it("in the scale-out topology, also secretsmanager:GetSecretValue on exactly the database's master secret, and kms:Decrypt with its key through Secrets Manager only", () => {
-    const { json: scaleOut } = synthesize((scope) => new SecretsReadPolicy(scope, "secrets_policy", {
-      roleName: "crm-host-role", parameterArns: ARNS, kmsKeyId: "alias/aws/ssm", region: "eu-west-1",
-      databaseSecret: { arn: "${aws_db_instance.crm_database.master_user_secret[0].secret_arn}", kmsKeyArn: "${aws_db_instance.crm_database.master_user_secret[0].kms_key_id}" },
-    }));
-    const statements = only(scaleOut.data, "aws_iam_policy_document").statement;
-    expect(statements.slice(2)).toEqual([
-      { sid: "ReadTheDatabaseMasterSecret", effect: "Allow", actions: ["secretsmanager:GetSecretValue"],
-        resources: ["${aws_db_instance.crm_database.master_user_secret[0].secret_arn}"] },
-      {
-        sid: "DecryptItThroughSecretsManagerOnly", effect: "Allow", actions: ["kms:Decrypt"],
-        resources: ["${aws_db_instance.crm_database.master_user_secret[0].kms_key_id}"],
-        condition: [{ test: "StringEquals", variable: "kms:ViaService", values: ["secretsmanager.eu-west-1.amazonaws.com"] }],
-      },
-    ]);
-    expect(statements).toHaveLength(4);
-  });
 });

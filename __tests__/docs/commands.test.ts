@@ -41,6 +41,8 @@ const RUN_BY: Record<string, string> = {
     + "the boot test's everyday rows (__tests__/boot/everyday-scenarios.ts: logs shows the app's lines)",
   "npm run ops restart": "__tests__/integration/ops-everyday.test.ts (the host's command in the harness); the boot test's everyday rows (back to 200)",
   "npm run ops db": "__tests__/integration/ops-everyday.test.ts (db with SQL on standard input, db dump); the boot test's everyday rows (db dump returns the rows)",
+  "npm run ops db-setup": "__tests__/integration/scale-out.test.ts (the host's db-setup on two harness hosts against the RDS stand-in, rotations too); "
+    + "__tests__/scripts/ops.test.ts (the secret from moto's Secrets Manager to ssh's standard input); the boot test's host D (against the VM)",
   "npm run ops backup": "__tests__/integration/ops-everyday.test.ts (moto's EC2, the lock on the harness's MariaDB); the boot test's everyday rows (against moto's EC2)",
   "npm run ops restore": "__tests__/integration/ops-everyday.test.ts (the drill against moto's EC2 and a real file system; the guide's steps); "
     + "the real restore's terraform apply needs an AWS account",
@@ -88,7 +90,7 @@ function kindOf(command: string): string {
   const words = command.split(/\s+/);
   // The everyday actions of npm run ops, each with its own test (RUN_BY).
   const action = words[2] === "ops" ? words.slice(words.indexOf("--") + 2).find((word) => !word.startsWith("-")) : undefined;
-  if (action && ["logs", "restart", "db", "backup", "restore"].includes(action)) return `npm run ops ${action}`;
+  if (action && ["logs", "restart", "db", "db-setup", "backup", "restore"].includes(action)) return `npm run ops ${action}`;
   if (words[0] === "npm" && words[1] === "run") return `npm run ${words[2]}`;
   if (words[0] === "npx" && words[1] === "cdktf") return `npx cdktf ${words[2].split("|")[0]}`;
   if (words[0] === "npx") return `npx ${words[1]}`;

@@ -94,7 +94,6 @@ describeWithEngine("user data sizes, with the engine's own gzip", (engine) => {
     // What AWS writes at its longest: RDS's endpoint (a 63-character identifier), the secret RDS names, a load balancer's name; a 200-character ref.
     const values = {
       database_host: `${"d".repeat(63)}.c0123456789a.ap-southeast-5.rds.amazonaws.com`,
-      master_secret_arn: `arn:aws-us-gov:secretsmanager:ap-southeast-5:123456789012:secret:rds!db-${"0123abcd-".repeat(4)}0123-AbCdEf`,
       load_balancer_name: `${"l".repeat(32)}-1234567890.ap-southeast-5.elb.amazonaws.com`, release_ref: `r${"e/".repeat(99)}f`,
     };
     let bound = 0;
@@ -102,7 +101,7 @@ describeWithEngine("user data sizes, with the engine's own gzip", (engine) => {
       const variable = (name: string) => new TerraformVariable(scope, name, { type: "string" }).stringValue;
       const userData = new ProvisioningUserData(scope, "user_data", {
         settings, secrets: { region: "ap-southeast-5", appDbPassword, sourceHostToken },
-        scaleOut: { databaseHost: variable("database_host"), databasePort: "65535", masterSecretArn: variable("master_secret_arn"),
+        scaleOut: { databaseHost: variable("database_host"), databasePort: "65535",
           loadBalancerName: variable("load_balancer_name"), releaseRef: variable("release_ref") },
       });
       bound = userData.maxCompressedBytes;

@@ -2,16 +2,17 @@
  * The scale-out topology's provisioning (userdata/remote-database.sh), run for real: two hosts (two
  * harnesses, each with its own git server, metadata stand-in and paths) provision at the same time
  * against one MariaDB server reached over TCP, standing in for Amazon RDS for MariaDB: root only through
- * its socket, and a master user `admin` with exactly RDS's privileges, whose credentials the hosts read
- * from a Secrets Manager secret (moto's server, through the machine's real AWS CLI), as RDS keeps them.
- * One import, one creation of the app user, both hosts' .env reach the same rows.
+ * its socket, and a master user `admin` with exactly RDS's privileges, whose credentials the hosts never
+ * hold: the hosts wait at step 4 until db-setup, run on one of them with RDS's secret on its standard input
+ * (as `npm run ops -- <stack> db-setup` sends it), makes the app's account; the app's password comes from
+ * Parameter Store (moto's server, through the machine's real AWS CLI). One import, one creation of the app
+ * user, both hosts' .env reach the same rows, every SQL call of theirs as the app's account.
  */
-import { CreateSecretCommand, PutSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { spawn, spawnSync } from "child_process";
 import { randomBytes } from "crypto";
 import { parse } from "dotenv";
-import { readFileSync } from "fs";
+import { existsSync, readFileSync } from "fs";
 import { join } from "path";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { CLIENT_PACKAGES, renderProvisioningScript, ScaleOutValues, STEP_FUNCTIONS } from "../../userdata";
@@ -41,30 +42,26 @@ const motoServer = findMotoServer();
 describeWithTools("scale-out topology: two hosts provisioning at once against one database over TCP (an RDS stand-in)",
   [...ProvisioningHarness.toolsMissing(), ...databaseServerToolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing], () => {
     let moto: MotoServer;
-    let secrets: SecretsManagerClient;
     let db: DatabaseServer;
     let hosts: ProvisioningHarness[] = [];
     let scripts: string[];
     let runs: RunResult[];
     let releases: string[];
-    let masterSecretArn: string;
+    let setup: RunResult;
 
     const values = (): ScaleOutValues => ({
-      databaseHost: "127.0.0.1", databasePort: String(db.port), masterSecretArn, loadBalancerName: LOAD_BALANCER, releaseRef: RELEASE,
+      databaseHost: "127.0.0.1", databasePort: String(db.port), loadBalancerName: LOAD_BALANCER, releaseRef: RELEASE,
     });
     const env = (host: ProvisioningHarness) => parse(readFileSync(join(host.settings.appDir, ".env")));
     const count = (pattern: RegExp) => runs.map((run) => (run.output.match(pattern) ?? []).length).reduce((a, b) => a + b, 0);
+    /** db-setup on a host, with RDS's secret (its JSON) on standard input, as the local command sends it. */
+    const dbSetup = (host: ProvisioningHarness, secret = JSON.stringify(MASTER)) => host.runCommand(host.opsCommand, ["db-setup"], { input: secret });
 
     beforeAll(async () => {
       moto = await MotoServer.start(motoServer!);
       const credentials = { accessKeyId: "moto", secretAccessKey: "moto" };
       const ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials });
-      secrets = new SecretsManagerClient({ region: REGION, endpoint: moto.endpoint, credentials });
       db = await DatabaseServer.start({ masterUser: MASTER.username, masterPassword: MASTER.password });
-      // As RDS names the secret it manages: rds!db-<resource id>.
-      masterSecretArn = (await secrets.send(new CreateSecretCommand({
-        Name: `rds!db-${randomBytes(8).toString("hex")}`, SecretString: JSON.stringify(MASTER),
-      }))).ARN!;
       for (const [name, value] of [[appDbPassword, APP_PASSWORD], [sourceHostToken, TOKEN]]) {
         await ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
       }
@@ -73,31 +70,42 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
         ProvisioningHarness.start({ appName, sourceHostToken: TOKEN, awsEndpoint: moto.endpoint, remoteDatabase: true })));
       releases = await Promise.all(hosts.map((host) => host.pushCommit({ "RELEASE": `${RELEASE}\n` }, `release ${RELEASE}`, `refs/tags/${RELEASE}`)));
       scripts = hosts.map((host) => renderProvisioningScript(host.settings, NAMES, "", "", values()));
-      runs = await Promise.all(hosts.map((host, i) => host.run(scripts[i])));
-      for (const run of runs) if (run.exitCode !== 0) console.error(run.output);
+      const running = Promise.all(hosts.map((host, i) => host.run(scripts[i], { timeoutMs: 180_000 })));
+      // The ops command is written before step 1; the hosts wait at step 4 for the account db-setup makes.
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(hosts[0].opsCommand) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      setup = await dbSetup(hosts[0]);
+      runs = await running;
+      for (const run of [setup, ...runs]) if (run.exitCode !== 0) console.error(run.output);
     });
 
     afterAll(async () => {
       await Promise.all(hosts.map((host) => host.stop()));
-      secrets?.destroy();
       await db?.stop();
       await moto?.stop();
     });
 
-    test("both hosts provision, every step done, with the master credentials from Secrets Manager", () => {
+    test("both hosts wait at step 4 for db-setup, then provision, every step done, as the app's account", () => {
+      expect(setup.exitCode).toBe(0);
+      expect(setup.output).toContain("db-setup: the database crm_test and its account crm_app@% for app_db_password are in place");
       for (const run of runs) {
         expect(run.exitCode).toBe(0);
         for (const step of STEP_FUNCTIONS) expect(run.output).toContain(`DONE ${step}`);
-        expect(run.output).toContain(`the database's master user admin: credentials read from Secrets Manager (${masterSecretArn})`);
         expect(run.output).toContain(`secrets read from Parameter Store (${REGION}): ${appDbPassword} ${sourceHostToken}`);
+        expect(run.output).toContain("the app's account crm_app logs in to 127.0.0.1");
+        expect(run.output).toContain("the database user crm_app@% is db-setup's: this host logs in as it");
       }
+      // At least one host booted before db-setup had run, and waited for it.
+      expect(count(/no account of the app \(crm_app, crm_app_b\) takes app_db_password yet: waiting for `npm run ops -- <stack> db-setup --host <a host>`/g))
+        .toBeGreaterThanOrEqual(1);
     });
 
-    test("one host imports export.sql and creates the app user, the other finds them: steps 6 and 9 under the database lock", async () => {
-      expect(count(/created the database user crm_app@%/g)).toBe(1);
-      expect(count(/the database user crm_app@% exists/g)).toBe(1);
+    test("db-setup creates the app user, one host imports export.sql, the other finds it: each under the database lock", async () => {
+      expect(setup.output).toContain("created the database user crm_app@%");
+      expect(setup.output).toContain("create_app_account: the database lock crm-provisioning:crm_test is ours");
+      expect(count(/created the database user/g)).toBe(0);
       expect(count(/was imported before; not importing it again/g)).toBe(1);
-      expect(count(/: the database lock crm-provisioning:crm_test is ours/g)).toBe(4);
+      expect(count(/step_09_import_database: the database lock crm-provisioning:crm_test is ours/g)).toBe(2);
       expect(await db.query("SELECT COUNT(*) FROM crm_test.customers")).toBe("3");
       expect(await db.query("SELECT SCHEMA_COMMENT FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'crm_test'"))
         .toBe("crm-provisioning: export.sql imported");
@@ -123,15 +131,17 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
       expect(rows[1]).toBe(rows[0]);
     });
 
-    test("no database server of their own: the client package, no mariadb unit, every SQL call as the master or the app user", () => {
+    test("no database server of their own, and no administrator: the client package, no mariadb unit, every SQL call as the app's account", () => {
       const users = new Set<string | undefined>();
       for (const run of runs) {
         expect(run.calls).toContain(`dnf -y install ${CLIENT_PACKAGES.join(" ")}`);
         expect(run.calls.filter((call) => /^systemctl .*mariadb/.test(call))).toEqual([]);
-        for (const call of run.calls.filter((line) => /^(mariadb|mysql) /.test(line))) users.add(/--user=(\S+)/.exec(call)?.[1]);
+        // The harness logs every call on the host while the run lasts: db-setup's, which ran on host one meanwhile, are not the run's.
+        for (const call of run.calls.filter((line) => /^(mariadb|mysql) /.test(line) && !setup.calls.includes(line))) users.add(/--user=(\S+)/.exec(call)?.[1]);
       }
-      // The app user only for the one import.
-      expect([...users].sort()).toEqual(["admin", "crm_app"]);
+      // The app's two accounts (app_login tries both); the master user only in db-setup, which the operator runs with RDS's secret.
+      expect([...users].filter((user) => user !== "crm_app_b")).toEqual(["crm_app"]);
+      expect(setup.calls.filter((line) => /^(mariadb|mysql) /.test(line)).map((call) => /--user=(\S+)/.exec(call)?.[1])).toContain("admin");
     });
 
     test("each host deploys the release the launch template names (release_ref), and the public name stays the load balancer's", () => {
@@ -148,7 +158,7 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
     test("no secret (the master password, the app's, the token) in the user data, the output, the log or a command line", () => {
       const all = forms(MASTER.password, APP_PASSWORD, TOKEN);
       hosts.forEach((host, i) => {
-        const texts = [scripts[i], runs[i].output, readFileSync(host.settings.logFile, "utf8"), ...runs[i].calls];
+        const texts = [scripts[i], runs[i].output, readFileSync(host.settings.logFile, "utf8"), ...runs[i].calls, setup.output, ...setup.calls];
         expect(all.filter((form) => texts.some((text) => text.includes(form)))).toEqual([]);
       });
     });
@@ -156,9 +166,12 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
     test("a second run of a host (reprovision) changes nothing", async () => {
       const again = await hosts[0].run(scripts[0]);
       expect(again.exitCode).toBe(0);
-      expect(again.output).toContain("the database user crm_app@% exists");
+      expect(again.output).toContain("the app's account crm_app logs in to");
       expect(again.output).toContain("was imported before; not importing it again");
       expect(again.output).toContain("is there: keeping it");
+      const setupAgain = await dbSetup(hosts[1]);
+      expect(setupAgain.exitCode).toBe(0);
+      expect(setupAgain.output).toContain("the database user crm_app@% exists");
       expect(await db.query("SELECT COUNT(*) FROM crm_test.customers")).toBe("3");
     });
 
@@ -201,16 +214,31 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
       expect(dump.output).toContain("INSERT INTO `customers`");
     });
 
-    test("a master secret the database refuses stops the run at step 4, naming the secret", async () => {
-      await secrets.send(new PutSecretValueCommand({ SecretId: masterSecretArn, SecretString: JSON.stringify({ ...MASTER, password: "not-it" }) }));
+    test("db-setup refuses what is not RDS's secret, and a master password the database refuses, changing nothing", async () => {
+      for (const input of ["", "admin:password", JSON.stringify({ username: "admin; DROP", password: "x" })]) {
+        const refused = await dbSetup(hosts[1], input);
+        expect(refused.exitCode).not.toBe(0);
+        expect(refused.output).toContain("ERROR: db-setup reads the database's master secret on standard input, as RDS keeps it in Secrets Manager");
+      }
+      const wrong = await dbSetup(hosts[1], JSON.stringify({ ...MASTER, password: `not-it ${suffix}` }));
+      expect(wrong.exitCode).not.toBe(0);
+      expect(wrong.output).toContain("ERROR: the database refuses its master user admin with that secret's password");
+      expect(wrong.output).not.toContain(`not-it ${suffix}`);
+    });
+
+    test("a host whose app_db_password no account takes (no db-setup) stops at step 4 after the wait, naming db-setup", async () => {
+      const ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+      const put = (value: string) => ssm.send(new PutParameterCommand({ Name: appDbPassword, Value: value, Type: "SecureString", Overwrite: true }));
       try {
-        const refused = await hosts[1].run(scripts[1]);
-        expect(refused.exitCode).toBe(1);
-        expect(refused.output).toContain(`the database refuses its master user admin with the password of ${masterSecretArn}`);
-        expect(refused.output).toContain("FAILED: step_04_set_root_password");
-        expect(refused.output).not.toContain("START step_05");
+        await put(`Not set up ${suffix}`);
+        const stopped = await hosts[1].run(scripts[1], { header: { DATABASE_SETUP_WAIT_SECONDS: 3 } });
+        expect(stopped.exitCode).toBe(1);
+        expect(stopped.output).toContain("no account of the app (crm_app, crm_app_b) takes app_db_password after 3 s: run `npm run ops -- <stack> db-setup --host <a host>`");
+        expect(stopped.output).toContain("FAILED: step_04_set_root_password");
+        expect(stopped.output).not.toContain("START step_05");
       } finally {
-        await secrets.send(new PutSecretValueCommand({ SecretId: masterSecretArn, SecretString: JSON.stringify(MASTER) }));
+        await put(APP_PASSWORD);
+        ssm.destroy();
       }
     });
 
@@ -245,20 +273,26 @@ CREATE TABLE crm_test.notes (id INT PRIMARY KEY, body TEXT); INSERT INTO crm_tes
       const logsIn = async (host: ProvisioningHarness) => (await db.queryAs(env(host).DB_USER, env(host).DB_PASSWORD, "SELECT COUNT(*) FROM crm_test.customers")).code === 0;
       try {
         const [serving, fresh] = hosts;
-        // Rotation 1: the new host (a run with the new value, as an instance refresh's host does) takes crm_app_b.
+        // Rotation 1: db-setup gives the new value to crm_app_b; the new host (a run with the new value, as an
+        // instance refresh's host does) takes it.
         await rotate(`Rotated once ${suffix}`);
+        expect((await dbSetup(serving)).output).toContain("created the database user crm_app_b@%");
         const first = await fresh.run(scripts[1]);
         expect(first.exitCode).toBe(0);
-        expect(first.output).toContain("created the database user crm_app_b@%");
+        expect(first.output).toContain("the app's account crm_app_b logs in to");
+        // ops db follows the password to its account.
+        const session = await fresh.runCommand(fresh.opsCommand, ["db"], { input: "SELECT CURRENT_USER();\n" });
+        expect({ code: session.exitCode, user: /^crm_app(_b)?@%$/m.exec(session.output)?.[0] }).toEqual({ code: 0, user: "crm_app_b@%" });
         expect(env(fresh)).toMatchObject({ DB_USER: "crm_app_b", DB_PASSWORD: `Rotated once ${suffix}` });
         expect({ serving: await logsIn(serving), fresh: await logsIn(fresh) }).toEqual({ serving: true, fresh: true });
         // The old host replaced too (its rerun): it takes crm_app_b, the account that has the new password.
-        expect((await serving.run(scripts[0])).output).toContain("the database user crm_app_b@% exists");
+        expect((await serving.run(scripts[0])).output).toContain("the app's account crm_app_b logs in to");
         expect(env(serving).DB_USER).toBe("crm_app_b");
         // Rotation 2: back to crm_app, whose password changed first; the hosts on crm_app_b still serve.
         await rotate(`Rotated twice ${suffix}`);
+        expect((await dbSetup(serving)).output).toContain("the password of crm_app@% was not app_db_password: changed it to app_db_password");
         const second = await fresh.run(scripts[1]);
-        expect(second.output).toContain("the password of crm_app@% was not app_db_password: changed it to app_db_password");
+        expect(second.output).toContain("the app's account crm_app logs in to");
         expect(env(fresh).DB_USER).toBe("crm_app");
         expect({ serving: await logsIn(serving), fresh: await logsIn(fresh) }).toEqual({ serving: true, fresh: true });
       } finally {

@@ -4,6 +4,7 @@
  * for a key or known hosts given as text, and real ssh runs against a port where nothing listens
  * (the whole way to a host's ops command is the boot test's).
  */
+import { CreateSecretCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { execFile } from "child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { createServer } from "net";
@@ -313,5 +314,52 @@ describe("npm run ops backup and restore, EC2 through the SDK's usual chain (mot
     expect(guide.stderr).toContain("ops: no completed snapshot tagged Stack=CrmHostStack, Instance=CrmServer in us-east-1");
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr.trim().split("\n").filter((line) => line.startsWith("ops: "))).toHaveLength(1);
+  });
+});
+
+describe("npm run ops db-setup: RDS's master secret through the SDK's usual chain (moto's server), to ssh's standard input only", () => {
+  const motoServer = findMotoServer();
+  let moto: MotoServer | undefined;
+  let dir: string | undefined;
+  afterAll(async () => {
+    await moto?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  (motoServer ? test : test.skip)("reads the secret with the user's credentials and hands it to the host's db-setup on stdin; refused on a single host", async () => {
+    moto = await MotoServer.start(motoServer!);
+    dir = mkdtempSync(join(tmpdir(), "crm-ops-db-setup-"));
+    const aws = { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_SESSION_TOKEN: "", AWS_PROFILE: "",
+      AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true" };
+    const secret = JSON.stringify({ username: "admin", password: `Master '"$(id) ${Date.now()}` });
+    const client = new SecretsManagerClient({ region: "us-east-1", endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+    const arn = (await client.send(new CreateSecretCommand({ Name: "rds!db-0123456789abcdef", SecretString: secret }))).ARN!;
+    client.destroy();
+    // An ssh that records its arguments and its standard input, as the host's sudo would pass them on.
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "ssh"), `#!/bin/bash\nprintf '%s\\n' "$@" >${join(dir, "argv")}\ncat >${join(dir, "stdin")}\n`, { mode: 0o755 });
+    const npm = (args: string[], settingsFile: string) => new Promise<{ code: number; stdout: string; stderr: string }>((resolveRun) => {
+      execFile("npm", ["run", "--silent", "ops", "--", ...args], { cwd: ROOT, timeout: 60_000,
+        env: { ...process.env, ...aws, PATH: `${bin}:${process.env.PATH}`, CRM_SETTINGS: resolve(ROOT, settingsFile) } },
+      (error, stdout, stderr) => resolveRun({ code: error ? Number(error.code) : 0, stdout, stderr }));
+    });
+
+    const done = await npm(["CrmHost-scale", "db-setup", "--host", "127.0.0.1", "--master-secret", arn], "examples/scale-out.json");
+    expect(done.code).toBe(0);
+    expect(done.stderr).not.toMatch(/^ops: /m);
+    expect(readFileSync(join(dir, "stdin"), "utf8")).toBe(secret);
+    const argv = readFileSync(join(dir, "argv"), "utf8").trim().split("\n");
+    expect(argv.slice(-4)).toEqual(["sudo", "-n", "/usr/local/sbin/crm-ops", "db-setup"]);
+    expect(argv.join(" ")).not.toContain("Master");
+
+    const missing = await npm(["CrmHost-scale", "db-setup", "--host", "127.0.0.1", "--master-secret", `${arn.slice(0, -6)}XXXXXX`], "examples/scale-out.json");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^ops: AWS: ResourceNotFoundException: /m);
+    const single = await npm(["CrmHost-dev", "db-setup", "--host", "127.0.0.1"], "examples/dev.json");
+    expect(single.code).toBe(2);
+    expect(single.stderr).toMatch(/^ops: db-setup is the scale-out topology's: the single host's database is its own, set up by its first boot$/m);
+    expect(refusal(["S", "db-setup", "--master-secret", "rds!db-1"]).message).toMatch(/^--master-secret must be a Secrets Manager secret's ARN/);
+    expect(refusal(["S", "status", "--master-secret", arn]).message).toBe("--master-secret is an option of db-setup, not of status");
   });
 });

@@ -249,13 +249,17 @@ export function hostFilesUnder(root: string): HostFiles {
 
 /**
  * A rendered script whose host paths (the header's HOST_FILE_VARIABLES) lie under `root`: the stand-in
- * hosts' own route for what is a constant on an instance, never a setting. Throws when a line is missing.
+ * hosts' own route for what is a constant on an instance, never a setting. A path the script's topology
+ * has no use for is not in its header (a scale-out host's DEVICE_DIR); any other form of a line throws.
  */
 export function relocateHostFiles(script: string, root: string): string {
   const moved = hostFilesUnder(root);
   for (const [name, variable] of Object.entries(HOST_FILE_VARIABLES) as [keyof HostFiles, string][]) {
     const line = `\nreadonly ${variable}=${shellQuote(HOST_FILES[name])}\n`;
-    if (!script.includes(line)) throw new Error(`the script does not hold${line.trimEnd()}`);
+    if (!script.includes(line)) {
+      if (!script.includes(`\nreadonly ${variable}=`)) continue;
+      throw new Error(`the script does not hold${line.trimEnd()}`);
+    }
     script = script.replace(line, `\nreadonly ${variable}=${shellQuote(moved[name])}\n`);
   }
   return script;

@@ -20,8 +20,8 @@ const moduleCode = script.slice(renderScriptHeader(DOMAIN_SETTINGS, SECRETS, "vo
 
 describe("the HTTPS module in the user data", () => {
   test("is in the script only with a domain, between the header and provision.sh, and main runs it after step 15", () => {
-    expect(scriptModules(DOMAIN_SETTINGS)).toEqual(["ops", "telemetry", "https"]);
-    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry"]);
+    expect(scriptModules(DOMAIN_SETTINGS)).toEqual(["ops", "telemetry", "https", "local-database"]);
+    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry", "local-database"]);
     expect(moduleCode).toContain("\ninstall_caddy() {\n");
     const module = script.indexOf("\ninstall_https() {\n");
     expect(module).toBeGreaterThan(script.indexOf("\nreadonly SERVICE_UNIT="));

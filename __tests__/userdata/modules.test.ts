@@ -29,7 +29,7 @@ const SCALE_OUT_SETTINGS: ProvisioningSettings = { ...PARAMETER_STORE_SETTINGS, 
 const SCALE_OUT_NAMES: SecretParameterNames = { region: PARAMETER_NAMES.region, appDbPassword: PARAMETER_NAMES.appDbPassword,
   sourceHostToken: PARAMETER_NAMES.sourceHostToken };
 const SCALE_OUT_VALUES: ScaleOutValues = { databaseHost: "crm.abc.us-east-1.rds.amazonaws.com", databasePort: "3306",
-  masterSecretArn: "arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!db-1234-AbCdEf", loadBalancerName: "crm-1.us-east-1.elb.amazonaws.com",
+  loadBalancerName: "crm-1.us-east-1.elb.amazonaws.com",
   releaseRef: "v1" };
 /** The user data of each topology and secrets mode. */
 const SCRIPTS: Record<string, string> = {

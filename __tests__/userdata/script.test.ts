@@ -54,7 +54,8 @@ describe("renderProvisioningScript", () => {
     const calls = [...script.matchAll(/^run_step (step_\d\d_\w+)$/gm)].map((m) => m[1]);
     // A step that differs by topology is `variant TOPOLOGY <step>`, and its single host's definition follows it.
     const variants = definitions.filter((name) => !(STEP_FUNCTIONS as readonly string[]).includes(name));
-    expect(variants).toEqual(["step_03_start_database", "step_04_set_root_password", "step_08_fetch_repository"].map((name) => `${name}_single_host`));
+    expect(variants).toEqual(["step_03_start_database", "step_04_set_root_password", "step_06_create_app_user", "step_08_fetch_repository"]
+      .map((name) => `${name}_single_host`));
     for (const name of variants) expect(shellFunction(script, name.replace(/_single_host$/, ""))).toContain("{ variant TOPOLOGY step_");
     expect(definitions.filter((name) => !variants.includes(name))).toEqual([...STEP_FUNCTIONS]);
     expect(calls).toEqual([...STEP_FUNCTIONS]);
@@ -151,11 +152,13 @@ describe("renderProvisioningScript", () => {
     expect(() => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "", "", undefined, "/crm/x'y")).toThrow(`The log group must be 1 to 512 letters, digits and . _ / # -; got "/crm/x'y".`);
   });
 
-  test("is the rendered header, the ops and telemetry modules and userdata/provision.sh, without their comment lines", () => {
-    const [ops, telemetry, code] = ["ops", "telemetry", "provision"].map((name) => readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8"));
-    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry"]);
+  test("is the rendered header, the ops, telemetry and local-database modules and userdata/provision.sh, without their comment lines", () => {
+    const [ops, telemetry, local, code] = ["ops", "telemetry", "local-database", "provision"]
+      .map((name) => readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8"));
+    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry", "local-database"]);
     expect(code.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${compactShell(ops)}\n${compactShell(telemetry)}\n${compactShell(code)}`);
+    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${compactShell(ops)}\n${compactShell(telemetry)}\n`
+      + `${compactShell(local).replace(/^#!.*\n/, "")}\n${compactShell(code)}`);
     expect(script.split("\n").filter((line) => /^\s*#/.test(line) && !/^(#!|\s*# shellcheck )/.test(line))
       .every((line) => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS).includes(line))).toBe(true);
   });
@@ -210,8 +213,8 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     const result = spawnSync("bash", ["-c", `${header}\nprintf '%s|' "$SECRETS_REGION" "$DB_ROOT_PASSWORD_PARAMETER" "$APP_DB_PASSWORD_PARAMETER" `
       + `"$SOURCE_HOST_TOKEN_PARAMETER" "$DB_ROOT_PASSWORD_B64$APP_DB_PASSWORD_B64$SOURCE_HOST_TOKEN_B64"`], { encoding: "utf8" });
     expect(result.stdout).toBe(`eu-west-1|${PARAMETER_NAMES.dbRootPassword}|${PARAMETER_NAMES.appDbPassword}|${PARAMETER_NAMES.sourceHostToken}||`);
-    expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "telemetry", "parameter-store"]);
-    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry"]);
+    expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "telemetry", "parameter-store", "local-database"]);
+    expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry", "local-database"]);
     expect(withParameters).toContain("\nrotate_secrets_parameter_store() {\n");
     // The ops command's rotate-secrets runs it where the module is; elsewhere it says why not.
     expect(script).not.toContain("\nrotate_secrets_parameter_store() {");
