@@ -25,7 +25,7 @@ drill_main() {
   drill_check "$DRILL_DIR/mnt/mysql"
 }
 
-# drill_device VOLUME_ID: the scratch volume's device, as find_data_volume (userdata/provision.sh)
+# drill_device VOLUME_ID: the scratch volume's device, as find_data_volume (userdata/local-database.sh)
 # finds the data volume: by its serial (NVMe, virtio), else the name it was attached as; waits 120 s.
 drill_device() {
   local serial=${1//-/} deadline=$((SECONDS + 120)) candidate

@@ -71,7 +71,7 @@ describe("the shell files of userdata/", () => {
     expect(SCRIPTS["scale-out, parameter-store"]).toContain(`APP_DB_USER_HOST='%' APP_DB_GRANTS='${APP_DB_GRANTS["scale-out"]}'\n`);
   });
 
-  test("load_secrets reads the root password's parameter on the single host only (the scale-out topology's master secret takes its place)", () => {
+  test("load_secrets reads the root password's parameter on the single host only (a scale-out host has no database administrator)", () => {
     const read = (script: string) => spawnSync("bash", ["-c", [
       script.slice(0, script.indexOf("\nset -Eeuo pipefail\n")), "read_parameters() { printf '%s\\n' \"$@\"; }",
       shellFunction(script, "load_secrets_parameter_store"), "load_secrets_parameter_store"].join("\n")], { encoding: "utf8" }).stdout;
