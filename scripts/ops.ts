@@ -179,16 +179,17 @@ export function stackSettings(stack: string, environments: StackSettings[] = loa
 
 /**
  * The stack's output `name`: `terraform output -json` in `stackDirectory` (cdktf.out/stacks/<stack>, after
- * `npx cdktf synth` and a deploy); `hint` says what else to do when there is none.
+ * `npx cdktf synth` and a deploy); `instead` is the option that does without it (`give --host`).
  */
-export function stackOutput(stackDirectory: string, name: string, hint: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
+export function stackOutput(stackDirectory: string, name: string, instead: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
+  const hint = `deploy it first, or ${instead}`;
   if (!existsSync(stackDirectory)) throw new OpsError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
   const result = spawnSync(terraform, ["output", "-json", "-no-color"], {
     cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
   });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
     throw new OpsError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
-      + `(npm run doctor checks every prerequisite); or ${hint.replace(/^deploy it first, or /, "")}`);
+      + `(npm run doctor checks every prerequisite); or ${instead}`);
   }
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
@@ -205,7 +206,7 @@ export function stackOutput(stackDirectory: string, name: string, hint: string, 
 
 /** The host's public IP address: the stack's output `<instanceName>PublicIP` (stackOutput). */
 export function hostFromOutputs(stackDirectory: string, instanceName: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
-  return stackOutput(stackDirectory, `${instanceName}PublicIP`, "deploy it first, or give --host", terraform);
+  return stackOutput(stackDirectory, `${instanceName}PublicIP`, "give --host", terraform);
 }
 
 /** Files ssh reads: the key and the known hosts, as given, or written from their text into `directory`. */
@@ -272,7 +273,7 @@ const defaultEc2: Ec2Factory = (settings) => new EC2Client({ region: settings.re
  */
 export async function masterSecretText(request: OpsRequest, settings: StackSettings, stacksDirectory: string): Promise<string> {
   const arn = request.extra["master-secret"]
-    ?? stackOutput(join(stacksDirectory, request.stack), `${settings.instanceName}DatabaseSecretArn`, "deploy it first, or give --master-secret <arn>");
+    ?? stackOutput(join(stacksDirectory, request.stack), `${settings.instanceName}DatabaseSecretArn`, "give --master-secret <arn>");
   const client = new SecretsManagerClient({ region: settings.region });
   try {
     const text = (await client.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString;
