@@ -397,7 +397,7 @@ ops_db() {
   [[ $# == 0 ]] || client=(mariadb-dump --single-transaction)
   if [[ -n ${DB_HOST:-} ]]; then
     # Of the app's two accounts there (a rotation moves it), the one app_db_password logs in to.
-    app_login || die "no account of the app ($APP_DB_USER, ${APP_DB_USER}_b) takes app_db_password: run db-setup (docs/scale-out.md)"
+    app_login || die "$(no_app_login): run db-setup (docs/scale-out.md)"
     client+=(--host="$DB_HOST" --port="$DB_PORT")
   fi
   MYSQL_PWD=$APP_DB_PASSWORD exec "${client[@]}" --user="${APP_DB_LOGIN:-$APP_DB_USER}" "$DATABASE_NAME"

@@ -68,15 +68,18 @@ app_login() {
   return 1
 }
 
+# What a host says when neither of the app's accounts takes app_db_password (db-setup makes them).
+no_app_login() { printf 'no account of the app (%s, %s_b) takes app_db_password' "$APP_DB_USER" "$APP_DB_USER"; }
+
 # Step 4 on a host of the group: it waits, at most DATABASE_SETUP_WAIT_SECONDS, for the app's account that
 # db-setup makes (a rotation's new app_db_password included), then logs in as it for the rest of the run:
 # step 5 and step 9 need only its privileges on the one database (APP_DB_GRANTS).
 step_04_set_root_password_scale_out() {
   local deadline=$((SECONDS + DATABASE_SETUP_WAIT_SECONDS)) next=0
   until app_login; do
-    ((SECONDS < deadline)) || die "no account of the app ($APP_DB_USER, ${APP_DB_USER}_b) takes app_db_password after $DATABASE_SETUP_WAIT_SECONDS s: run \`npm run ops -- <stack> db-setup --host <a host>\` (docs/scale-out.md); the group replaces this host"
+    ((SECONDS < deadline)) || die "$(no_app_login) after $DATABASE_SETUP_WAIT_SECONDS s: run \`npm run ops -- <stack> db-setup --host <a host>\` (docs/scale-out.md); the group replaces this host"
     if ((SECONDS >= next)); then
-      log "no account of the app ($APP_DB_USER, ${APP_DB_USER}_b) takes app_db_password yet: waiting for \`npm run ops -- <stack> db-setup --host <a host>\` (docs/scale-out.md)"
+      log "$(no_app_login) yet: waiting for \`npm run ops -- <stack> db-setup --host <a host>\` (docs/scale-out.md)"
       next=$((SECONDS + 60))
     fi
     sleep 5
