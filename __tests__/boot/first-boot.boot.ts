@@ -13,6 +13,7 @@ import { join } from "path";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { DATA_FILE_SYSTEM, NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
+import { motoCli } from "../support/real-provider";
 import { describeWithEngine } from "../support/terraform-engine";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { hostC } from "./host-c";
@@ -20,10 +21,10 @@ import { hostD } from "./host-d";
 import { DRILL_SERIAL, everydayScenarios } from "./everyday-scenarios";
 import { OpsCommand, opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
-import { bootLogGroup, motoCli, telemetryRows } from "./telemetry-rows";
+import { bootLogGroup, telemetryRows } from "./telemetry-rows";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
 import { engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "./user-data";
-import { Accelerator, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
+import { Accelerator, BOOT_REGION, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
 
 jest.setTimeout(40 * 60_000);
@@ -161,7 +162,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     await createRepository(reposDir, repoPath, {
       "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
     }, join(work, "git"));
-    await motoCli(parameterStore.moto, "logs", "create-log-group", "--log-group-name", LOG_GROUP);
+    await motoCli(parameterStore.moto.endpoint, BOOT_REGION, "logs", "create-log-group", "--log-group-name", LOG_GROUP);
     standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir,
       awsPort: parameterStore.moto.port });
 

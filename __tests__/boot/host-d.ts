@@ -30,11 +30,12 @@ import { parseStackSettings } from "../../settings/stack-settings";
 import { DATABASE_MASTER_USER } from "../../settings/provisioning-settings";
 import { DatabaseServer, sqlString } from "../support/database-server";
 import { MotoServer } from "../support/moto-server";
+import { isolatedMotoEnvironment } from "../support/real-provider";
 import { opsPaths } from "../../userdata/ops";
 import { operatorCommand } from "./ops-scenarios";
 import { StandInServer } from "./stand-ins";
 import { appliedUserData, readBackRow } from "./user-data";
-import { Accelerator, BootImage, createOverlay, createSeedIso, Vm } from "./vm";
+import { Accelerator, BOOT_REGION, BootImage, createOverlay, createSeedIso, Vm } from "./vm";
 
 /** What host D needs from the boot test that runs it. */
 export interface HostDContext {
@@ -52,7 +53,6 @@ export interface HostDContext {
   readonly figure: (name: string, value: string, ok: boolean) => void;
 }
 
-const REGION = "us-east-1";
 const STACK = "CrmHost-scale";
 /** The database's address in the guest (RDS's endpoint stands there): qemu forwards it to the server's loopback port. */
 const DB_ADDRESS = "10.0.2.101";
@@ -77,10 +77,10 @@ export async function hostD(ctx: HostDContext): Promise<void> {
   const settings = parseStackSettings(raw).provisioning;
   // The app's password and the token: the master password is RDS's.
   const { appDbPassword, sourceHostToken } = secretParameterNames(STACK);
-  const names = { region: REGION, appDbPassword, sourceHostToken };
+  const names = { region: BOOT_REGION, appDbPassword, sourceHostToken };
   const credentials = { accessKeyId: "boot-test", secretAccessKey: "boot-test" };
-  const secretsManager = new SecretsManagerClient({ region: REGION, endpoint: ctx.moto.endpoint, credentials });
-  const ssm = new SSMClient({ region: REGION, endpoint: ctx.moto.endpoint, credentials });
+  const secretsManager = new SecretsManagerClient({ region: BOOT_REGION, endpoint: ctx.moto.endpoint, credentials });
+  const ssm = new SSMClient({ region: BOOT_REGION, endpoint: ctx.moto.endpoint, credentials });
   const db = await DatabaseServer.start({ masterUser: master.username, masterPassword: master.password });
   let vm: Vm | undefined;
   try {
@@ -111,8 +111,7 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     await host.waitForSsh(FIRST_BOOT_LIMIT_MS);
     await host.sshOk(`timeout 600 bash -c 'until [ -x ${opsPaths(settings).command} ]; do sleep 2; done'`, { timeoutMs: 620_000 });
     const operator = await operatorCommand(host, dir, settingsFile, figure, "host D");
-    const aws = { AWS_ENDPOINT_URL: ctx.moto.endpoint, AWS_ACCESS_KEY_ID: "boot-test", AWS_SECRET_ACCESS_KEY: "boot-test", AWS_SESSION_TOKEN: "",
-      AWS_PROFILE: "", AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true", AWS_REGION: REGION };
+    const aws = isolatedMotoEnvironment(ctx.moto.endpoint, BOOT_REGION);
     const setup = await operator.run(["db-setup", "--master-secret", masterSecretArn], aws);
     const setupOut = `${setup.stdout}\n${setup.stderr}`;
     figure("host D: npm run ops -- <stack> db-setup (the master secret read here, sent on ssh's stdin)", `exit ${setup.code}, `
@@ -129,7 +128,7 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     const log = await host.sshOk(`cat ${settings.logFile}`);
     const steps = (log.match(/ DONE step_\d\d_/g) ?? []).length;
     const asApp = log.includes(`the app's account ${settings.appDbUser} logs in to ${DB_ADDRESS}`);
-    const guestRead = standIns.requests.some((request) => request.host === `secretsmanager.${REGION}.amazonaws.com`);
+    const guestRead = standIns.requests.some((request) => request.host === `secretsmanager.${BOOT_REGION}.amazonaws.com`);
     figure("host D: provisioning against the remote database, as the app's account", `${steps} of 15 steps, `
       + `${asApp ? "as the app's account" : "NOT as the app's account"}, master secret ${guestRead ? "READ by the guest" : "never read by the guest"}`,
     steps === 15 && asApp && !guestRead && /provisioning \S+: done/.test(log));

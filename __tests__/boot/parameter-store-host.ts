@@ -26,10 +26,8 @@ import { ProvisioningSettings, SecretParameterNames } from "../../settings/provi
 import { MotoServer } from "../support/moto-server";
 import { StandInServer } from "./stand-ins";
 import { appliedUserData, ReadBackUserData, UserDataTarget } from "./user-data";
-import { CommandResult, run, Vm } from "./vm";
+import { BOOT_REGION, CommandResult, run, Vm } from "./vm";
 
-/** The region the boot test's image maps the AWS endpoints of (scripts/boot/stand-in-hosts.txt). */
-const REGION = "us-east-1";
 /** Where cloud-init keeps the user data's script: the repair runs it again. */
 const STORED_SCRIPT = "/var/lib/cloud/instance/scripts/part-001";
 
@@ -57,7 +55,7 @@ export class ParameterStoreHost {
    * from there); the target's moto (the boot test's, which stops it) also holds the parameters.
    */
   static async start(target: UserDataTarget, settings: ProvisioningSettings, stackName: string, dataVolumeId: string): Promise<ParameterStoreHost> {
-    const names = { region: REGION, ...secretParameterNames(stackName) } satisfies SecretParameterNames;
+    const names = { region: BOOT_REGION, ...secretParameterNames(stackName) } satisfies SecretParameterNames;
     const readBack = await appliedUserData(target, (scope) =>
       new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId }));
     return new ParameterStoreHost(settings, names, readBack, target.moto);
@@ -79,7 +77,7 @@ export class ParameterStoreHost {
     readonly readBack: ReadBackUserData,
     readonly moto: MotoServer,
   ) {
-    this.ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "boot-test", secretAccessKey: "boot-test" } });
+    this.ssm = new SSMClient({ region: BOOT_REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "boot-test", secretAccessKey: "boot-test" } });
   }
 
   private async put(secrets: Partial<BootSecrets>): Promise<void> {
@@ -106,7 +104,7 @@ export class ParameterStoreHost {
     await host.ssh("timeout 600 cloud-init status --wait", { timeoutMs: 620_000 });
     const [status, log, output] = await Promise.all([host.ssh("cloud-init status"), host.ssh(`cat ${this.settings.logFile}`),
       host.ssh("cat /var/log/cloud-init-output.log")]);
-    const message = `missing in Parameter Store (${REGION}): ${this.names.appDbPassword}; put them`;
+    const message = `missing in Parameter Store (${BOOT_REGION}): ${this.names.appDbPassword}; put them`;
     const stopped = /status: error/.test(status.stdout) && log.stdout.includes(message) && output.stdout.includes(message)
       && !log.stdout.includes("START step_01");
     const mounted = (await host.ssh(`findmnt -n ${this.settings.dataMount}`)).stdout.trim();

@@ -11,31 +11,18 @@
  * - with the app stopped, a round publishes AppHealthy 0 (the health alarm's metric turns unhealthy);
  *   the app is started again before the next rows.
  */
-import { execFile } from "child_process";
 import { HOST_METRIC_NAMESPACE, HOST_METRICS, hostLogGroupName } from "../../settings/host-metrics";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { MotoServer } from "../support/moto-server";
-import { motoEnvironment } from "../support/real-provider";
-import { Vm } from "./vm";
+import { motoCli } from "../support/real-provider";
+import { BOOT_REGION, Vm } from "./vm";
 
-/** The Region the image maps the AWS endpoints of (scripts/boot/stand-in-hosts.txt; the metadata stand-in reports it). */
-const REGION = "us-east-1";
 /** Bound of the wait for the first round after the first boot (the timer fires each minute). */
 const FIRST_ROUND_LIMIT_MS = 4 * 60_000;
 
 /** Host A's log group: the boot test's user data names it (engineUserData), and the test makes it in moto before host A boots. */
 export function bootLogGroup(stackName: string, instanceName: string): string {
   return hostLogGroupName(stackName, instanceName);
-}
-
-/** The test machine's AWS CLI against moto; its JSON output. */
-export function motoCli(moto: MotoServer, ...args: string[]): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    execFile("aws", ["--endpoint-url", moto.endpoint, "--output", "json", ...args], {
-      env: { ...process.env, ...motoEnvironment(moto.endpoint, REGION), AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null" },
-      timeout: 60_000,
-    }, (error, stdout, stderr) => (error ? reject(new Error(`aws ${args.join(" ")}: ${stderr}`)) : resolve(stdout.trim() ? JSON.parse(stdout) : {})));
-  });
 }
 
 export interface TelemetryRowsContext {
@@ -54,7 +41,7 @@ export async function telemetryRows(ctx: TelemetryRowsContext): Promise<void> {
   const instance = `Name=InstanceId,Value=${id}`;
   const statistics = async (metric: string, dimensions: string[]): Promise<Statistics | undefined> => {
     const now = Date.now();
-    const out = await motoCli(moto, "cloudwatch", "get-metric-statistics", "--namespace", HOST_METRIC_NAMESPACE, "--metric-name", metric,
+    const out = await motoCli(moto.endpoint, BOOT_REGION, "cloudwatch", "get-metric-statistics", "--namespace", HOST_METRIC_NAMESPACE, "--metric-name", metric,
       "--dimensions", ...dimensions, "--start-time", new Date(now - 3 * 3600_000).toISOString(), "--end-time", new Date(now + 3600_000).toISOString(),
       "--period", "86400", "--statistics", "Minimum", "Maximum", "SampleCount") as { Datapoints: Statistics[] };
     return out.Datapoints[0];
@@ -63,7 +50,7 @@ export async function telemetryRows(ctx: TelemetryRowsContext): Promise<void> {
     const all: { timestamp: number; message: string }[] = [];
     let token: string | undefined;
     for (let page = 0; page < 200; page++) {
-      const out = await motoCli(moto, "logs", "get-log-events", "--log-group-name", logGroup, "--log-stream-name", `${id}/${stream}`,
+      const out = await motoCli(moto.endpoint, BOOT_REGION, "logs", "get-log-events", "--log-group-name", logGroup, "--log-stream-name", `${id}/${stream}`,
         "--start-from-head", ...(token ? ["--next-token", token] : [])).catch(() => ({ events: [], nextForwardToken: token })) as
         { events: { timestamp: number; message: string }[]; nextForwardToken?: string };
       all.push(...out.events);

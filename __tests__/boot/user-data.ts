@@ -23,9 +23,8 @@ import { MotoServer } from "../support/moto-server";
 import { awsJson, findProviderSetup, motoEnvironment, providerCopy } from "../support/real-provider";
 import { synthesize } from "../support/synth";
 import { EngineWorkspace, tfVars } from "../support/terraform-engine";
+import { BOOT_REGION } from "./vm";
 
-/** The Region of moto's EC2 the instances are made in (the boot test's image maps us-east-1's endpoints). */
-const REGION = "us-east-1";
 /** Bounds of the engine's steps: init (the provider from the mirror), and the apply that creates the instance. */
 const INIT_LIMIT_MS = 2 * 60_000;
 const APPLY_LIMIT_MS = 5 * 60_000;
@@ -77,7 +76,7 @@ export async function appliedUserData(target: UserDataTarget, make: (scope: Cons
   if (!setup) throw new Error(`no Terraform CLI configuration for the AWS provider: ${userDataToolsMissing().join("")}`);
   const started = Date.now();
   const { json } = synthesize((scope) => {
-    new AwsProvider(scope, "aws", { region: REGION });
+    new AwsProvider(scope, "aws", { region: BOOT_REGION });
     const userData = make(scope);
     // The stack's default image, as moto's copy of the public parameter names it.
     const image = new DataAwsSsmParameter(scope, "image", { name: AL2023_KERNEL_6_1_X86_64_PARAMETER });
@@ -86,7 +85,7 @@ export async function appliedUserData(target: UserDataTarget, make: (scope: Cons
     new TerraformOutput(scope, "instance_id", { value: instance.id });
   });
   const workspace = new EngineWorkspace(target.engine, providerCopy(json, setup.version));
-  const env = { ...motoEnvironment(target.moto.endpoint, REGION), TF_CLI_CONFIG_FILE: setup.cliConfig };
+  const env = { ...motoEnvironment(target.moto.endpoint, BOOT_REGION), TF_CLI_CONFIG_FILE: setup.cliConfig };
   try {
     const init = await workspace.run(["init", "-input=false", "-no-color"], env, {}, INIT_LIMIT_MS);
     if (init.code !== 0) throw new Error(`terraform init failed:\n${init.stdout}\n${init.stderr}`);

@@ -24,6 +24,9 @@ import { delimiter, join, resolve } from "path";
 
 /** The guest address that qemu forwards to the host's stand-in server (see scripts/boot/stand-in-hosts.txt). */
 export const STAND_IN_ADDRESS = "10.0.2.100";
+/** The Region whose AWS endpoints the image maps to the stand-in server (scripts/boot/stand-in-hosts.txt). */
+export const BOOT_REGION = "us-east-1";
+
 /** Host names the image maps to STAND_IN_ADDRESS. */
 export const STAND_IN_HOSTS: readonly string[] = readFileSync(resolve(__dirname, "../../scripts/boot/stand-in-hosts.txt"), "utf8")
   .split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));

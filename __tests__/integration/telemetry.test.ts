@@ -7,7 +7,7 @@
  * `systemctl restart` sends) loses no line and sends none twice; a stopped app is reported unhealthy.
  */
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
-import { ChildProcess, execFile, spawnSync } from "child_process";
+import { ChildProcess, spawnSync } from "child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { secretParameterNames } from "../../constructs/secret-parameters";
@@ -16,7 +16,7 @@ import { HOST_METRIC_NAMESPACE, HOST_METRICS, hostLogGroupName } from "../../set
 import { SecretParameterNames } from "../../settings/provisioning-settings";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { JOURNAL_REMOTE, ProvisioningHarness, RunResult, TEST_INSTANCE_ID, TEST_REGION } from "../support/provisioning-harness";
-import { motoEnvironment } from "../support/real-provider";
+import { motoCli } from "../support/real-provider";
 import { describeWithTools } from "../support/required-tools";
 
 jest.setTimeout(300_000);
@@ -35,12 +35,7 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
     const journal: string[] = [];
 
     /** The real AWS CLI against moto, as the test's own eyes; its output as JSON. */
-    const aws = (...args: string[]): Promise<unknown> => new Promise((resolve, reject) => {
-      execFile("aws", ["--endpoint-url", moto.endpoint, "--output", "json", ...args], {
-        env: { ...process.env, ...motoEnvironment(moto.endpoint, TEST_REGION), AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null" },
-        timeout: 60_000,
-      }, (error, stdout, stderr) => (error ? reject(new Error(`aws ${args.join(" ")}: ${stderr}`)) : resolve(stdout.trim() ? JSON.parse(stdout) : {})));
-    });
+    const aws = (...args: string[]) => motoCli(moto.endpoint, TEST_REGION, ...args);
     const messages = async (stream: string): Promise<string[]> => {
       const all: string[] = [];
       let token: string | undefined;

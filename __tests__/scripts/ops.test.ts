@@ -15,6 +15,7 @@ import {
 } from "../../scripts/ops";
 import { hostOpsActions } from "../../userdata/ops";
 import { findMotoServer, MotoServer } from "../support/moto-server";
+import { isolatedMotoEnvironment } from "../support/real-provider";
 import { exampleStackSettings } from "../support/synth";
 import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
 
@@ -295,8 +296,7 @@ describe("npm run ops backup and restore, EC2 through the SDK's usual chain (mot
 
   (motoServer ? test : test.skip)("name what is missing in one line, before any ssh; and AWS's own refusals too", async () => {
     moto = await MotoServer.start(motoServer!);
-    const aws = { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_SESSION_TOKEN: "", AWS_PROFILE: "",
-      AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true" };
+    const aws = isolatedMotoEnvironment(moto.endpoint, "us-east-1");
     const npm = (args: string[], env: NodeJS.ProcessEnv) => new Promise<{ code: number; stdout: string; stderr: string }>((resolveRun) => {
       execFile("npm", ["run", "--silent", "ops", "--", "CrmHostStack", ...args], { cwd: ROOT, timeout: 60_000, env: { ...process.env, CRM_SETTINGS: "", ...env } },
         (error, stdout, stderr) => resolveRun({ code: error ? Number(error.code) : 0, stdout, stderr }));
@@ -329,8 +329,7 @@ describe("npm run ops db-setup: RDS's master secret through the SDK's usual chai
   (motoServer ? test : test.skip)("reads the secret with the user's credentials and hands it to the host's db-setup on stdin; refused on a single host", async () => {
     moto = await MotoServer.start(motoServer!);
     dir = mkdtempSync(join(tmpdir(), "crm-ops-db-setup-"));
-    const aws = { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_SESSION_TOKEN: "", AWS_PROFILE: "",
-      AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true" };
+    const aws = isolatedMotoEnvironment(moto.endpoint, "us-east-1");
     const secret = JSON.stringify({ username: "admin", password: `Master '"$(id) ${Date.now()}` });
     const client = new SecretsManagerClient({ region: "us-east-1", endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
     const arn = (await client.send(new CreateSecretCommand({ Name: "rds!db-0123456789abcdef", SecretString: secret }))).ARN!;

@@ -63,6 +63,23 @@ export function motoEnvironment(endpoint: string, region: string): Record<string
   };
 }
 
+/**
+ * {@link motoEnvironment} as an operator's command meets it, spread over `process.env`: the machine user's
+ * profile, session token and AWS config and credentials files left out (undefined: a child process gets
+ * none), so nothing outside the test can answer in moto's place.
+ */
+export function isolatedMotoEnvironment(endpoint: string, region: string): NodeJS.ProcessEnv {
+  return { ...motoEnvironment(endpoint, region), AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined, AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null" };
+}
+
+/** The test machine's AWS CLI against moto, in `region`; its JSON output (bounded: 60 s). */
+export function motoCli(endpoint: string, region: string, ...args: string[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    execFile("aws", ["--endpoint-url", endpoint, "--output", "json", ...args], { env: { ...process.env, ...isolatedMotoEnvironment(endpoint, region) }, timeout: 60_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(`aws ${args.join(" ")}: ${stderr}`)) : resolve(stdout.trim() ? JSON.parse(stdout) : {})));
+  });
+}
+
 /** One resource change of `terraform show -json` on a plan. */
 interface ResourceChange {
   readonly address: string;
