@@ -284,7 +284,9 @@ export class Vm {
       "-m", String(options.memoryMiB ?? 1024), "-smp", String(options.cpus ?? 2),
       "-display", "none", "-monitor", "none", "-serial", `file:${join(options.workDir, `${name}-console.log`)}`,
       "-kernel", options.image.kernel, "-initrd", options.image.initrd,
-      "-append", "root=/dev/vda rw console=ttyS0 net.ifnames=0",
+      // The guest is the test's own: no speculative-execution mitigations, whose retpolines cost time under
+      // emulation (docs/testing.md, Benchmarks).
+      "-append", "root=/dev/vda rw console=ttyS0 net.ifnames=0 mitigations=off",
       "-drive", `file=${options.rootDisk},if=virtio,format=qcow2`,
       "-netdev", `user,id=n0,restrict=on,${forwards.join(",")}`, "-device", "virtio-net-pci,netdev=n0",
     ];

@@ -106,6 +106,9 @@ install -m 600 "$build/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 # cloud-init's locale module sets en_US.UTF-8 (as on Amazon Linux 2023): it must exist.
 sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' "$root/etc/locale.gen"
 in_image locale-gen >>"$build/build.log" 2>&1
+# Set already, so that the module finds nothing to do instead of running locale-gen and update-locale again at
+# every first boot (slow under emulation: docs/testing.md, Benchmarks).
+printf 'LANG=en_US.UTF-8\n' >"$root/etc/default/locale"
 # Amazon Linux 2023 neither enables MariaDB nor nftables on installation: the script must.
 in_image systemctl disable mariadb.service >>"$build/build.log" 2>&1
 in_image systemctl disable nftables.service >>"$build/build.log" 2>&1 || true
