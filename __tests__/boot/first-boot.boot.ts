@@ -13,7 +13,7 @@ import { join } from "path";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { DATA_FILE_SYSTEM, NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
-import { motoCli } from "../support/real-provider";
+import { awsJson, motoEnvironment } from "../support/real-provider";
 import { describeWithEngine } from "../support/terraform-engine";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { hostC } from "./host-c";
@@ -162,7 +162,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     await createRepository(reposDir, repoPath, {
       "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
     }, join(work, "git"));
-    await motoCli(parameterStore.moto.endpoint, BOOT_REGION, "logs", "create-log-group", "--log-group-name", LOG_GROUP);
+    await awsJson(["logs", "create-log-group", "--log-group-name", LOG_GROUP], motoEnvironment(parameterStore.moto.endpoint, BOOT_REGION));
     standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir,
       awsPort: parameterStore.moto.port });
 

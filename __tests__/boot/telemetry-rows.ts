@@ -14,7 +14,7 @@
 import { HOST_METRIC_NAMESPACE, HOST_METRICS, hostLogGroupName } from "../../settings/host-metrics";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { MotoServer } from "../support/moto-server";
-import { motoCli } from "../support/real-provider";
+import { awsJson, motoEnvironment } from "../support/real-provider";
 import { BOOT_REGION, Vm } from "./vm";
 
 /** Bound of the wait for the first round after the first boot (the timer fires each minute). */
@@ -39,19 +39,20 @@ export async function telemetryRows(ctx: TelemetryRowsContext): Promise<void> {
   const { vm, moto, settings, logGroup, figure } = ctx;
   const id = (await vm.sshOk("cat /var/lib/cloud/data/instance-id")).trim();
   const instance = `Name=InstanceId,Value=${id}`;
+  const aws = motoEnvironment(moto.endpoint, BOOT_REGION);
   const statistics = async (metric: string, dimensions: string[]): Promise<Statistics | undefined> => {
     const now = Date.now();
-    const out = await motoCli(moto.endpoint, BOOT_REGION, "cloudwatch", "get-metric-statistics", "--namespace", HOST_METRIC_NAMESPACE, "--metric-name", metric,
+    const out = await awsJson(["cloudwatch", "get-metric-statistics", "--namespace", HOST_METRIC_NAMESPACE, "--metric-name", metric,
       "--dimensions", ...dimensions, "--start-time", new Date(now - 3 * 3600_000).toISOString(), "--end-time", new Date(now + 3600_000).toISOString(),
-      "--period", "86400", "--statistics", "Minimum", "Maximum", "SampleCount") as { Datapoints: Statistics[] };
+      "--period", "86400", "--statistics", "Minimum", "Maximum", "SampleCount"], aws) as { Datapoints: Statistics[] };
     return out.Datapoints[0];
   };
   const events = async (stream: string): Promise<{ timestamp: number; message: string }[]> => {
     const all: { timestamp: number; message: string }[] = [];
     let token: string | undefined;
     for (let page = 0; page < 200; page++) {
-      const out = await motoCli(moto.endpoint, BOOT_REGION, "logs", "get-log-events", "--log-group-name", logGroup, "--log-stream-name", `${id}/${stream}`,
-        "--start-from-head", ...(token ? ["--next-token", token] : [])).catch(() => ({ events: [], nextForwardToken: token })) as
+      const out = await awsJson(["logs", "get-log-events", "--log-group-name", logGroup, "--log-stream-name", `${id}/${stream}`,
+        "--start-from-head", ...(token ? ["--next-token", token] : [])], aws).catch(() => ({ events: [], nextForwardToken: token })) as
         { events: { timestamp: number; message: string }[]; nextForwardToken?: string };
       all.push(...out.events);
       if (out.events.length === 0 || out.nextForwardToken === token) break;

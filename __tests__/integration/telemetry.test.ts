@@ -16,7 +16,7 @@ import { HOST_METRIC_NAMESPACE, HOST_METRICS, hostLogGroupName } from "../../set
 import { SecretParameterNames } from "../../settings/provisioning-settings";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { JOURNAL_REMOTE, ProvisioningHarness, RunResult, TEST_INSTANCE_ID, TEST_REGION } from "../support/provisioning-harness";
-import { motoCli } from "../support/real-provider";
+import { awsJson, motoEnvironment } from "../support/real-provider";
 import { describeWithTools } from "../support/required-tools";
 
 jest.setTimeout(300_000);
@@ -35,7 +35,7 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
     const journal: string[] = [];
 
     /** The real AWS CLI against moto, as the test's own eyes; its output as JSON. */
-    const aws = (...args: string[]) => motoCli(moto.endpoint, TEST_REGION, ...args);
+    const aws = (...args: string[]) => awsJson(args, motoEnvironment(moto.endpoint, TEST_REGION));
     const messages = async (stream: string): Promise<string[]> => {
       const all: string[] = [];
       let token: string | undefined;

@@ -72,14 +72,6 @@ export function isolatedMotoEnvironment(endpoint: string, region: string): NodeJ
   return { ...motoEnvironment(endpoint, region), AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined, AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null" };
 }
 
-/** The test machine's AWS CLI against moto, in `region`; its JSON output (bounded: 60 s). */
-export function motoCli(endpoint: string, region: string, ...args: string[]): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    execFile("aws", ["--endpoint-url", endpoint, "--output", "json", ...args], { env: { ...process.env, ...isolatedMotoEnvironment(endpoint, region) }, timeout: 60_000 },
-      (error, stdout, stderr) => (error ? reject(new Error(`aws ${args.join(" ")}: ${stderr}`)) : resolve(stdout.trim() ? JSON.parse(stdout) : {})));
-  });
-}
-
 /** One resource change of `terraform show -json` on a plan. */
 interface ResourceChange {
   readonly address: string;
@@ -139,10 +131,13 @@ export function ignoringMotoDrift(copy: StackJson, gaps: { drift: { address: str
   return result;
 }
 
-/** An AWS CLI command against moto (`env`: motoEnvironment's), its JSON answer; bounded, and it throws on failure. */
+/**
+ * An AWS CLI command against moto (`env`: motoEnvironment's), its JSON answer; bounded, and it throws on failure.
+ * The machine user's AWS config and credentials files are not read (unless `env` names others).
+ */
 export function awsJson(args: string[], env: Record<string, string>): Promise<any> {
   // --endpoint-url as well: the AWS CLI v1 ignores AWS_ENDPOINT_URL for some services (RDS).
   return new Promise((done, fail) => execFile("aws", [...args, "--endpoint-url", env.AWS_ENDPOINT_URL, "--output", "json", "--cli-read-timeout", "20", "--cli-connect-timeout", "5"],
-    { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, timeout: 60_000 },
+    { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", ...env }, timeout: 60_000 },
     (error, stdout, stderr) => (error ? fail(new Error(`aws ${args.join(" ")}: ${stderr || error.message}`)) : done(stdout.trim() ? JSON.parse(stdout) : {}))));
 }
