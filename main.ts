@@ -6,6 +6,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { HASHED_ADDRESSES, moveFromEarlierAddresses } from "./constructs/addresses";
 import { BootstrapVersionCheck } from "./constructs/bootstrap-version-check";
+import { BootstrapVariables } from "./constructs/bootstrap-variables";
 import { DeploymentVariables } from "./constructs/deployment-variables";
 import { UserDataTooLarge } from "./constructs/provisioning-user-data";
 import { SecretParameters } from "./constructs/secret-parameters";
@@ -36,14 +37,16 @@ export class CrmHostStack extends TerraformStack {
     // The user's tags on every resource that takes tags (the provider merges them under each resource's own).
     const userTags = Object.keys(settings.tags).length > 0 ? [{ tags: { ...settings.tags } }] : undefined;
     new AwsProvider(this, "aws", { region: settings.region, defaultTags: userTags });
+    // The variables both topologies take; each topology builds its own first too.
     const inputs = new DeploymentVariables(this, "inputs");
+    const bootstrap = new BootstrapVariables(this, "bootstrap_inputs");
     const scaleOut = settings.provisioning.topology === "scale-out";
     // The secrets: sensitive variables written into the user data (the spec), or parameters the host reads at boot.
     const secrets = settings.provisioning.secrets === "parameter-store"
       ? new SecretParameters(this, "secret_parameters", { stackName: settings.stackName, region: settings.region, rootPassword: !scaleOut })
       : new SecretVariables(this, "secrets");
-    new BootstrapVersionCheck(this, "bootstrap");
-    const image = new SsmImageParameter(this, "image");
+    new BootstrapVersionCheck(this, "bootstrap", { version: bootstrap.version, parameterName: bootstrap.parameterName });
+    const image = new SsmImageParameter(this, "image", { parameterName: inputs.imageParameter });
     const shared: SharedParts = { settings, nameTag, inputs, secrets, image };
     // Each topology's module is loaded only by a stack that uses it: the single host's synthesis then
     // skips the scale-out's constructs and provider bindings (what that saves: docs/testing.md, Benchmarks).

@@ -1,9 +1,16 @@
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { readdirSync, readFileSync } from "fs";
 import { join } from "path";
-import { Testing } from "cdktf";
+import { TerraformVariable, Testing } from "cdktf";
 import { CrmHostStack } from "../main";
 import { BOOTSTRAP_VERSION_MESSAGE } from "../constructs/bootstrap-version-check";
+import { BootstrapVariables } from "../constructs/bootstrap-variables";
+import { DataVolumeVariables } from "../constructs/data-volume-variables";
+import { DeploymentVariables } from "../constructs/deployment-variables";
+import { HostSizingVariables } from "../constructs/host-sizing-variables";
+import { ScaleOutVariables } from "../constructs/scale-out-variables";
+import { SecretVariables } from "../constructs/secret-variables";
+import { SubnetVariables } from "../constructs/subnet-variables";
 import { EC2_DESCRIPTION } from "../constructs/crm-security-group";
 import { exampleStackSettings, only } from "./support/synth";
 import { loadStackSettings } from "../settings/stack-settings";
@@ -614,9 +621,11 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
   });
 });
 
+const EXAMPLE_FILES = [join(__dirname, "..", "settings", "example.json"),
+  ...readdirSync(join(__dirname, "..", "examples")).filter((name) => name.endsWith(".json")).map((name) => join(__dirname, "..", "examples", name))];
+
 describe("every example stack's security groups", () => {
-  const files = [join(__dirname, "..", "settings", "example.json"),
-    ...readdirSync(join(__dirname, "..", "examples")).filter((name) => name.endsWith(".json")).map((name) => join(__dirname, "..", "examples", name))];
+  const files = EXAMPLE_FILES;
 
   it.each(files)("%s: every group and rule description is in EC2's character set (CreateSecurityGroup refuses others)", (file) => {
     const json = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(file))));
@@ -624,5 +633,24 @@ describe("every example stack's security groups", () => {
     expect(groups.length).toBeGreaterThan(0);
     const descriptions = groups.flatMap((group) => [group.description, ...group.ingress.map((r) => r.description), ...group.egress.map((r) => r.description)]);
     expect(descriptions.filter((text) => !EC2_DESCRIPTION.test(text))).toEqual([]);
+  });
+});
+
+/** The constructs that declare Terraform variables: each topology's variables are theirs, as a module's are its variables.tf's. */
+const VARIABLES_CONSTRUCTS = [
+  DeploymentVariables, SecretVariables, BootstrapVariables, SubnetVariables, HostSizingVariables, DataVolumeVariables, ScaleOutVariables,
+];
+
+describe("every example stack's Terraform variables", () => {
+  it.each(EXAMPLE_FILES)("%s: each is declared by a variables construct, and those are built at the stack's root", (file) => {
+    const stack = new CrmHostStack(Testing.app(), loadStackSettings(file));
+    const nodes = stack.node.findAll();
+    const holders = nodes.filter((node) => VARIABLES_CONSTRUCTS.some((type) => node instanceof type));
+    expect(holders.filter((holder) => holder.node.scope !== stack).map((holder) => holder.node.path)).toEqual([]);
+    const declared = new Set(holders.flatMap((holder) => Object.values(holder).filter((value) => value instanceof TerraformVariable)));
+    const variables = nodes.filter((node): node is TerraformVariable => node instanceof TerraformVariable);
+    expect(variables.length).toBeGreaterThan(15);
+    // A construct that declares its own variable (stackVariable puts every one at the stack's root) fails here.
+    expect(variables.filter((variable) => !declared.has(variable)).map((variable) => variable.friendlyUniqueId)).toEqual([]);
   });
 });

@@ -3,11 +3,9 @@ import { awsName } from "./aws-names";
 import { DlmLifecyclePolicy } from "@cdktf/provider-aws/lib/dlm-lifecycle-policy";
 import { IamRole } from "@cdktf/provider-aws/lib/iam-role";
 import { IamRolePolicyAttachment } from "@cdktf/provider-aws/lib/iam-role-policy-attachment";
-import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import { POLICY_VERSION } from "./constants";
-import { conditionRule, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /** A stack's names, as the snapshot tags and the data volume's name tag use them. */
 export interface BackupNames {
@@ -66,16 +64,26 @@ export interface DataVolumeBackupsProps {
    */
   readonly dailyAtUtc?: string;
   /**
-   * Snapshots kept when `snapshot_retention_count` is not set.
+   * Snapshots kept: DataVolumeVariables' `snapshot_retention_count`, or a number from 1 to MAX_SNAPSHOT_RETENTION_COUNT.
    * @default DEFAULT_SNAPSHOT_RETENTION_COUNT (7)
    */
-  readonly defaultRetentionCount?: number;
+  readonly retentionCount?: number;
+  /**
+   * Hours between two snapshots: DataVolumeVariables' `snapshot_interval_hours`, or one of SNAPSHOT_INTERVALS_HOURS.
+   * @default DEFAULT_SNAPSHOT_INTERVAL_HOURS (24)
+   */
+  readonly intervalHours?: number;
   /**
    * Second region that every snapshot is copied to (DLM's cross-Region copy rule), encrypted there with that
-   * region's default EBS key and kept `snapshot_copy_retention_days`.
+   * region's default EBS key and kept `copyRetentionDays`.
    * @default - no copy
    */
   readonly copyRegion?: string;
+  /**
+   * Days a copy is kept in `copyRegion`: DataVolumeVariables' `snapshot_copy_retention_days`, or a number of days.
+   * @default DEFAULT_SNAPSHOT_COPY_RETENTION_DAYS (7)
+   */
+  readonly copyRetentionDays?: number;
   /**
    * Terraform name of the policy, its role, the role's policy attachment and the partition data source: {@link nameElements} gives each the address `<type>.<name>`.
    * @default "crm_data_snapshots"
@@ -84,21 +92,15 @@ export interface DataVolumeBackupsProps {
 }
 
 /**
- * EBS snapshots of the data volume by Amazon Data Lifecycle Manager, every `snapshot_interval_hours` (24 by
- * default, down to hourly), the newest `snapshot_retention_count` kept; with a `copyRegion`, each also copied
- * to that region, encrypted, and kept there `snapshot_copy_retention_days`. DLM acts through its own service
+ * EBS snapshots of the data volume by Amazon Data Lifecycle Manager, every `intervalHours` (24 by default,
+ * down to hourly), the newest `retentionCount` kept; with a `copyRegion`, each also copied to that region,
+ * encrypted, and kept there `copyRetentionDays` (in the stack: DataVolumeVariables' `snapshot_*` variables). DLM acts through its own service
  * role (trusted by dlm.amazonaws.com only, with the AWS managed policy AWSDataLifecycleManagerServiceRole,
  * which covers the copies); the instance's role gets no snapshot permission. Snapshots carry
  * the volume's tags (copy_tags) plus `Stack` and `Instance`. They are crash-consistent, which InnoDB recovers
  * from like from a power cut. Snapshots already taken outlive the policy: deleting it deletes none.
  */
 export class DataVolumeBackups extends Construct {
-  /** `snapshot_retention_count`: number of snapshots kept. */
-  public readonly retentionCount: TerraformVariable;
-  /** `snapshot_interval_hours`: hours between two snapshots. */
-  public readonly intervalHours: TerraformVariable;
-  /** `snapshot_copy_retention_days`: days a copy is kept in the second region, when there is one. */
-  public readonly copyRetentionDays?: TerraformVariable;
   public readonly role: IamRole;
   public readonly policy: DlmLifecyclePolicy;
 
@@ -109,38 +111,6 @@ export class DataVolumeBackups extends Construct {
       throw new Error(`DataVolumeBackups: dailyAtUtc must be hh:mm (24-hour, UTC), got "${time}"`);
     }
     const nameTag = `${props.stackName}/${props.instanceName}`;
-
-    this.retentionCount = stackVariable(this, "snapshot_retention_count", {
-      type: "number",
-      nullable: false,
-      default: props.defaultRetentionCount ?? DEFAULT_SNAPSHOT_RETENTION_COUNT,
-      description: "Number of snapshots of the data volume kept by Data Lifecycle Manager (7: one week of daily snapshots); "
-        + "they reach back snapshot_retention_count × snapshot_interval_hours hours.",
-    });
-    this.retentionCount.addValidation(
-      wholeNumberBetween(this.retentionCount, 1, MAX_SNAPSHOT_RETENTION_COUNT, "snapshots"));
-
-    this.intervalHours = stackVariable(this, "snapshot_interval_hours", {
-      type: "number",
-      nullable: false,
-      default: DEFAULT_SNAPSHOT_INTERVAL_HOURS,
-      description: `Hours between two snapshots of the data volume, one of ${SNAPSHOT_INTERVALS_HOURS.join(", ")} (DLM's intervals): `
-        + "the most data a lost volume can take with it (the recovery point), plus up to an hour (DLM starts within the hour).",
-    });
-    this.intervalHours.addValidation(conditionRule(this.intervalHours,
-      `contains([${SNAPSHOT_INTERVALS_HOURS.join(", ")}], var.snapshot_interval_hours)`,
-      `one of ${SNAPSHOT_INTERVALS_HOURS.join(", ")} hours (the intervals Data Lifecycle Manager takes)`));
-
-    if (props.copyRegion !== undefined) {
-      this.copyRetentionDays = stackVariable(this, "snapshot_copy_retention_days", {
-        type: "number",
-        nullable: false,
-        default: DEFAULT_SNAPSHOT_COPY_RETENTION_DAYS,
-        description: `Days each copy of a snapshot is kept in ${props.copyRegion}, the second region (settings: snapshotCopyRegion).`,
-      });
-      this.copyRetentionDays.addValidation(
-        wholeNumberBetween(this.copyRetentionDays, 1, MAX_SNAPSHOT_COPY_RETENTION_DAYS, "days"));
-    }
 
     this.role = new IamRole(this, "role", {
       assumeRolePolicy: JSON.stringify(DLM_ASSUME_ROLE_POLICY),
@@ -169,17 +139,17 @@ export class DataVolumeBackups extends Construct {
           // Named "daily" whatever the interval: the name of the schedule that earlier versions created, kept so
           // that DLM's retention goes on counting the snapshots it took under it.
           name: "daily",
-          createRule: { interval: this.intervalHours.numberValue, intervalUnit: "HOURS", times: [time] },
-          retainRule: { count: this.retentionCount.numberValue },
+          createRule: { interval: props.intervalHours ?? DEFAULT_SNAPSHOT_INTERVAL_HOURS, intervalUnit: "HOURS", times: [time] },
+          retainRule: { count: props.retentionCount ?? DEFAULT_SNAPSHOT_RETENTION_COUNT },
           copyTags: true,
           tagsToAdd: snapshotTags(props),
-          crossRegionCopyRule: this.copyRetentionDays && props.copyRegion !== undefined ? [{
+          crossRegionCopyRule: props.copyRegion !== undefined ? [{
             // `target` (not 6.x's target_region): the name both provider majors take.
             target: props.copyRegion,
             // Encrypted there with the region's default EBS key: a KMS key does not cross regions.
             encrypted: true,
             copyTags: true,
-            retainRule: { interval: this.copyRetentionDays.numberValue, intervalUnit: "DAYS" },
+            retainRule: { interval: props.copyRetentionDays ?? DEFAULT_SNAPSHOT_COPY_RETENTION_DAYS, intervalUnit: "DAYS" },
           }] : undefined,
         }],
       },

@@ -4,7 +4,7 @@ import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import { MAX_GP3_SIZE_GIB } from "./constants";
-import { matchesPattern, stackVariable, wholeNumberBetween } from "./variable-rules";
+import { variableReference } from "./variable-rules";
 
 /**
  * Default size of the data volume, in GiB. A new MariaDB data directory and a CRM's tables of a few
@@ -39,10 +39,15 @@ export interface DataVolumeProps {
    */
   readonly preventDestroy?: boolean;
   /**
-   * Size used when `data_volume_size_gib` is not set.
+   * Size of the volume in GiB: DataVolumeVariables' `data_volume_size_gib`, or a whole number up to MAX_GP3_SIZE_GIB.
    * @default DEFAULT_DATA_VOLUME_SIZE_GIB (10)
    */
-  readonly defaultSizeGiB?: number;
+  readonly sizeGiB?: number;
+  /**
+   * The variable naming the snapshot the volume is created from, "" for none (DataVolumeVariables' `data_volume_snapshot_id`).
+   * @default - an empty volume
+   */
+  readonly snapshotId?: TerraformVariable;
   /**
    * Terraform name of the volume and its attachment (`aws_ebs_volume.<name>`, `aws_volume_attachment.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
    * @default "crm_data"
@@ -53,48 +58,25 @@ export interface DataVolumeProps {
 /**
  * The EBS volume that holds MariaDB's data directory, so the database outlives any host: gp3,
  * encrypted, in the instance's availability zone, kept on `terraform destroy` unless the
- * settings opt in, with a final snapshot whenever it is deleted. Declares the variables
- * `data_volume_size_gib` and `data_volume_snapshot_id` (restore from a snapshot).
+ * settings opt in, with a final snapshot whenever it is deleted. Its size and the snapshot it is restored
+ * from are DataVolumeVariables' `data_volume_size_gib` and `data_volume_snapshot_id` in the stack.
  *
  * The volume does not depend on the instance: its id can be rendered into the instance's user
  * data (the script finds the disk by it), and {@link attachTo} joins the two afterwards.
  */
 export class DataVolume extends Construct {
-  /** `data_volume_size_gib`: size of the volume in GiB. */
-  public readonly sizeGiB: TerraformVariable;
-  /** `data_volume_snapshot_id`: snapshot the volume is created from, or "" for an empty volume. */
-  public readonly snapshotId: TerraformVariable;
   public readonly volume: EbsVolume;
   private readonly name: string;
 
   constructor(scope: Construct, id: string, props: DataVolumeProps) {
     super(scope, id);
-    this.sizeGiB = stackVariable(this, "data_volume_size_gib", {
-      type: "number",
-      nullable: false,
-      default: props.defaultSizeGiB ?? DEFAULT_DATA_VOLUME_SIZE_GIB,
-      description: "Size in GiB of the encrypted gp3 volume that holds the database. It can grow in place, never shrink.",
-    });
-    this.sizeGiB.addValidation(wholeNumberBetween(this.sizeGiB, 1, MAX_GP3_SIZE_GIB, "GiB"));
-
-    this.snapshotId = stackVariable(this, "data_volume_snapshot_id", {
-      type: "string",
-      nullable: false,
-      default: "",
-      description:
-        "Snapshot to create the data volume from (restore, see docs/operations.md), e.g. snap-0123456789abcdef0; " +
-        "empty for a new, empty volume. Changing it replaces the volume: follow the restore procedure of docs/operations.md.",
-    });
-    this.snapshotId.addValidation(matchesPattern(this.snapshotId, "^(snap-([0-9a-f]{8}|[0-9a-f]{17}))?$",
-      'empty, or a snapshot id: "snap-" followed by 8 or 17 lowercase hexadecimal digits'));
-
-    const snapshot = this.snapshotId.friendlyUniqueId;
+    const snapshot = props.snapshotId && variableReference(props.snapshotId);
     this.volume = new EbsVolume(this, "volume", {
       availabilityZone: props.availabilityZone,
       type: "gp3",
       encrypted: true,
-      size: this.sizeGiB.numberValue,
-      snapshotId: `\${var.${snapshot} == "" ? null : var.${snapshot}}`,
+      size: props.sizeGiB ?? DEFAULT_DATA_VOLUME_SIZE_GIB,
+      snapshotId: snapshot && `\${${snapshot} == "" ? null : ${snapshot}}`,
       // Whenever the volume is deleted after all (opted in, or replaced), AWS snapshots it first.
       finalSnapshot: true,
       tags: { ...props.tags, Name: props.nameTag },

@@ -2,7 +2,9 @@ import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { APP_PORT, HTTP_PORT } from "../settings/ports";
 import { DEFAULT_INBOUND_RULE_QUOTA, InboundRuleNames, MAX_INBOUND_RULE_QUOTA } from "./constants";
+import { checkLogRetentionDays, DEFAULT_LOG_RETENTION_DAYS, LOG_RETENTION_DAYS } from "./host-log-group";
 import { PlanCheck } from "./plan-check";
+import { AL2023_KERNEL_6_1_X86_64_PARAMETER } from "./ssm-image-parameter";
 import { conditionRule, distinctIpv4Cidrs, ipv4CidrList, matchesPattern, sshPublicKeyRules, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /** Props of {@link DeploymentVariables}. */
@@ -17,13 +19,23 @@ export interface DeploymentVariablesProps {
    * @default ["0.0.0.0/0"]
    */
   readonly defaultAppIngressCidrs?: string[];
+  /**
+   * Parameter Store path of the hosts' image when `image_parameter` is not set.
+   * @default AL2023_KERNEL_6_1_X86_64_PARAMETER
+   */
+  readonly defaultImageParameter?: string;
+  /**
+   * Days the hosts' logs are kept when `log_retention_days` is not set, one of LOG_RETENTION_DAYS.
+   * @default DEFAULT_LOG_RETENTION_DAYS (365)
+   */
+  readonly defaultLogRetentionDays?: number;
 }
 
 /**
- * The values that differ per AWS account and that both topologies take (who may log in, who may
- * reach the app), declared as Terraform variables so that one synthesized stack serves any account
- * (`cdktf deploy --var key_pair_name=…`, `TF_VAR_key_pair_name=…`). Where the hosts go is
- * SubnetVariables' (the single host) or ScaleOutVariables' (the scale-out topology's group).
+ * The values that differ per AWS account or deployment and that both topologies take (who may log in, who may
+ * reach the app, which image the hosts boot, how long their logs are kept), declared as Terraform variables so
+ * that one synthesized stack serves any account (`cdktf deploy --var key_pair_name=…`, `TF_VAR_key_pair_name=…`).
+ * Where the hosts go is SubnetVariables' (the single host) or ScaleOutVariables' (the scale-out topology's group).
  * Each carries a `validation` block whose message names the variable and the expected form,
  * except the boolean, which Terraform's own type check guards with a message naming it.
  */
@@ -46,6 +58,10 @@ export class DeploymentVariables extends Construct {
   };
   /** `detailed_monitoring`: whether the instance has detailed (1-minute) CloudWatch monitoring. */
   public readonly detailedMonitoring: TerraformVariable;
+  /** `image_parameter`: Parameter Store path of the AMI id the hosts boot from (SsmImageParameter reads it). */
+  public readonly imageParameter: TerraformVariable;
+  /** `log_retention_days`: days CloudWatch Logs keeps the hosts' logs (HostLogGroup). */
+  public readonly logRetentionDays: TerraformVariable;
 
   constructor(scope: Construct, id: string, props: DeploymentVariablesProps = {}) {
     super(scope, id);
@@ -113,6 +129,28 @@ export class DeploymentVariables extends Construct {
       description:
         "Detailed (1-minute) CloudWatch monitoring of the instance, billed per metric; basic 5-minute monitoring is free.",
     });
+
+    this.imageParameter = stackVariable(this, "image_parameter", {
+      type: "string",
+      nullable: false,
+      default: props.defaultImageParameter ?? AL2023_KERNEL_6_1_X86_64_PARAMETER,
+      description: "Parameter Store path of the AMI id the instance boots from (type AWS::EC2::Image::Id).",
+    });
+    this.imageParameter.addValidation(matchesPattern(this.imageParameter, "^/[A-Za-z0-9_./-]+$",
+      "a Parameter Store path starting with / (letters, digits, _ . - /)"));
+
+    const retention = props.defaultLogRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
+    checkLogRetentionDays(retention, "DeploymentVariables: defaultLogRetentionDays");
+    this.logRetentionDays = stackVariable(this, "log_retention_days", {
+      type: "number",
+      nullable: false,
+      default: retention,
+      description: `Days CloudWatch Logs keeps the hosts' logs (${retention} by default), one of the periods it takes: `
+        + `${LOG_RETENTION_DAYS.join(", ")}.`,
+    });
+    this.logRetentionDays.addValidation(conditionRule(this.logRetentionDays,
+      `contains([${LOG_RETENTION_DAYS.join(", ")}], var.log_retention_days)`,
+      `one of ${LOG_RETENTION_DAYS.join(", ")} days (the retention periods CloudWatch Logs takes)`));
   }
 
   /**

@@ -26,7 +26,7 @@ export interface HostSizingVariablesProps {
  * How big the hosts are, as Terraform variables with validation blocks: `instance_type` (the single host;
  * ImageArchitectureCheck compares it with the image's architecture at plan) and `root_volume_size_gib`
  * (the encrypted gp3 root volume of the single host or of every scale-out host). The data volume's size is
- * DataVolume's `data_volume_size_gib`. Defaults are the spec's: the synthesized stack is unchanged without them.
+ * DataVolumeVariables' `data_volume_size_gib`. Defaults are the spec's: the synthesized stack is unchanged without them.
  */
 export class HostSizingVariables extends Construct {
   /** `instance_type`: the single host's EC2 instance type, when declared. */

@@ -2,23 +2,14 @@ import { DataAwsSsmParameter } from "@cdktf/provider-aws/lib/data-aws-ssm-parame
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
-import { matchesPattern, stackVariable } from "./variable-rules";
 
 /** Parameter Store path of the newest Amazon Linux 2023 AMI, kernel 6.1, x86_64. */
 export const AL2023_KERNEL_6_1_X86_64_PARAMETER = "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64";
 
 /** Props of {@link SsmImageParameter}. */
 export interface SsmImageParameterProps {
-  /**
-   * Terraform name of the variable that holds the parameter path.
-   * @default "image_parameter"
-   */
-  readonly variableName?: string;
-  /**
-   * Parameter Store path used when the variable is not set.
-   * @default AL2023_KERNEL_6_1_X86_64_PARAMETER
-   */
-  readonly defaultParameterName?: string;
+  /** The variable holding the Parameter Store path (DeploymentVariables' `image_parameter`). */
+  readonly parameterName: TerraformVariable;
   /**
    * Terraform name of the data source (`data.aws_ssm_parameter.<name>`): {@link nameElements} gives each the address `<type>.<name>`.
    * @default "image"
@@ -27,8 +18,8 @@ export interface SsmImageParameterProps {
 }
 
 /**
- * The image parameter of the spec (2.3): a variable holding a Parameter Store path and a data
- * source that reads the AMI id stored there at plan time, as CloudFormation's
+ * The image parameter of the spec (2.3): a data source that reads the AMI id stored at plan time
+ * under the Parameter Store path a variable holds, as CloudFormation's
  * `AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>` did. The image moves with AWS's newest release.
  */
 export class SsmImageParameter extends Construct {
@@ -39,16 +30,9 @@ export class SsmImageParameter extends Construct {
   /** The AMI id read from Parameter Store. */
   public readonly imageId: string;
 
-  constructor(scope: Construct, id: string, props: SsmImageParameterProps = {}) {
+  constructor(scope: Construct, id: string, props: SsmImageParameterProps) {
     super(scope, id);
-    this.parameterName = stackVariable(this, props.variableName ?? "image_parameter", {
-      type: "string",
-      nullable: false,
-      default: props.defaultParameterName ?? AL2023_KERNEL_6_1_X86_64_PARAMETER,
-      description: "Parameter Store path of the AMI id the instance boots from (type AWS::EC2::Image::Id).",
-    });
-    this.parameterName.addValidation(matchesPattern(this.parameterName, "^/[A-Za-z0-9_./-]+$",
-      "a Parameter Store path starting with / (letters, digits, _ . - /)"));
+    this.parameterName = props.parameterName;
     this.parameter = new DataAwsSsmParameter(this, "parameter", { name: this.parameterName.stringValue });
     nameElements(props.name ?? "image", this.parameter);
     // AMI ids are public: the non-sensitive attribute keeps them readable in plans.

@@ -115,7 +115,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
   });
   const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
-  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag });
+  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag, retentionDays: inputs.logRetentionDays.numberValue });
   const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,

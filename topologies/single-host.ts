@@ -3,6 +3,7 @@ import { CrmInstance } from "../constructs/crm-instance";
 import { CrmSecurityGroup } from "../constructs/crm-security-group";
 import { DataVolume } from "../constructs/data-volume";
 import { backupTargetTags, DataVolumeBackups } from "../constructs/data-volume-backups";
+import { DataVolumeVariables } from "../constructs/data-volume-variables";
 import { ElasticIp } from "../constructs/elastic-ip";
 import { HostAlarms } from "../constructs/host-alarms";
 import { HostHealthAlarms } from "../constructs/host-health-alarms";
@@ -28,6 +29,7 @@ import { SharedParts } from "./shared";
 export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
   const subnet = new SubnetVariables(stack, "subnet", { region: settings.region });
   const sizing = new HostSizingVariables(stack, "sizing");
+  const volumeInputs = new DataVolumeVariables(stack, "data_volume_inputs", { copyRegion: settings.snapshotCopyRegion });
   const instanceType = sizing.instanceType!.stringValue;
   new ImageArchitectureCheck(stack, "image_architecture", {
     imageId: image.imageId, instanceType, imageParameter: image.parameterName,
@@ -60,7 +62,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   }) : undefined;
   // The host reports its health and ships its logs with these from its first boot.
   const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
-  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag });
+  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag, retentionDays: inputs.logRetentionDays.numberValue });
   const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
   // Created before the instance, whose user data names it; attached after.
   const backupTag = backupTargetTags(settings);
@@ -69,6 +71,8 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     nameTag: `${nameTag}/data`,
     tags: backupTag,
     preventDestroy: !settings.deleteDataVolumeOnDestroy,
+    sizeGiB: volumeInputs.sizeGiB.numberValue,
+    snapshotId: volumeInputs.snapshotId,
   });
   // Allocated before the instance, whose user data names it; associated after.
   const address = new ElasticIp(stack, "address", { nameTag });
@@ -104,7 +108,10 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     targetTags: backupTag,
     stackName: settings.stackName,
     instanceName: settings.instanceName,
+    retentionCount: volumeInputs.retentionCount.numberValue,
+    intervalHours: volumeInputs.intervalHours.numberValue,
     copyRegion: settings.snapshotCopyRegion,
+    copyRetentionDays: volumeInputs.copyRetentionDays?.numberValue,
   });
 
   new HostOutputs(stack, "outputs", {

@@ -1,19 +1,12 @@
 import { DataAwsSsmParametersByPath } from "@cdktf/provider-aws/lib/data-aws-ssm-parameters-by-path";
 import {
-  BOOTSTRAP_VERSION_MESSAGE, BootstrapVersionCheck, CDK_BOOTSTRAP_VERSION_PARAMETER,
+  BOOTSTRAP_VERSION_MESSAGE,
 } from "../../constructs/bootstrap-version-check";
-import { only, synthesize } from "../support/synth";
+import { bootstrapCheck, only, synthesize } from "../support/synth";
 
 describe("BootstrapVersionCheck", () => {
   it("reads the parameters of the bootstrap parameter's directory unless bootstrap_version is given, an absent one as \"\"", () => {
-    const { text, json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap"));
-    expect(CDK_BOOTSTRAP_VERSION_PARAMETER).toBe("/cdk-bootstrap/hnb659fds/version");
-    expect(json.variable?.bootstrap_version_parameter).toMatchObject({
-      type: "string",
-      default: CDK_BOOTSTRAP_VERSION_PARAMETER,
-      description: expect.stringContaining("automatically retrieved from SSM Parameter Store"),
-    });
-    expect(json.variable?.bootstrap_version).toMatchObject({ type: "string", default: "" });
+    const { text, json } = synthesize((scope) => bootstrapCheck(scope));
     // By path: an absent parameter gives empty lists, where aws_ssm_parameter fails the plan.
     expect(text).toHaveDataSourceWithProperties(DataAwsSsmParametersByPath, {
       path: '${replace(var.bootstrap_version_parameter, "/[/][^/]+$/", "")}',
@@ -25,12 +18,10 @@ describe("BootstrapVersionCheck", () => {
         "one(data.aws_ssm_parameters_by_path.cdk_bootstrap_version[*].names), one(data.aws_ssm_parameters_by_path.cdk_bootstrap_version[*].values)), " +
         'var.bootstrap_version_parameter, "")}',
     });
-    // The directory is what is read: the path must have one.
-    expect(json.variable?.bootstrap_version_parameter.validation?.[0].condition).toBe('${can(regex("^(/[A-Za-z0-9_.-]+){2,}$", var.bootstrap_version_parameter))}');
   });
 
   it("judges stand-in parameters, when given, with the same expressions", () => {
-    const { json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap", {
+    const { json } = synthesize((scope) => bootstrapCheck(scope, {}, {
       storedParameters: () => ({ names: "var.names", values: "var.values" }),
     }));
     expect(json.data).toBeUndefined();
@@ -40,7 +31,7 @@ describe("BootstrapVersionCheck", () => {
   });
 
   it("fails the plan for versions 1 to 5 with the CDK rule's message", () => {
-    const { json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap"));
+    const { json } = synthesize((scope) => bootstrapCheck(scope));
     const check = only(json.resource, "terraform_data");
     const localName = Object.keys(json.locals ?? {})[0];
     expect(check.lifecycle.precondition).toEqual([{
@@ -51,11 +42,10 @@ describe("BootstrapVersionCheck", () => {
     expect(BOOTSTRAP_VERSION_MESSAGE).toMatch(/run 'cdk bootstrap' with a recent version of the CDK CLI/);
   });
 
-  it("needs no provider when told not to read Parameter Store: the version variable is then required", () => {
-    const { json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap", { readFromParameterStore: false }));
+  it("needs no provider without a parameter to read: it judges the version variable itself", () => {
+    const { json } = synthesize((scope) => bootstrapCheck(scope, { readFromParameterStore: false }));
     expect(json.data).toBeUndefined();
-    expect(json.variable?.bootstrap_version_parameter).toBeUndefined();
-    expect(json.variable?.bootstrap_version.default).toBeUndefined();
+    expect(json.locals).toBeUndefined();
     expect(only(json.resource, "terraform_data").lifecycle.precondition[0].condition)
       .toBe('${!contains(["1", "2", "3", "4", "5"], var.bootstrap_version)}');
   });

@@ -1,4 +1,5 @@
 import { DataVolumeBackups, DataVolumeBackupsProps } from "../../constructs/data-volume-backups";
+import { DataVolumeVariables } from "../../constructs/data-volume-variables";
 import { only, synthesize } from "../support/synth";
 
 const props: DataVolumeBackupsProps = {
@@ -6,7 +7,13 @@ const props: DataVolumeBackupsProps = {
 };
 
 describe("DataVolumeBackups", () => {
-  const { json } = synthesize((scope) => new DataVolumeBackups(scope, "backups", props));
+  // As the single host builds it: its schedule and retention from DataVolumeVariables.
+  const { json } = synthesize((scope) => {
+    const inputs = new DataVolumeVariables(scope, "data_volume_inputs");
+    new DataVolumeBackups(scope, "backups", {
+      ...props, retentionCount: inputs.retentionCount.numberValue, intervalHours: inputs.intervalHours.numberValue,
+    });
+  });
   const policy = only(json.resource, "aws_dlm_lifecycle_policy");
   const role = only(json.resource, "aws_iam_role");
   const roleName = Object.keys(json.resource!.aws_iam_role)[0];
@@ -29,36 +36,24 @@ describe("DataVolumeBackups", () => {
     });
   });
 
-  it("takes snapshot_interval_hours among DLM's intervals only, 24 by default", () => {
-    expect(json.variable?.snapshot_interval_hours).toMatchObject({ type: "number", nullable: false, default: 24 });
-    expect(json.variable?.snapshot_interval_hours.validation).toEqual([{
-      condition: "${contains([1, 2, 3, 4, 6, 8, 12, 24], var.snapshot_interval_hours)}",
-      error_message: 'Invalid value for variable "snapshot_interval_hours": expected one of 1, 2, 3, 4, 6, 8, 12, 24 hours (the intervals Data Lifecycle Manager takes).',
-    }]);
-  });
-
-  it("copies no snapshot to another region unless a copyRegion is given", () => {
+  it("copies no snapshot to another region unless a copyRegion is given, then keeps the copies copyRetentionDays", () => {
     expect(policy.policy_details.schedule[0].cross_region_copy_rule).toBeUndefined();
-    expect(json.variable).not.toHaveProperty("snapshot_copy_retention_days");
-    const copied = synthesize((scope) => new DataVolumeBackups(scope, "backups", { ...props, copyRegion: "eu-central-1" })).json;
+    const copied = synthesize((scope) => {
+      const inputs = new DataVolumeVariables(scope, "data_volume_inputs", { copyRegion: "eu-central-1" });
+      new DataVolumeBackups(scope, "backups", { ...props, copyRegion: "eu-central-1", copyRetentionDays: inputs.copyRetentionDays?.numberValue });
+    }).json;
     const rule = only(copied.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].cross_region_copy_rule;
     expect(rule).toEqual([{
       target: "eu-central-1", encrypted: true, copy_tags: true,
       retain_rule: { interval: "${var.snapshot_copy_retention_days}", interval_unit: "DAYS" },
     }]);
-    expect(copied.variable?.snapshot_copy_retention_days.validation).toEqual([{
-      condition: expect.stringContaining("var.snapshot_copy_retention_days >= 1 && var.snapshot_copy_retention_days <= 3650"),
-      error_message: 'Invalid value for variable "snapshot_copy_retention_days": expected a whole number of days from 1 to 3650.',
-    }]);
+    const fixed = synthesize((scope) => new DataVolumeBackups(scope, "backups", { ...props, copyRegion: "eu-central-1" })).json;
+    expect(only(fixed.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].cross_region_copy_rule[0].retain_rule)
+      .toEqual({ interval: 7, interval_unit: "DAYS" });
   });
 
-  it("keeps snapshot_retention_count snapshots, 7 by default, validated as 1 to 1000", () => {
+  it("keeps the retention count it is given (snapshot_retention_count in the stack)", () => {
     expect(policy.policy_details.schedule[0].retain_rule).toEqual({ count: "${var.snapshot_retention_count}" });
-    expect(json.variable?.snapshot_retention_count).toMatchObject({ type: "number", nullable: false, default: 7 });
-    expect(json.variable?.snapshot_retention_count.validation).toEqual([{
-      condition: expect.stringContaining("var.snapshot_retention_count >= 1 && var.snapshot_retention_count <= 1000"),
-      error_message: 'Invalid value for variable "snapshot_retention_count": expected a whole number of snapshots from 1 to 1000.',
-    }]);
   });
 
   it("tags every snapshot with the stack and instance names, and copies the volume's tags", () => {
@@ -85,12 +80,11 @@ describe("DataVolumeBackups", () => {
     expect(role.inline_policy).toBeUndefined();
   });
 
-  it("honours another daily time and default retention, and refuses a time that is not hh:mm", () => {
-    const other = synthesize((scope) => new DataVolumeBackups(scope, "b", {
-      ...props, dailyAtUtc: "23:30", defaultRetentionCount: 14,
-    })).json;
-    expect(only(other.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].create_rule.times).toEqual(["23:30"]);
-    expect(other.variable?.snapshot_retention_count.default).toBe(14);
+  it("honours another daily time, and without values daily snapshots kept a week; refuses a time that is not hh:mm", () => {
+    const other = synthesize((scope) => new DataVolumeBackups(scope, "b", { ...props, dailyAtUtc: "23:30" })).json;
+    const schedule = only(other.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0];
+    expect(schedule.create_rule).toEqual({ interval: 24, interval_unit: "HOURS", times: ["23:30"] });
+    expect(schedule.retain_rule).toEqual({ count: 7 });
     expect(() => synthesize((scope) => new DataVolumeBackups(scope, "b", { ...props, dailyAtUtc: "3:00" })))
       .toThrow('dailyAtUtc must be hh:mm (24-hour, UTC), got "3:00"');
   });

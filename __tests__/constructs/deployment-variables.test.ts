@@ -1,4 +1,5 @@
 import { DeploymentVariables } from "../../constructs/deployment-variables";
+import { AL2023_KERNEL_6_1_X86_64_PARAMETER } from "../../constructs/ssm-image-parameter";
 import { synthesize } from "../support/synth";
 
 describe("DeploymentVariables", () => {
@@ -68,5 +69,29 @@ describe("DeploymentVariables", () => {
     expect(variables.inbound_rule_quota.validation).toEqual([expect.objectContaining({
       condition: "${var.inbound_rule_quota == floor(var.inbound_rule_quota) && var.inbound_rule_quota >= 1 && var.inbound_rule_quota <= 1000}",
     })]);
+  });
+
+  it("reads the image's AMI id from the Parameter Store path in image_parameter, AL2023 (kernel 6.1, x86_64) by default", () => {
+    expect(AL2023_KERNEL_6_1_X86_64_PARAMETER).toBe("/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64");
+    expect(variables.image_parameter).toMatchObject({ type: "string", nullable: false, default: AL2023_KERNEL_6_1_X86_64_PARAMETER });
+    expect(variables.image_parameter.validation).toEqual([{
+      condition: '${can(regex("^/[A-Za-z0-9_./-]+$", var.image_parameter))}',
+      error_message: 'Invalid value for variable "image_parameter": expected a Parameter Store path starting with / (letters, digits, _ . - /).',
+    }]);
+    const arm = "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64";
+    expect(synthesize((scope) => new DeploymentVariables(scope, "inputs", { defaultImageParameter: arm })).json.variable?.image_parameter.default)
+      .toBe(arm);
+  });
+
+  it("keeps the hosts' logs a year by default, and takes only the periods CloudWatch Logs takes", () => {
+    expect(variables.log_retention_days).toMatchObject({ type: "number", nullable: false, default: 365 });
+    expect(variables.log_retention_days.validation).toEqual([{
+      condition: expect.stringContaining("contains([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653], var.log_retention_days)"),
+      error_message: expect.stringMatching(/^Invalid value for variable "log_retention_days": expected one of 1, 3, .* days \(the retention periods CloudWatch Logs takes\)\.$/),
+    }]);
+    expect(synthesize((scope) => new DeploymentVariables(scope, "inputs", { defaultLogRetentionDays: 30 })).json.variable?.log_retention_days.default)
+      .toBe(30);
+    expect(() => synthesize((scope) => new DeploymentVariables(scope, "inputs", { defaultLogRetentionDays: 31 })))
+      .toThrow("DeploymentVariables: defaultLogRetentionDays must be one of 1, 3, 5");
   });
 });

@@ -1,12 +1,13 @@
 import { DataAwsAmi } from "@cdktf/provider-aws/lib/data-aws-ami";
 import { DataAwsEc2InstanceType } from "@cdktf/provider-aws/lib/data-aws-ec2-instance-type";
+import { DeploymentVariables } from "../../constructs/deployment-variables";
 import { ImageArchitectureCheck } from "../../constructs/image-architecture-check";
 import { SsmImageParameter } from "../../constructs/ssm-image-parameter";
 import { only, synthesize } from "../support/synth";
 
 describe("ImageArchitectureCheck", () => {
   const { text, json } = synthesize((scope) => {
-    const image = new SsmImageParameter(scope, "image");
+    const image = new SsmImageParameter(scope, "image", { parameterName: new DeploymentVariables(scope, "inputs").imageParameter });
     new ImageArchitectureCheck(scope, "architecture", { imageId: image.imageId, instanceType: "t3.micro", imageParameter: image.parameterName });
   });
 

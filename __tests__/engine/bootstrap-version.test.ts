@@ -1,6 +1,6 @@
 import { TerraformVariable } from "cdktf";
-import { BOOTSTRAP_VERSION_MESSAGE, BootstrapVersionCheck, CDK_BOOTSTRAP_VERSION_PARAMETER } from "../../constructs/bootstrap-version-check";
-import { synthesize } from "../support/synth";
+import { BOOTSTRAP_VERSION_MESSAGE, CDK_BOOTSTRAP_VERSION_PARAMETER } from "../../constructs/bootstrap-version-check";
+import { bootstrapCheck, synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, flatten } from "../support/terraform-engine";
 
 describeWithEngine("bootstrap-version precondition, planned by a real engine", (engine) => {
@@ -9,7 +9,7 @@ describeWithEngine("bootstrap-version precondition, planned by a real engine", (
 
     beforeAll(async () => {
       // The same construct as the stack's, reading the version from the variable instead of SSM.
-      const { json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap", { readFromParameterStore: false }));
+      const { json } = synthesize((scope) => bootstrapCheck(scope, { readFromParameterStore: false }));
       workspace = new EngineWorkspace(engine, json);
       await workspace.init();
     }, 60_000);
@@ -35,7 +35,7 @@ describeWithEngine("bootstrap-version precondition, planned by a real engine", (
     beforeAll(async () => {
       // The stack's construct and expressions, with the data source's two lists given as variables:
       // the names of the parameters under the path, and their values (sensitive, as the provider marks them).
-      const { json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap", {
+      const { json } = synthesize((scope) => bootstrapCheck(scope, {}, {
         storedParameters: (construct) => {
           for (const [name, sensitive] of [["stored_names", false], ["stored_values", true]] as const) {
             new TerraformVariable(construct, name, { type: "list(string)", sensitive }).overrideLogicalId(name);
@@ -76,7 +76,7 @@ describeWithEngine("bootstrap-version precondition, planned by a real engine", (
     }, 60_000);
 
     it("reads the directory of bootstrap_version_parameter: the data source's own path expression, evaluated", async () => {
-      const { json } = synthesize((scope) => new BootstrapVersionCheck(scope, "bootstrap"));
+      const { json } = synthesize((scope) => bootstrapCheck(scope));
       const source = json.data!.aws_ssm_parameters_by_path.cdk_bootstrap_version;
       const paths = new EngineWorkspace(engine, { variable: json.variable, output: { path: { value: source.path } } });
       try {

@@ -5,10 +5,9 @@
  * against the release's address list in __tests__/addresses.test.ts); planning them needs the provider.
  */
 import { HASHED_ADDRESSES, moveFromEarlierAddresses } from "../../constructs/addresses";
-import { BootstrapVersionCheck } from "../../constructs/bootstrap-version-check";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { TerraformStack } from "cdktf";
-import { synthesize } from "../support/synth";
+import { bootstrapCheck, synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
 
 describeWithEngine("moved blocks from the hashed addresses, planned by a real engine", (engine) => {
@@ -16,7 +15,7 @@ describeWithEngine("moved blocks from the hashed addresses, planned by a real en
 
   it("moves the checks of a state written before the readable names to their readable addresses, adding and destroying nothing", async () => {
     const build = (moves: boolean) => synthesize((scope) => {
-      new BootstrapVersionCheck(scope, "bootstrap", { readFromParameterStore: false });
+      bootstrapCheck(scope, { readFromParameterStore: false });
       new SecretVariables(scope, "secrets");
       if (moves) moveFromEarlierAddresses(TerraformStack.of(scope), HASHED_ADDRESSES);
     }).json as Record<string, any>;

@@ -9,10 +9,10 @@
 import { TerraformStack, Testing } from "cdktf";
 import { writeFileSync } from "fs";
 import { join } from "path";
-import { BootstrapVersionCheck } from "../../constructs/bootstrap-version-check";
 import { StateBackend } from "../../constructs/state-backend";
 import { MINIMUM_TERRAFORM_VERSION } from "../../main";
 import { findMotoServer, MotoServer } from "../support/moto-server";
+import { bootstrapCheck } from "../support/synth";
 import { describeWithEngine, EngineResult, EngineWorkspace, flatten } from "../support/terraform-engine";
 
 const BUCKET = "crm-host-state";
@@ -32,7 +32,7 @@ function configuration(holdLockSeconds = 0): any {
   const stack = new TerraformStack(Testing.app(), STACK);
   stack.addOverride("terraform.required_version", MINIMUM_TERRAFORM_VERSION);
   new StateBackend(stack, "state", { settings: { type: "s3", bucket: BUCKET, kmsKeyId: KMS_KEY }, defaultRegion: "us-east-1" });
-  new BootstrapVersionCheck(stack, "bootstrap", { readFromParameterStore: false });
+  bootstrapCheck(stack, { readFromParameterStore: false });
   const json = JSON.parse(Testing.synth(stack));
   if (holdLockSeconds > 0) {
     json.resource.terraform_data.hold_lock = { provisioner: [{ "local-exec": { command: `sleep ${holdLockSeconds}` } }] };

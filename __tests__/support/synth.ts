@@ -3,6 +3,8 @@
 import "cdktf/lib/testing/adapters/jest";
 import { Testing } from "cdktf";
 import { Construct } from "constructs";
+import { BootstrapVariables, BootstrapVariablesProps } from "../../constructs/bootstrap-variables";
+import { BootstrapVersionCheck, BootstrapVersionCheckProps } from "../../constructs/bootstrap-version-check";
 import { SettingsError } from "../../settings/errors";
 import { parseStackSettings, StackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
@@ -25,6 +27,13 @@ export function only(blocks: Record<string, Record<string, any>> | undefined, ty
   const all = Object.values(blocks?.[type] ?? {});
   if (all.length !== 1) throw new Error(`expected exactly one ${type}, found ${all.length}`);
   return all[0];
+}
+
+/** BootstrapVersionCheck with its variables (BootstrapVariables), as main.ts builds them; `check` adds to the check's props. */
+export function bootstrapCheck(scope: Construct, variables: BootstrapVariablesProps = {},
+  check: Partial<BootstrapVersionCheckProps> = {}): BootstrapVersionCheck {
+  const inputs = new BootstrapVariables(scope, "bootstrap_inputs", variables);
+  return new BootstrapVersionCheck(scope, "bootstrap", { version: inputs.version, parameterName: inputs.parameterName, ...check });
 }
 
 /** The example settings of the repository, parsed and validated, with optional changes. */
