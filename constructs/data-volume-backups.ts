@@ -6,6 +6,7 @@ import { IamRolePolicyAttachment } from "@cdktf/provider-aws/lib/iam-role-policy
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import { POLICY_VERSION } from "./constants";
+import { checkLiteral, wholeFrom } from "./variable-rules";
 
 /** A stack's names, as the snapshot tags and the data volume's name tag use them. */
 export interface BackupNames {
@@ -111,6 +112,15 @@ export class DataVolumeBackups extends Construct {
       throw new Error(`DataVolumeBackups: dailyAtUtc must be hh:mm (24-hour, UTC), got "${time}"`);
     }
     const nameTag = `${props.stackName}/${props.instanceName}`;
+    const retentionCount = props.retentionCount ?? DEFAULT_SNAPSHOT_RETENTION_COUNT;
+    checkLiteral(retentionCount, wholeFrom(1, MAX_SNAPSHOT_RETENTION_COUNT), "DataVolumeBackups: retentionCount",
+      `a whole number from 1 to ${MAX_SNAPSHOT_RETENTION_COUNT}`);
+    const intervalHours = props.intervalHours ?? DEFAULT_SNAPSHOT_INTERVAL_HOURS;
+    checkLiteral(intervalHours, (value) => (SNAPSHOT_INTERVALS_HOURS as readonly number[]).includes(value), "DataVolumeBackups: intervalHours",
+      `one of ${SNAPSHOT_INTERVALS_HOURS.join(", ")}`);
+    const copyRetentionDays = props.copyRetentionDays ?? DEFAULT_SNAPSHOT_COPY_RETENTION_DAYS;
+    checkLiteral(copyRetentionDays, wholeFrom(1, MAX_SNAPSHOT_COPY_RETENTION_DAYS), "DataVolumeBackups: copyRetentionDays",
+      `a whole number of days from 1 to ${MAX_SNAPSHOT_COPY_RETENTION_DAYS}`);
 
     this.role = new IamRole(this, "role", {
       assumeRolePolicy: JSON.stringify(DLM_ASSUME_ROLE_POLICY),
@@ -139,8 +149,8 @@ export class DataVolumeBackups extends Construct {
           // Named "daily" whatever the interval: the name of the schedule that earlier versions created, kept so
           // that DLM's retention goes on counting the snapshots it took under it.
           name: "daily",
-          createRule: { interval: props.intervalHours ?? DEFAULT_SNAPSHOT_INTERVAL_HOURS, intervalUnit: "HOURS", times: [time] },
-          retainRule: { count: props.retentionCount ?? DEFAULT_SNAPSHOT_RETENTION_COUNT },
+          createRule: { interval: intervalHours, intervalUnit: "HOURS", times: [time] },
+          retainRule: { count: retentionCount },
           copyTags: true,
           tagsToAdd: snapshotTags(props),
           crossRegionCopyRule: props.copyRegion !== undefined ? [{
@@ -149,7 +159,7 @@ export class DataVolumeBackups extends Construct {
             // Encrypted there with the region's default EBS key: a KMS key does not cross regions.
             encrypted: true,
             copyTags: true,
-            retainRule: { interval: props.copyRetentionDays ?? DEFAULT_SNAPSHOT_COPY_RETENTION_DAYS, intervalUnit: "DAYS" },
+            retainRule: { interval: copyRetentionDays, intervalUnit: "DAYS" },
           }] : undefined,
         }],
       },

@@ -6,7 +6,7 @@ import {
   DEFAULT_SNAPSHOT_COPY_RETENTION_DAYS, DEFAULT_SNAPSHOT_INTERVAL_HOURS, DEFAULT_SNAPSHOT_RETENTION_COUNT,
   MAX_SNAPSHOT_COPY_RETENTION_DAYS, MAX_SNAPSHOT_RETENTION_COUNT, SNAPSHOT_INTERVALS_HOURS,
 } from "./data-volume-backups";
-import { conditionRule, matchesPattern, stackVariable, wholeNumberBetween } from "./variable-rules";
+import { checkLiteral, conditionRule, matchesPattern, stackVariable, wholeFrom, wholeNumberBetween } from "./variable-rules";
 
 /** Props of {@link DataVolumeVariables}. */
 export interface DataVolumeVariablesProps {
@@ -48,10 +48,15 @@ export class DataVolumeVariables extends Construct {
 
   constructor(scope: Construct, id: string, props: DataVolumeVariablesProps = {}) {
     super(scope, id);
+    const size = props.defaultSizeGiB ?? DEFAULT_DATA_VOLUME_SIZE_GIB;
+    checkLiteral(size, wholeFrom(1, MAX_GP3_SIZE_GIB), "DataVolumeVariables: defaultSizeGiB", `a whole number of GiB from 1 to ${MAX_GP3_SIZE_GIB}`);
+    const retention = props.defaultRetentionCount ?? DEFAULT_SNAPSHOT_RETENTION_COUNT;
+    checkLiteral(retention, wholeFrom(1, MAX_SNAPSHOT_RETENTION_COUNT), "DataVolumeVariables: defaultRetentionCount",
+      `a whole number from 1 to ${MAX_SNAPSHOT_RETENTION_COUNT}`);
     this.sizeGiB = stackVariable(this, "data_volume_size_gib", {
       type: "number",
       nullable: false,
-      default: props.defaultSizeGiB ?? DEFAULT_DATA_VOLUME_SIZE_GIB,
+      default: size,
       description: "Size in GiB of the encrypted gp3 volume that holds the database. It can grow in place, never shrink.",
     });
     this.sizeGiB.addValidation(wholeNumberBetween(this.sizeGiB, 1, MAX_GP3_SIZE_GIB, "GiB"));
@@ -70,7 +75,7 @@ export class DataVolumeVariables extends Construct {
     this.retentionCount = stackVariable(this, "snapshot_retention_count", {
       type: "number",
       nullable: false,
-      default: props.defaultRetentionCount ?? DEFAULT_SNAPSHOT_RETENTION_COUNT,
+      default: retention,
       description: "Number of snapshots of the data volume kept by Data Lifecycle Manager (7: one week of daily snapshots); "
         + "they reach back snapshot_retention_count × snapshot_interval_hours hours.",
     });

@@ -4,7 +4,7 @@ import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import { MAX_GP3_SIZE_GIB } from "./constants";
-import { variableReference } from "./variable-rules";
+import { checkLiteral, variableReference, wholeFrom } from "./variable-rules";
 
 /**
  * Default size of the data volume, in GiB. A new MariaDB data directory and a CRM's tables of a few
@@ -70,12 +70,14 @@ export class DataVolume extends Construct {
 
   constructor(scope: Construct, id: string, props: DataVolumeProps) {
     super(scope, id);
+    const size = props.sizeGiB ?? DEFAULT_DATA_VOLUME_SIZE_GIB;
+    checkLiteral(size, wholeFrom(1, MAX_GP3_SIZE_GIB), "DataVolume: sizeGiB", `a whole number of GiB from 1 to ${MAX_GP3_SIZE_GIB}`);
     const snapshot = props.snapshotId && variableReference(props.snapshotId);
     this.volume = new EbsVolume(this, "volume", {
       availabilityZone: props.availabilityZone,
       type: "gp3",
       encrypted: true,
-      size: props.sizeGiB ?? DEFAULT_DATA_VOLUME_SIZE_GIB,
+      size,
       snapshotId: snapshot && `\${${snapshot} == "" ? null : ${snapshot}}`,
       // Whenever the volume is deleted after all (opted in, or replaced), AWS snapshots it first.
       finalSnapshot: true,

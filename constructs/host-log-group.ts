@@ -1,8 +1,8 @@
 import { CloudwatchLogGroup } from "@cdktf/provider-aws/lib/cloudwatch-log-group";
-import { Token } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import { awsName } from "./aws-names";
+import { checkLiteral } from "./variable-rules";
 
 /** The retention periods CloudWatch Logs takes, in days (PutRetentionPolicy). */
 export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
@@ -15,9 +15,7 @@ export const DEFAULT_LOG_RETENTION_DAYS = 365;
 
 /** Throws when `days`, unless a token (a variable's value, checked at plan), is not a period CloudWatch Logs takes; `what` names it. */
 export function checkLogRetentionDays(days: number, what: string): void {
-  if (!Token.isUnresolved(days) && !(LOG_RETENTION_DAYS as readonly number[]).includes(days)) {
-    throw new Error(`${what} must be one of ${LOG_RETENTION_DAYS.join(", ")}, got ${days}`);
-  }
+  checkLiteral(days, (value) => (LOG_RETENTION_DAYS as readonly number[]).includes(value), what, `one of ${LOG_RETENTION_DAYS.join(", ")}`);
 }
 
 /** Props of {@link HostLogGroup}. */

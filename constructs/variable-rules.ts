@@ -6,12 +6,13 @@
  * Conditions are written as HCL text (not through cdktf's `Fn`): cdktf copies function arguments
  * into the expression without escaping backslashes, and the Unicode classes below need them.
  */
-import { TerraformStack, TerraformVariable, TerraformVariableConfig, TerraformVariableValidationConfig } from "cdktf";
+import { TerraformStack, TerraformVariable, TerraformVariableConfig, TerraformVariableValidationConfig, Token } from "cdktf";
 import { Construct } from "constructs";
 
 /**
  * Declares a variable at the root of the stack, so its Terraform name is exactly `name`
- * (what users pass to `--var name=…` or `TF_VAR_name`) whichever construct declares it.
+ * (what users pass to `--var name=…` or `TF_VAR_name`) whichever construct declares it: a variables
+ * construct (`*-variables.ts`), the one kind that does (`__tests__/stack.test.ts`).
  */
 export function stackVariable(scope: Construct, name: string, config: TerraformVariableConfig): TerraformVariable {
   return new TerraformVariable(TerraformStack.of(scope), name, config);
@@ -166,6 +167,20 @@ export function isPrintableDotenvValue(value: string, max: number): boolean {
 /** The variable's value can be written into `.env` and read back exactly by dotenv (see {@link dotenvCondition}). */
 export function dotenvValue(variable: TerraformVariable): TerraformVariableValidationConfig {
   return { condition: `\${${dotenvCondition(variableReference(variable))}}`, errorMessage: invalid(variable, DOTENV_WORDS) };
+}
+
+/**
+ * Refuses at synthesis a literal `value` that `accepted` refuses: a construct's prop that takes a variable's value
+ * (a token, which the variable's validation checks at plan) or a literal gets the same rule for the literal.
+ * `what` names the prop, `expected` says what it takes.
+ */
+export function checkLiteral(value: number, accepted: (value: number) => boolean, what: string, expected: string): void {
+  if (!Token.isUnresolved(value) && !accepted(value)) throw new Error(`${what} must be ${expected}, got ${value}`);
+}
+
+/** For {@link checkLiteral}: a whole number from `min` to `max` (inclusive). */
+export function wholeFrom(min: number, max: number): (value: number) => boolean {
+  return (value) => Number.isInteger(value) && value >= min && value <= max;
 }
 
 /** The number variable holds a whole number from `min` to `max` (inclusive), in `unit`. */

@@ -88,4 +88,20 @@ describe("DataVolumeBackups", () => {
     expect(() => synthesize((scope) => new DataVolumeBackups(scope, "b", { ...props, dailyAtUtc: "3:00" })))
       .toThrow('dailyAtUtc must be hh:mm (24-hour, UTC), got "3:00"');
   });
+
+  it("gives literal values the variables' rules at synthesis", () => {
+    const refusal = (changes: Partial<DataVolumeBackupsProps>) => {
+      try {
+        synthesize((scope) => new DataVolumeBackups(scope, "b", { ...props, ...changes }));
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refusal({ intervalHours: 12, retentionCount: 1000, copyRegion: "eu-central-1", copyRetentionDays: 3650 })).toBe("accepted");
+    expect(refusal({ intervalHours: 5 })).toBe("DataVolumeBackups: intervalHours must be one of 1, 2, 3, 4, 6, 8, 12, 24, got 5");
+    expect(refusal({ retentionCount: 0 })).toBe("DataVolumeBackups: retentionCount must be a whole number from 1 to 1000, got 0");
+    expect(refusal({ copyRegion: "eu-central-1", copyRetentionDays: 3651 }))
+      .toBe("DataVolumeBackups: copyRetentionDays must be a whole number of days from 1 to 3650, got 3651");
+  });
 });

@@ -54,5 +54,9 @@ describe("DataVolumeVariables", () => {
       .json.variable ?? {};
     expect(other.data_volume_size_gib.default).toBe(50);
     expect(other.snapshot_retention_count.default).toBe(14);
+    expect(() => synthesize((scope) => new DataVolumeVariables(scope, "data_volume_inputs", { defaultSizeGiB: 0 })))
+      .toThrow("DataVolumeVariables: defaultSizeGiB must be a whole number of GiB from 1 to 65536, got 0");
+    expect(() => synthesize((scope) => new DataVolumeVariables(scope, "data_volume_inputs", { defaultRetentionCount: 1001 })))
+      .toThrow("DataVolumeVariables: defaultRetentionCount must be a whole number from 1 to 1000, got 1001");
   });
 });

@@ -36,6 +36,9 @@ describe("DataVolume", () => {
     const plain = only(synthesize((scope) => new DataVolume(scope, "data", props)).json.resource, "aws_ebs_volume");
     expect(plain.size).toBe(DEFAULT_DATA_VOLUME_SIZE_GIB);
     expect(only(synthesize((scope) => new DataVolume(scope, "data", { ...props, sizeGiB: 50 })).json.resource, "aws_ebs_volume").size).toBe(50);
+    // A literal size gets the variable's rule at synthesis.
+    expect(() => synthesize((scope) => new DataVolume(scope, "data", { ...props, sizeGiB: 1.5 })))
+      .toThrow("DataVolume: sizeGiB must be a whole number of GiB from 1 to 65536, got 1.5");
   });
 
   it("is created empty, or from the snapshot named by the variable it is given (data_volume_snapshot_id: restore)", () => {
