@@ -12,6 +12,8 @@ import { ScaleOutVariables } from "../constructs/scale-out-variables";
 import { SecretVariables } from "../constructs/secret-variables";
 import { SubnetVariables } from "../constructs/subnet-variables";
 import { EC2_DESCRIPTION } from "../constructs/crm-security-group";
+import { DEREGISTRATION_DELAY_SECONDS } from "../constructs/application-load-balancer";
+import { HEALTH_CHECK_GRACE_SECONDS, INSTANCE_WARMUP_SECONDS } from "../constructs/host-group";
 import { exampleStackSettings, only } from "./support/synth";
 import { loadStackSettings } from "../settings/stack-settings";
 import { StackJson } from "../scripts/docs/terraform-json";
@@ -547,6 +549,19 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
       target_group_arns: ["${aws_lb_target_group.crm_hosts.arn}"], min_size: "${var.hosts_min_size}",
       depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets", "aws_iam_role_policy.crm_host_telemetry"],
     });
+  });
+
+  it("keeps every desired host serving through an instance refresh, with the deregistration delay, grace and warmup of the app's measured start", () => {
+    expect(only(resources, "aws_autoscaling_group")).toMatchObject({
+      health_check_type: "ELB", health_check_grace_period: HEALTH_CHECK_GRACE_SECONDS,
+      instance_refresh: { strategy: "Rolling", preferences: {
+        min_healthy_percentage: 100, max_healthy_percentage: "${var.instance_refresh_max_healthy_percentage}",
+        instance_warmup: String(INSTANCE_WARMUP_SECONDS),
+      } },
+    });
+    expect(json.variable?.instance_refresh_max_healthy_percentage).toMatchObject({ default: 200 });
+    expect(only(resources, "aws_lb_target_group").deregistration_delay).toBe(String(DEREGISTRATION_DELAY_SECONDS));
+    expect(only(resources, "aws_lb").idle_timeout).toBe(DEREGISTRATION_DELAY_SECONDS);
   });
 
   it("gives the launched hosts and their volumes the user's tags (default_tags does not reach them), and sizes their root volume by the variable", () => {

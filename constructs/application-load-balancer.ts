@@ -13,8 +13,17 @@ export const HTTPS_SSL_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06";
  * 15 s; two answers make a host healthy, three failures unhealthy (then the Auto Scaling group replaces it).
  */
 export const TARGET_HEALTH_CHECK = { matcher: "200-499", interval: 15, timeout: 5, healthyThreshold: 2, unhealthyThreshold: 3 } as const;
-/** Seconds the load balancer lets a leaving host finish its requests (AWS's default, 300, would slow every refresh). */
-export const DEREGISTRATION_DELAY_SECONDS = 30;
+/**
+ * Seconds the load balancer waits for an answer's next byte before it gives up on the request (504): AWS's
+ * default, set here so that DEREGISTRATION_DELAY_SECONDS follows it.
+ */
+export const IDLE_TIMEOUT_SECONDS = 60;
+/**
+ * Seconds the load balancer lets a leaving host (an instance refresh's old ones) finish its requests in flight:
+ * the longest a request can take through the load balancer without sending a byte (IDLE_TIMEOUT_SECONDS), so that
+ * no request it would have let finish is cut. A host with nothing in flight leaves at once (docs/scale-out.md).
+ */
+export const DEREGISTRATION_DELAY_SECONDS = IDLE_TIMEOUT_SECONDS;
 
 /** Props of {@link ApplicationLoadBalancer}. */
 export interface ApplicationLoadBalancerProps {
@@ -66,6 +75,7 @@ export class ApplicationLoadBalancer extends Construct {
       subnets: props.subnetIds,
       securityGroups: props.securityGroupIds,
       dropInvalidHeaderFields: true,
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
       tags: { Name: props.nameTag },
     });
     nameElements(name, this.loadBalancer);

@@ -1,14 +1,30 @@
 import { AutoscalingGroup } from "@cdktf/provider-aws/lib/autoscaling-group";
-import { ITerraformDependable, Op, Token } from "cdktf";
+import { ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
+import { DATABASE_SETUP_WAIT_SECONDS } from "../userdata/constants";
 import { nameElements } from "./addresses";
 
 /**
- * How long the Auto Scaling group lets a new host boot before the load balancer's health checks count: its
- * first boot (the 15 steps: package updates, Node.js, yarn install) must be done by then, with a margin of
- * several times the boot test's host D (its figures in docs/testing.md), for EC2's real package downloads.
+ * How long an instance refresh waits, after a new host is in service, before it counts it and moves on: a new
+ * host's first boot to healthy in the target group, twice the boot test's host D (~181 s; docs/testing.md,
+ * "Benchmarks"), for EC2's real package downloads that the test's stand-ins answer at once. The refresh also
+ * waits for the load balancer's verdict (docs/scale-out.md), so a slower host keeps the refresh waiting, not users.
  */
-export const HEALTH_CHECK_GRACE_SECONDS = 900;
+export const INSTANCE_WARMUP_SECONDS = 360;
+
+/**
+ * How long the Auto Scaling group lets a new host boot before the load balancer's health checks count: the
+ * first deployment's hosts wait at step 4 up to DATABASE_SETUP_WAIT_SECONDS for the operator's db-setup, then
+ * finish their first boot (INSTANCE_WARMUP_SECONDS).
+ */
+export const HEALTH_CHECK_GRACE_SECONDS = DATABASE_SETUP_WAIT_SECONDS + INSTANCE_WARMUP_SECONDS;
+
+/**
+ * Share of the desired hosts that an instance refresh keeps in service and healthy: all of them. AWS takes 0 to
+ * 100, so 100 is the one value that keeps full capacity: the refresh launches and waits for new hosts before it
+ * stops old ones (docs/scale-out.md, "What keeps capacity during a refresh").
+ */
+export const REFRESH_MIN_HEALTHY_PERCENTAGE = 100;
 
 /** Props of {@link HostGroup}. */
 export interface HostGroupProps {
@@ -23,8 +39,11 @@ export interface HostGroupProps {
   readonly minSize: number;
   readonly maxSize: number;
   readonly desiredCapacity: number;
-  /** Share of the desired hosts, in percent, that keeps serving during an instance refresh (0 to 100); the refresh may run this plus 100. */
-  readonly minHealthyPercentage: number;
+  /**
+   * Most hosts an instance refresh runs at once, in percent of the desired ones (101 to 200, a number or an
+   * expression): the new hosts it may launch before it stops old ones. It keeps REFRESH_MIN_HEALTHY_PERCENTAGE.
+   */
+  readonly maxHealthyPercentage: number;
   /** Prefix of the group's name: AWS adds a unique suffix. */
   readonly namePrefix: string;
   /** Value of the Name tag, given to every host too. */
@@ -36,7 +55,7 @@ export interface HostGroupProps {
   readonly dependsOn?: ITerraformDependable[];
   /**
    * Seconds a new host may take before failed health checks count against it.
-   * @default HEALTH_CHECK_GRACE_SECONDS (900)
+   * @default HEALTH_CHECK_GRACE_SECONDS (960)
    */
   readonly healthCheckGracePeriod?: number;
   /**
@@ -50,9 +69,10 @@ export interface HostGroupProps {
  * The scale-out topology's hosts: an Auto Scaling group across the subnets' zones, launched from the
  * launch template's newest version, in the load balancer's target group, whose health checks decide (ELB
  * health checks: a host that stops answering is replaced). A new launch template version (a new image or
- * a new release) starts a rolling instance refresh, Elastic Beanstalk's health-based rolling update: at
- * least minHealthyPercentage of the hosts keep serving, hosts already on the new version are skipped, and
- * a refresh whose new hosts do not become healthy rolls back by itself. Modelled on
+ * a new release) starts a rolling instance refresh, Elastic Beanstalk's health-based rolling update: every
+ * desired host keeps serving, new hosts (up to maxHealthyPercentage) are launched and healthy in the load
+ * balancer before old ones are stopped, hosts already on the new version are skipped, and a refresh whose new
+ * hosts do not become healthy stops. Modelled on
  * terraform-aws-modules/autoscaling (vpc_zone_identifier, health_check_type, health_check_grace_period,
  * instance_refresh with strategy Rolling and preferences).
  */
@@ -74,9 +94,9 @@ export class HostGroup extends Construct {
       instanceRefresh: {
         strategy: "Rolling",
         preferences: {
-          minHealthyPercentage: props.minHealthyPercentage,
-          // AWS allows at most 100 between the two.
-          maxHealthyPercentage: Token.asNumber(Op.add(props.minHealthyPercentage, 100)),
+          minHealthyPercentage: REFRESH_MIN_HEALTHY_PERCENTAGE,
+          maxHealthyPercentage: props.maxHealthyPercentage,
+          instanceWarmup: String(INSTANCE_WARMUP_SECONDS),
           skipMatching: true,
           // Off: the provider sets the group's new template version before it starts the refresh, so the
           // configuration a rollback restores is the new one already. A failed refresh stops instead, the hosts

@@ -12,19 +12,19 @@ export interface ScaleOutDefaults {
   readonly hostsMinSize: number;
   readonly hostsMaxSize: number;
   readonly hostsDesiredCapacity: number;
-  readonly refreshMinHealthyPercentage: number;
+  readonly refreshMaxHealthyPercentage: number;
   readonly databaseInstanceClass: string;
   readonly databaseAllocatedStorageGib: number;
   readonly databaseMaxAllocatedStorageGib: number;
   readonly databaseBackupRetentionDays: number;
 }
 
-/** Defaults of the variables: two hosts, room for four, and RDS's smallest Graviton class (terraform-aws-modules/rds's examples' choice). */
+/** Defaults of the variables: two hosts, room for four (a refresh replaces both at once), and RDS's smallest Graviton class (terraform-aws-modules/rds's examples' choice). */
 export const SCALE_OUT_DEFAULTS: ScaleOutDefaults = {
   hostsMinSize: 2,
   hostsMaxSize: 4,
   hostsDesiredCapacity: 2,
-  refreshMinHealthyPercentage: 100,
+  refreshMaxHealthyPercentage: 200,
   databaseInstanceClass: "db.t4g.micro",
   databaseAllocatedStorageGib: 20,
   databaseMaxAllocatedStorageGib: 100,
@@ -49,7 +49,7 @@ export interface ScaleOutVariablesProps {
  * group goes (`subnet_ids`: two or more, zones checked at plan by SubnetZones), what it deploys
  * (`release_ref`), how many hosts of which type, how an instance refresh rolls them, and the database's
  * size, availability and protection. Names and defaults modelled on terraform-aws-modules/autoscaling
- * (min_size, max_size, desired_capacity, instance_refresh.preferences.min_healthy_percentage) and
+ * (min_size, max_size, desired_capacity, instance_refresh.preferences.max_healthy_percentage) and
  * terraform-aws-modules/rds (instance_class, allocated_storage, max_allocated_storage, multi_az,
  * backup_retention_period, deletion_protection), with the database's given a `database_` prefix.
  */
@@ -64,8 +64,8 @@ export class ScaleOutVariables extends Construct {
   public readonly hostsMinSize: TerraformVariable;
   public readonly hostsMaxSize: TerraformVariable;
   public readonly hostsDesiredCapacity: TerraformVariable;
-  /** `instance_refresh_min_healthy_percentage`: the share of the group that keeps serving during an instance refresh. */
-  public readonly refreshMinHealthyPercentage: TerraformVariable;
+  /** `instance_refresh_max_healthy_percentage`: how many hosts an instance refresh runs at once, new and old (all old ones keep serving). */
+  public readonly refreshMaxHealthyPercentage: TerraformVariable;
   /** `database_instance_class`, `database_allocated_storage_gib`, `database_max_allocated_storage_gib`: the database's size. */
   public readonly databaseInstanceClass: TerraformVariable;
   public readonly databaseAllocatedStorageGib: TerraformVariable;
@@ -125,16 +125,22 @@ export class ScaleOutVariables extends Construct {
     this.hostsMaxSize.addValidation(conditionRule(this.hostsMaxSize, "var.hosts_max_size >= var.hosts_min_size",
       "at least hosts_min_size"));
     this.hostsDesiredCapacity = number("hosts_desired_capacity", defaults.hostsDesiredCapacity,
-      "Hosts the Auto Scaling group runs now, from hosts_min_size to hosts_max_size.");
+      "Hosts the Auto Scaling group runs now, from hosts_min_size to one below hosts_max_size (an instance refresh needs room for a new host).");
     this.hostsDesiredCapacity.addValidation(wholeNumberBetween(this.hostsDesiredCapacity, 1, MAX_HOSTS, "hosts"));
     this.hostsDesiredCapacity.addValidation(conditionRule(this.hostsDesiredCapacity,
-      "var.hosts_desired_capacity >= var.hosts_min_size && var.hosts_desired_capacity <= var.hosts_max_size",
-      "from hosts_min_size to hosts_max_size"));
+      // Below hosts_max_size: an instance refresh launches a new host before it stops an old one.
+      "var.hosts_desired_capacity >= var.hosts_min_size && var.hosts_desired_capacity < var.hosts_max_size",
+      "from hosts_min_size to one below hosts_max_size (an instance refresh launches a new host before it stops an old one)"));
 
-    this.refreshMinHealthyPercentage = number("instance_refresh_min_healthy_percentage", defaults.refreshMinHealthyPercentage,
-      "Share of the desired hosts, in percent, that stays in service during an instance refresh: 100 launches each replacement "
-        + "before it stops an old host (the refresh may run up to this plus 100 percent).");
-    this.refreshMinHealthyPercentage.addValidation(wholeNumberBetween(this.refreshMinHealthyPercentage, 0, 100, "percent"));
+    this.refreshMaxHealthyPercentage = number("instance_refresh_max_healthy_percentage", defaults.refreshMaxHealthyPercentage,
+      "Most hosts an instance refresh runs at once, in percent of hosts_desired_capacity: it launches new hosts up to this, and stops "
+        + "old ones only once new ones are healthy, so all desired hosts keep serving. 200 replaces them all in one batch; lower it "
+        + "when the account's vCPU quota or hosts_max_size has no room for twice the hosts (150 with two hosts: one at a time).");
+    this.refreshMaxHealthyPercentage.addValidation(wholeNumberBetween(this.refreshMaxHealthyPercentage, 100, 200, "percent"));
+    this.refreshMaxHealthyPercentage.addValidation(conditionRule(this.refreshMaxHealthyPercentage,
+      // Hosts are whole: below this share, the refresh would have no room for one new host.
+      "floor(var.hosts_desired_capacity * var.instance_refresh_max_healthy_percentage / 100) > var.hosts_desired_capacity",
+      "room for one new host beside hosts_desired_capacity: at least 100 * (hosts_desired_capacity + 1) / hosts_desired_capacity"));
 
     this.databaseInstanceClass = stackVariable(this, "database_instance_class", {
       type: "string",

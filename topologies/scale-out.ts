@@ -155,7 +155,7 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     minSize: variables.hostsMinSize.numberValue,
     maxSize: variables.hostsMaxSize.numberValue,
     desiredCapacity: variables.hostsDesiredCapacity.numberValue,
-    minHealthyPercentage: variables.refreshMinHealthyPercentage.numberValue,
+    maxHealthyPercentage: variables.refreshMaxHealthyPercentage.numberValue,
     namePrefix: groupPrefix,
     nameTag,
     // The hosts read their secrets at first boot: the policy must be in place before the first one starts.

@@ -11,8 +11,8 @@
  *   the app's password and the token are in Parameter Store, which the guest reads with the real AWS CLI
  *   and the role's credentials from the metadata stand-in.
  *
- * Checked: the first boot to the first HTTP 200 (the figure that HEALTH_CHECK_GRACE_SECONDS is set from,
- * plus the load balancer's two health checks), db-setup, the import and the app user on the remote server, .env
+ * Checked: the first boot to the first HTTP 200 (plus the load balancer's two health checks: the figure that
+ * INSTANCE_WARMUP_SECONDS, and with it HEALTH_CHECK_GRACE_SECONDS, is set from), db-setup, the import and the app user on the remote server, .env
  * with DB_HOST and DB_PORT and the load balancer's name, the app serving rows that only the remote server
  * holds, no database server of the host's own in use, and no secret in the logs.
  */
@@ -23,7 +23,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { gunzipSync } from "zlib";
 import { TARGET_HEALTH_CHECK } from "../../constructs/application-load-balancer";
-import { HEALTH_CHECK_GRACE_SECONDS } from "../../constructs/host-group";
+import { HEALTH_CHECK_GRACE_SECONDS, INSTANCE_WARMUP_SECONDS } from "../../constructs/host-group";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { parseStackSettings } from "../../settings/stack-settings";
@@ -122,7 +122,7 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     // Healthy to the load balancer after healthyThreshold answers, interval seconds apart.
     const healthy = firstHttp + TARGET_HEALTH_CHECK.healthyThreshold * TARGET_HEALTH_CHECK.interval;
     figure("host D: first boot to first HTTP 200 (3000), and to healthy in the target group", `${firstHttp.toFixed(1)} s, ~${healthy.toFixed(0)} s `
-      + `(health-check grace ${HEALTH_CHECK_GRACE_SECONDS} s)`, healthy < HEALTH_CHECK_GRACE_SECONDS);
+      + `(instance warmup ${INSTANCE_WARMUP_SECONDS} s, health-check grace ${HEALTH_CHECK_GRACE_SECONDS} s)`, healthy < HEALTH_CHECK_GRACE_SECONDS);
     await host.ssh("timeout 300 cloud-init status --wait", { timeoutMs: 320_000 });
 
     const log = await host.sshOk(`cat ${settings.logFile}`);

@@ -1,4 +1,4 @@
-import { ApplicationLoadBalancer, DEREGISTRATION_DELAY_SECONDS, HTTPS_SSL_POLICY } from "../../constructs/application-load-balancer";
+import { ApplicationLoadBalancer, DEREGISTRATION_DELAY_SECONDS, HTTPS_SSL_POLICY, IDLE_TIMEOUT_SECONDS } from "../../constructs/application-load-balancer";
 import { only, synthesize } from "../support/synth";
 
 const PROPS = { subnetIds: ["subnet-a", "subnet-b"], securityGroupIds: ["sg-lb"], vpcId: "vpc-1", healthCheckPath: "/health", nameTag: "S/W" };
@@ -10,9 +10,14 @@ describe("ApplicationLoadBalancer", () => {
     expect(json.resource?.aws_lb).toEqual({
       crm_load_balancer: {
         load_balancer_type: "application", internal: false, ip_address_type: "ipv4", subnets: ["subnet-a", "subnet-b"],
-        security_groups: ["sg-lb"], drop_invalid_header_fields: true, tags: { Name: "S/W" },
+        security_groups: ["sg-lb"], drop_invalid_header_fields: true, idle_timeout: IDLE_TIMEOUT_SECONDS, tags: { Name: "S/W" },
       },
     });
+  });
+
+  it("lets a leaving host finish every request the load balancer would let finish: the deregistration delay is its idle timeout", () => {
+    expect([IDLE_TIMEOUT_SECONDS, DEREGISTRATION_DELAY_SECONDS]).toEqual([60, 60]);
+    expect(only(json.resource, "aws_lb_target_group").deregistration_delay).toBe(String(IDLE_TIMEOUT_SECONDS));
   });
 
   it("sends to the hosts' port 3000 in one target group that health-checks them as the ops command does", () => {

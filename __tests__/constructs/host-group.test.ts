@@ -1,10 +1,11 @@
-import { HEALTH_CHECK_GRACE_SECONDS, HostGroup } from "../../constructs/host-group";
+import { HEALTH_CHECK_GRACE_SECONDS, HostGroup, INSTANCE_WARMUP_SECONDS, REFRESH_MIN_HEALTHY_PERCENTAGE } from "../../constructs/host-group";
+import { DATABASE_SETUP_WAIT_SECONDS } from "../../userdata/constants";
 import { only, synthesize } from "../support/synth";
 
 describe("HostGroup", () => {
   const { json } = synthesize((scope) => new HostGroup(scope, "hosts", {
     launchTemplateId: "lt-1", launchTemplateVersion: "7", subnetIds: ["subnet-a", "subnet-b"], targetGroupArns: ["arn:tg"],
-    minSize: 2, maxSize: 4, desiredCapacity: 2, minHealthyPercentage: 90, namePrefix: "S-W-", nameTag: "S/W",
+    minSize: 2, maxSize: 4, desiredCapacity: 2, maxHealthyPercentage: 150, namePrefix: "S-W-", nameTag: "S/W",
   }));
   const group = only(json.resource, "aws_autoscaling_group");
 
@@ -17,15 +18,20 @@ describe("HostGroup", () => {
     });
   });
 
-  it("replaces a host the load balancer finds unhealthy, after a grace period that a first boot fits in", () => {
+  it("replaces a host the load balancer finds unhealthy, after a grace period that the first deployment's wait for db-setup and a first boot fit in", () => {
     expect(group).toMatchObject({ health_check_type: "ELB", health_check_grace_period: HEALTH_CHECK_GRACE_SECONDS });
-    expect(HEALTH_CHECK_GRACE_SECONDS).toBe(900);
+    expect(HEALTH_CHECK_GRACE_SECONDS).toBe(DATABASE_SETUP_WAIT_SECONDS + INSTANCE_WARMUP_SECONDS);
+    expect([INSTANCE_WARMUP_SECONDS, HEALTH_CHECK_GRACE_SECONDS]).toEqual([360, 960]);
   });
 
-  it("rolls a new template version out by a rolling instance refresh that keeps the minimum healthy share, without auto rollback (it would restore the new version)", () => {
+  it("rolls a new template version out by a rolling instance refresh that keeps every desired host serving: new hosts launched and warmed up before old ones stop, no auto rollback (it would restore the new version)", () => {
+    expect(REFRESH_MIN_HEALTHY_PERCENTAGE).toBe(100);
     expect(group.instance_refresh).toEqual({
       strategy: "Rolling",
-      preferences: { min_healthy_percentage: 90, max_healthy_percentage: "${(90 + 100)}", skip_matching: true, auto_rollback: false },
+      preferences: {
+        min_healthy_percentage: 100, max_healthy_percentage: 150, instance_warmup: String(INSTANCE_WARMUP_SECONDS),
+        skip_matching: true, auto_rollback: false,
+      },
     });
   });
 });

@@ -8,7 +8,7 @@ describe("ScaleOutVariables", () => {
     expect(Object.keys(variables).sort()).toEqual([
       "database_allocated_storage_gib", "database_backup_retention_days", "database_deletion_protection", "database_instance_class",
       "database_max_allocated_storage_gib", "database_multi_az", "host_instance_type", "hosts_desired_capacity", "hosts_max_size",
-      "hosts_min_size", "instance_refresh_min_healthy_percentage", "release_ref", "subnet_ids",
+      "hosts_min_size", "instance_refresh_max_healthy_percentage", "release_ref", "subnet_ids",
     ]);
     expect(variables.subnet_ids).toMatchObject({ type: "list(string)", nullable: false });
     expect(variables.subnet_ids.default).toBeUndefined();
@@ -22,7 +22,7 @@ describe("ScaleOutVariables", () => {
     const defaults = Object.fromEntries(Object.entries(variables).map(([name, variable]) => [name, variable.default]));
     expect(defaults).toMatchObject({
       hosts_min_size: SCALE_OUT_DEFAULTS.hostsMinSize, hosts_max_size: 4, hosts_desired_capacity: 2, host_instance_type: "t3.micro",
-      instance_refresh_min_healthy_percentage: 100, release_ref: "", database_instance_class: "db.t4g.micro",
+      instance_refresh_max_healthy_percentage: 200, release_ref: "", database_instance_class: "db.t4g.micro",
       database_allocated_storage_gib: 20, database_max_allocated_storage_gib: 100, database_multi_az: false,
       database_backup_retention_days: 7, database_deletion_protection: true,
     });
@@ -37,7 +37,7 @@ describe("ScaleOutVariables", () => {
     }
     expect(variables.hosts_max_size.validation?.[0].condition).toContain(`<= ${MAX_HOSTS}`);
     expect(variables.hosts_desired_capacity.validation?.[1].condition)
-      .toBe("${var.hosts_desired_capacity >= var.hosts_min_size && var.hosts_desired_capacity <= var.hosts_max_size}");
+      .toBe("${var.hosts_desired_capacity >= var.hosts_min_size && var.hosts_desired_capacity < var.hosts_max_size}");
   });
 
   it("takes other defaults", () => {

@@ -31,9 +31,10 @@ const BAD: [string, string | string[], string][] = [
   ["host_instance_type", "t3 micro", "expected an EC2 instance type"],
   ["hosts_min_size", "0", "expected a whole number"],
   ["hosts_max_size", "1", "expected at least hosts_min_size"],
-  ["hosts_desired_capacity", "5", "expected from hosts_min_size to hosts_max_size"],
+  ["hosts_desired_capacity", "4", "expected from hosts_min_size to one below hosts_max_size"],
   ["hosts_desired_capacity", "1.5", "expected a whole number"],
-  ["instance_refresh_min_healthy_percentage", "101", "expected a whole number"],
+  ["instance_refresh_max_healthy_percentage", "201", "expected a whole number of percent from 100 to 200"],
+  ["instance_refresh_max_healthy_percentage", "149", "expected room for one new host beside hosts_desired_capacity"],
   ["database_instance_class", "t4g.micro", "expected an RDS instance class"],
   ["database_allocated_storage_gib", "10", "expected a whole number"],
   ["database_max_allocated_storage_gib", "21", "expected 0, or a whole number of GiB up to 65536 and at least 10 percent above"],
@@ -70,10 +71,15 @@ describeWithEngine("scale-out variables and subnet zones, planned by a real engi
   it("plans with every variable set to an accepted value", async () => {
     const result = await workspace.plan({
       ...SUBNETS, ...FACTS, release_ref: "release/2026.11", host_instance_type: "m7i.large", hosts_min_size: "3", hosts_max_size: "6",
-      hosts_desired_capacity: "4", instance_refresh_min_healthy_percentage: "0", database_instance_class: "db.m7g.large",
+      hosts_desired_capacity: "4", instance_refresh_max_healthy_percentage: "125", database_instance_class: "db.m7g.large",
       database_allocated_storage_gib: "100", database_max_allocated_storage_gib: "0", database_multi_az: "true",
       database_backup_retention_days: "35", database_deletion_protection: "false",
     });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+  }, 60_000);
+
+  it("plans a refresh one new host at a time: instance_refresh_max_healthy_percentage = 150 with two hosts, room for three", async () => {
+    const result = await workspace.plan({ ...SUBNETS, ...FACTS, hosts_max_size: "3", instance_refresh_max_healthy_percentage: "150" });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);
 
