@@ -3,7 +3,8 @@
  * harness's parts (MariaDB, the git server over https, the app unit running server.js, the
  * systemd-run stand-in that starts each action in a session of its own, as a transient unit):
  * a dropped session (SIGHUP) and a closed output during a bad release's health check, signals to the
- * action itself, SIGKILL at each phase, a reboot after a cut-off switch, pruning and rollback targets,
+ * action itself, SIGKILL at each phase (and at each line of the first release's adoption), SIGTERM during
+ * a build, a reboot after a cut-off switch, a cut-off switch whose release answers, pruning and rollback targets,
  * an argument that would forge audit lines, an empty .env, and a full file system (a small tmpfs).
  * Each time: the previous good release serves, and the audit log and `status` tell what happened.
  */
