@@ -20,8 +20,9 @@ export const NAME_PREFIX_SUFFIX_LENGTH = 26;
 /** The rules of the names the stack derives, by kind. */
 export const AWS_NAME_RULES = {
   launchTemplateNamePrefix: {
-    what: "launch template name prefix", max: 128 - NAME_PREFIX_SUFFIX_LENGTH, pattern: /^[A-Za-z0-9().\/_-]{3,}$/,
-    limit: `3 to 128 letters, digits and ( ) . / _ - for the name, less the ${NAME_PREFIX_SUFFIX_LENGTH} characters the provider adds to a prefix`,
+    // The provider's own limit (name 125, prefix 99: terraform validate says so), tighter than EC2's 128.
+    what: "launch template name prefix", max: 125 - NAME_PREFIX_SUFFIX_LENGTH, pattern: /^[A-Za-z0-9().\/_-]{3,}$/,
+    limit: `3 to 125 letters, digits and ( ) . / _ - for the name, less the ${NAME_PREFIX_SUFFIX_LENGTH} characters the provider adds to a prefix`,
   },
   autoScalingGroupNamePrefix: {
     // eslint-disable-next-line no-control-regex
@@ -35,6 +36,11 @@ export const AWS_NAME_RULES = {
   dbSubnetGroupNamePrefix: {
     what: "DB subnet group name prefix", max: 255 - NAME_PREFIX_SUFFIX_LENGTH, pattern: /^[a-z0-9 ._-]+$/,
     limit: `255 lower-case letters, digits, spaces and . _ - for the name, less the ${NAME_PREFIX_SUFFIX_LENGTH} characters the provider adds to a prefix`,
+  },
+  dbParameterGroupNamePrefix: {
+    // The provider's limit (terraform validate: "cannot be greater than 226 characters").
+    what: "DB parameter group name prefix", max: 226, pattern: /^[a-z](?!.*--)[a-z0-9-]*$/,
+    limit: "226 lower-case letters, digits and hyphens, starting with a letter, without two hyphens in a row, for a prefix",
   },
   snsTopicName: {
     what: "SNS topic name", max: 256, pattern: /^[A-Za-z0-9_-]+$/, limit: "1 to 256 letters, digits, _ and -",

@@ -115,7 +115,7 @@ export class ManagedDatabase extends Construct {
     nameElements(name, this.subnetGroup);
     const engineVersion = props.engineVersion ?? DATABASE_ENGINE_VERSION;
     this.parameterGroup = new DbParameterGroup(this, "parameter_group", {
-      namePrefix: `${props.identifier}-`,
+      namePrefix: awsName("dbParameterGroupNamePrefix", `${props.identifier}-`, "stackName"),
       family: `mariadb${engineVersion.split(".").slice(0, 2).join(".")}`,
       description: `Parameters of the database ${props.identifier}`,
       parameter: Object.entries(DATABASE_PARAMETERS).map(([parameterName, value]) => ({ name: parameterName, value })),

@@ -34,7 +34,7 @@ export const OPS_ACTIONS: readonly string[] = hostOpsActions().map((action) => a
 /** What each action does, in one line, for --help (a test checks that every action of the host has one). */
 export const OPS_ACTION_SUMMARIES: Readonly<Record<string, string>> = {
   release: "build the git ref in a new release and switch to it when it answers; back by itself if not",
-  rollback: "switch back to a kept release (default: the last known good one)",
+  rollback: "switch back to a kept release (default: the good release before the current one, further back each time; never a newer one)",
   releases: "list the kept releases, the current one marked *",
   status: "the release, the service, the app's answer, the lock and the last actions",
   patch: "operating-system updates (to a version, default the latest); reboots only if needed",

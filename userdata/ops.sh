@@ -74,6 +74,7 @@ ops_action_single_host() {
 # ops_signal NAME: a signal ends the action as an error does; ops_finish puts back what it changed.
 ops_signal() {
   INTERRUPTED=SIG$1
+  FAILURE=${FAILURE:-interrupted by SIG$1}
   exit 1
 }
 
@@ -86,6 +87,7 @@ ops_finish() {
   # A further signal waits for the end of what follows; handled, not ignored, as the children must not inherit that.
   trap : HUP INT PIPE TERM
   set +e
+  end_build
   if [[ -n $SWITCH_NEW ]]; then
     go_back "$status"
     status=$?
@@ -179,7 +181,8 @@ lock_holder() {
 
 # The release state, OPS_STATE (root's): lines "good R" (each release that answered after its switch,
 # oldest first), "failed R" (one that did not), "unverified NEW PREVIOUS WHO WHAT" (a switch from
-# PREVIOUS to NEW not verified yet).
+# PREVIOUS to NEW not verified yet), "adopting R WHO WHAT" (the first boot's checkout on its way to
+# release R: adopt_first_checkout).
 
 # state_get KEY: the values of KEY's lines, oldest first.
 state_get() {
@@ -201,25 +204,50 @@ state_mark() {
   state_set "^((good|failed) $2|unverified .*)\$" "$1 $2"
 }
 
-# last_good: the newest release that answered after its switch, other than the current one (pruning
-# forgets a release in the state before it removes it).
+# last_good: the newest release older than the current one (by number) that answered after its switch:
+# where a plain rollback goes, so further back each time, never forward (pruning forgets a release in the
+# state before it removes it).
 last_good() {
-  state_get good | awk -v c="$(current_release)" '$0 != c { r = $0 } END { printf "%s", r }'
+  state_get good | awk -v c="$(current_release)" '$0 < c && $0 > r { r = $0 } END { printf "%s", r }'
 }
 
 # settle_unverified [boot]: a switch that an action made and was cut off from (a kill -9, a power cut)
-# before its release answered: the release before it serves again (restarted, unless at boot, where the
+# before its release answered. Checked first (not at boot): the unit restarted on it, and kept (marked
+# good) when it answers. Else the release before it serves again (restarted, unless at boot, where the
 # refresh script runs this before the app starts: a reboot never starts an unverified release), and the
 # unverified one is marked failed (a rollback to it by name checks it again). The cut-off action gets its
-# audit line. Also removes what a cut-off build left.
+# audit line here, whichever way. Also finishes a cut-off adoption (settle_adoption) and removes what a
+# cut-off build left.
 settle_unverified() {
   local new previous who what
+  settle_adoption
   rm -rf "$RELEASES_DIR/.new"
   read -r new previous who what < <(state_get unverified) || return 0
+  if [[ -z ${1:-} && $(current_release) == "$new" ]] && restart_app; then
+    state_mark good "$new"
+    audit_line "$who" "$what" "$previous" "$new" "cut off after its switch; $new answered: kept"
+    return 0
+  fi
   point_app_dir "$previous"
   [[ -n ${1:-} ]] || restart_app || die "$previous does not answer"
   state_mark failed "$new"
   audit_line "$who" "$what" "$previous" "$previous" "cut off; ${1:+at boot }$previous serves, not $new"
+}
+
+# settle_adoption: an adoption of the first boot's checkout that was cut off (adopt_first_checkout):
+# moved to its release, the checkout gets its <app_dir> link and is marked good; not moved yet, it stays
+# the first boot's checkout (the next release adopts it). Its audit line says which.
+settle_adoption() {
+  local name who what
+  read -r name who what < <(state_get adopting) || return 0
+  if [[ ! -e $APP_DIR && -d $RELEASES_DIR/$name ]]; then point_app_dir "$name"; fi
+  if [[ $(current_release) == "$name" ]]; then
+    state_set "^(adopting .*|(good|failed) $name)\$" "good $name"
+    audit_line "$who" "$what" - "$name" "cut off; the first boot's checkout is release $name"
+  else
+    state_set '^adopting ' ''
+    audit_line "$who" "$what" - - "cut off; the first boot's checkout serves as it was"
+  fi
 }
 
 # user_data: the user data (the provisioning script): cloud-init's root-only copy, else the metadata service's.
@@ -306,14 +334,17 @@ switch_release() {
 }
 
 # adopt_first_checkout: the first boot's checkout becomes the first release (marked good: it served).
+# Recorded (adopting) before the move, which leaves no <app_dir> until the link: a kill in between is
+# finished by the next action or the boot (settle_adoption).
 adopt_first_checkout() {
   local name
   [[ -d $APP_DIR ]] || die "no $APP_DIR: the first boot did not get the app (see reprovision)"
   as_login mkdir -p "$RELEASES_DIR"
   name=$(new_release "$(as_login git -C "$APP_DIR" rev-parse HEAD)")
+  state_set '^adopting ' "adopting $name $(escape "${SUDO_USER:-root}") $(escape "$AUDIT")"
   as_login mv -T "$APP_DIR" "$RELEASES_DIR/$name"
   point_app_dir "$name"
-  state_mark good "$name"
+  state_set "^(adopting .*|(good|failed) $name)\$" "good $name"
   log "the first boot's checkout is now release $name"
 }
 
@@ -333,13 +364,38 @@ ops_release() {
   log "building $1 ($sha)"
   as_login git -C "$BUILD" checkout --quiet --detach "$sha"
   # As step 14 and the unit install, so that the unit's own install finds nothing to do.
-  (cd "$BUILD" && as_node NODE_ENV=production yarn install --ignore-engines) || die "$1 does not build; $FROM still serves"
+  build_release "$BUILD" || die "$1 does not build; $FROM still serves"
   name=$(new_release "$sha")
   as_login mv -T "$BUILD" "$RELEASES_DIR/$name"
   BUILD=$RELEASES_DIR/$name
   switch_release "$name"
   BUILD=''
   prune_releases
+}
+
+# build_release DIR: yarn install in DIR as step 14 runs it, in the background in a process group of its
+# own (BUILD_PID, set -m), waited for: bash runs a trap only between commands or during wait, so a signal
+# to the action ends it now, not when yarn ends; ops_finish ends the build's group (end_build).
+build_release() {
+  set -m
+  (cd "$1" && as_node NODE_ENV=production yarn install --ignore-engines) &
+  BUILD_PID=$!
+  set +m
+  local status=0
+  wait "$BUILD_PID" || status=$?
+  BUILD_PID=''
+  return "$status"
+}
+
+# end_build: the build's process group (build_release) ended, if it runs: TERM, then KILL after 5 s.
+end_build() {
+  [[ -n ${BUILD_PID:-} ]] || return 0
+  kill -TERM -- "-$BUILD_PID" 2>/dev/null
+  local i
+  for ((i = 0; i < 50; i++)); do kill -0 -- "-$BUILD_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL -- "-$BUILD_PID" 2>/dev/null
+  wait "$BUILD_PID" 2>/dev/null
+  BUILD_PID=''
 }
 
 # check_free_space: room for a build on the releases' file system: the current release's size and FREE_MARGIN_MB more.
@@ -362,10 +418,12 @@ prune_releases() {
   done
 }
 
-# ops_rollback [RELEASE]: switch_release to RELEASE, by default the last known good release (last_good).
+# ops_rollback [RELEASE]: switch_release to RELEASE, by default the good release before the current one
+# (last_good); with none, refused.
 ops_rollback() {
   FROM=$(current_release)
   TO=${1:-$(last_good)}
+  (($# > 0)) || [[ -n $TO ]] || die "no good release before ${FROM:-the first one}: nothing to roll back to"
   [[ $# -le 1 && -n $FROM && $TO =~ ^[0-9]{4}-[0-9a-f]{7}$ && -d $RELEASES_DIR/$TO ]] ||
     die "no release ${1:-before ${FROM:-the first one}}"
   if [[ $TO != "$FROM" ]]; then switch_release "$TO"; fi
@@ -427,7 +485,8 @@ ops_status() {
   local ok=0 new previous holder
   answers || ok=1
   echo "release: $(readlink "$APP_DIR" || echo "$APP_DIR")"
-  if read -r new previous _ < <(state_get unverified); then echo "unverified: $new; the next action or a boot puts $previous back"; fi
+  if read -r new previous _ < <(state_get unverified); then echo "unverified: $new; the next action keeps it if it answers, else puts $previous back, as a boot does"; fi
+  if read -r new _ < <(state_get adopting); then echo "adopting: the first boot's checkout as $new; the next action or a boot finishes it"; fi
   systemctl show -p ActiveState -p SubState -p MainPID "$APP_NAME.service"
   echo "answer: HTTP $CODE on $HEALTH_PATH"
   holder=$(lock_holder)

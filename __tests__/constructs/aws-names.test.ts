@@ -20,10 +20,15 @@ const DERIVED: [string, string, AwsNameKind][] = [
   ["aws_autoscaling_group", "name_prefix", "autoScalingGroupNamePrefix"],
   ["aws_db_instance", "identifier", "rdsIdentifier"],
   ["aws_db_subnet_group", "name_prefix", "dbSubnetGroupNamePrefix"],
+  ["aws_db_parameter_group", "name_prefix", "dbParameterGroupNamePrefix"],
+  ["aws_cloudwatch_log_group", "name", "logGroupName"],
   ["aws_sns_topic", "name", "snsTopicName"],
   ["aws_cloudwatch_metric_alarm", "alarm_name", "alarmName"],
   ["aws_dlm_lifecycle_policy", "description", "dlmDescription"],
 ];
+
+/** Name attributes whose values are AWS's own (a metric's, a device's) or fixed by the code, not derived from the settings. */
+const FIXED = new Set(["aws_cloudwatch_metric_alarm metric_name", "aws_volume_attachment device_name", "aws_iam_role_policy name"]);
 
 function synth(changes: Record<string, unknown>): { resource: Record<string, Record<string, any>> } {
   return JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), exampleStackSettings(changes))));
@@ -66,16 +71,33 @@ describe("the names the stack derives for AWS, with the longest stack and instan
     expect(Object.keys(longScaleOut.resource)).toEqual(expect.arrayContaining(["aws_lb", "aws_lb_target_group", "aws_iam_role", "aws_security_group"]));
   });
 
+  test("every name, name prefix and identifier the stacks write (not a reference) is one of DERIVED, checked above, or fixed", () => {
+    const written = new Set<string>();
+    for (const json of [longSingle, longScaleOut]) {
+      for (const [type, blocks] of Object.entries(json.resource)) {
+        for (const block of Object.values(blocks)) {
+          for (const [attribute, value] of Object.entries(block)) {
+            if (/(^|_)(name|name_prefix|identifier)$/.test(attribute) && typeof value === "string" && !value.includes("${")) written.add(`${type} ${attribute}`);
+          }
+        }
+      }
+    }
+    const unchecked = [...written].filter((pair) => !FIXED.has(pair) && !DERIVED.some(([type, attribute]) => pair === `${type} ${attribute}`));
+    expect(unchecked).toEqual([]);
+    expect(written.size).toBeGreaterThanOrEqual(DERIVED.length);
+  });
+
   test("both topologies derive each kind of name at least once between them", () => {
     const kinds = new Set([...derivedNames(longSingle), ...derivedNames(longScaleOut)].map(([kind]) => kind));
     expect([...kinds].sort()).toEqual(DERIVED.map(([, , kind]) => kind).sort());
   });
 
-  test("the launch template's prefix is cut to 102 characters with a hash; the group's keeps the whole name", () => {
+  test("the launch template's prefix is cut to 99 characters (the AWS provider's limit for a prefix) with a hash; the group's keeps the whole name", () => {
     const template = Object.values(longScaleOut.resource.aws_launch_template)[0].name_prefix as string;
     const group = Object.values(longScaleOut.resource.aws_autoscaling_group)[0].name_prefix as string;
-    expect(template).toHaveLength(AWS_NAME_RULES.launchTemplateNamePrefix.max);
-    expect(template).toBe(`${`${LONG_STACK}-${LONG_INSTANCE}`.slice(0, 92)}-${shortHash(`${LONG_STACK}-${LONG_INSTANCE}`)}-`);
+    expect(template).toHaveLength(99);
+    expect(AWS_NAME_RULES.launchTemplateNamePrefix.max).toBe(99);
+    expect(template).toBe(`${`${LONG_STACK}-${LONG_INSTANCE}`.slice(0, 89)}-${shortHash(`${LONG_STACK}-${LONG_INSTANCE}`)}-`);
     expect(group).toBe(`${LONG_STACK}-${LONG_INSTANCE}-`);
   });
 

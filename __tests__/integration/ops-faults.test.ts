@@ -3,7 +3,8 @@
  * harness's parts (MariaDB, the git server over https, the app unit running server.js, the
  * systemd-run stand-in that starts each action in a session of its own, as a transient unit):
  * a dropped session (SIGHUP) and a closed output during a bad release's health check, signals to the
- * action itself, SIGKILL at each phase, a reboot after a cut-off switch, pruning and rollback targets,
+ * action itself, SIGKILL at each phase (and at each line of the first release's adoption), SIGTERM during
+ * a build, a reboot after a cut-off switch, a cut-off switch whose release answers, pruning and rollback targets,
  * an argument that would forge audit lines, an empty .env, and a full file system (a small tmpfs).
  * Each time: the previous good release serves, and the audit log and `status` tell what happened.
  */
@@ -216,34 +217,34 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     const unverified = host.current();
     expect(unverified).toMatch(/^0003-/);
     const status = await host.run(["status"]);
-    expect(status.output).toContain(`unverified: ${unverified}; the next action or a boot puts ${v2} back`);
+    expect(status.output).toContain(`unverified: ${unverified}; the next action keeps it if it answers, else puts ${v2} back, as a boot does`);
     // The boot: the refresh unit runs before the app.
     const boot = await h.runCommand(refreshScriptPath(h.settings), []);
     expect(boot.exitCode).toBe(0);
     expect(host.current()).toBe(v2);
-    await h.runCommand(join(h.dir, "app-unit.sh"), ["restart"]);
+    await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["restart"]);
     await until("v2 answering", async () => (await host.body()) === "crm v2");
     expect(host.audit().pop()).toBe(`alice release v3: ${v2} -> ${v2}: cut off; at boot ${v2} serves, not ${unverified}`);
     rmSync(join(host.ops.releasesDirectory, unverified), { recursive: true, force: true });
     await expectV2Serves();
   });
 
-  test("SIGKILL during the health check: the next action puts v2 back and marks the release failed", async () => {
-    const killed = await host.runWithFault("ops:kill-health", ["release", "v3"]);
+  test("SIGKILL during the health check of a release that does not answer: the next action checks it, puts v2 back and marks it failed", async () => {
+    const killed = await host.runWithFault("ops:kill-health", ["release", "silent"]);
     expect(killed.exitCode).toBe(137);
     const unverified = host.current();
-    expect(host.state()).toMatch(new RegExp(`^unverified ${unverified} ${v2} alice release v3$`, "m"));
+    expect(host.state()).toMatch(new RegExp(`^unverified ${unverified} ${v2} alice release silent$`, "m"));
     const patch = await host.run(["patch"]);
     expect(patch.exitCode).toBe(0);
     await expectV2Serves();
     expect(host.state()).toMatch(new RegExp(`^failed ${unverified}$`, "m"));
     expect(host.audit().slice(-2)).toEqual([
-      `alice release v3: ${v2} -> ${v2}: cut off; ${v2} serves, not ${unverified}`,
+      `alice release silent: ${v2} -> ${v2}: cut off; ${v2} serves, not ${unverified}`,
       expect.stringMatching(/^alice patch: .* -> .*: ok$/),
     ]);
   });
 
-  test("pruning keeps the current, the previous and the last known good release; a plain rollback goes to the last known good, never to a failed one", async () => {
+  test("pruning keeps the current, the previous and the good release before it; a plain rollback goes to that one, never to a failed one", async () => {
     // KEEP_RELEASES is 2 here. v2 serves; the newest release is a v3 that was rolled back from.
     const rolledBackFrom = host.releases().pop() ?? "";
     expect(host.current()).toBe(v2);
@@ -435,6 +436,153 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     expect((await host.run(["rollback", v2])).exitCode).toBe(0);
     await expectV2Serves();
   });
+  test("SIGKILL during the health check of a release that answers: status says unverified until the next action, which checks it, keeps it and writes the cut-off action's audit line", async () => {
+    const killed = await host.runWithFault("ops:kill-health", ["release", "v3"]);
+    expect(killed.exitCode).toBe(137);
+    await host.actionEnded();
+    const unverified = host.current();
+    const lines = host.audit().length;
+    const status = await host.run(["status"]);
+    expect(status.output).toContain(`unverified: ${unverified}; the next action keeps it if it answers, else puts ${v2} back, as a boot does`);
+    expect(host.audit()).toHaveLength(lines);
+    const patch = await host.run(["patch"]);
+    expect(patch.exitCode).toBe(0);
+    expect(host.current()).toBe(unverified);
+    expect(await host.body()).toBe("crm v3");
+    expect(host.state()).toMatch(new RegExp(`^good ${unverified}$`, "m"));
+    expect(host.state()).not.toMatch(new RegExp(`^(unverified .*|failed ${unverified})$`, "m"));
+    expect(host.audit().slice(-2)).toEqual([
+      `alice release v3: ${v2} -> ${unverified}: cut off after its switch; ${unverified} answered: kept`,
+      expect.stringMatching(/^alice patch: .* -> .*: ok$/),
+    ]);
+    expect((await host.run(["status"])).output).not.toMatch(/^unverified:/m);
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
+  });
+
+  test("SIGTERM to the pid the lock message names, during a build: the action ends at once, not when yarn does; the build goes, v2 serves", async () => {
+    const buildPid = join(h.dir, "build.pid");
+    rmSync(buildPid, { force: true });
+    h.fault = "ops:slow-build";
+    let release: Promise<RunResult> | undefined;
+    let termAt = 0;
+    try {
+      release = host.run(["release", "v3"]);
+      await until("the build", () => existsSync(buildPid));
+      const holder = /^lock: release v3 by alice \(pid (\d+), since \S+\)$/m.exec((await host.run(["status"])).output);
+      expect(holder).not.toBeNull();
+      termAt = Date.now();
+      process.kill(parseInt(holder![1], 10), "SIGTERM");
+    } finally {
+      h.fault = undefined;
+    }
+    const result = await release!;
+    // The build sleeps 30 s; the action ends within a few (its end_build: TERM to the build's group).
+    expect(Date.now() - termAt).toBeLessThan(10_000);
+    expect(result.exitCode).toBe(1);
+    await host.actionEnded();
+    expect(() => process.kill(parseInt(readFileSync(buildPid, "utf8"), 10), 0)).toThrow();
+    expect(host.audit().pop()).toBe(`alice release v3: ${v2} -> -: interrupted by SIGTERM (exit 1)`);
+    expect((await host.run(["status"])).output).not.toMatch(/^(lock|unverified):/m);
+    await expectV2Serves();
+  });
+
+  test("a plain rollback goes to the good release before the current one, further back each time, never forward; with none left it is refused", async () => {
+    expect((await host.run(["release", "v3"])).exitCode).toBe(0);
+    const newest = host.current();
+    const path: string[] = [newest];
+    for (let i = 0; i < 10; i++) {
+      const back = await host.run(["rollback"]);
+      if (back.exitCode !== 0) {
+        expect(back.exitCode).toBe(1);
+        expect(back.output).toContain(`ERROR: no good release before ${host.current()}: nothing to roll back to`);
+        break;
+      }
+      path.push(host.current());
+    }
+    // Each step older than the one before (by number): after one rollback, the next does not go forward to newest.
+    expect(path.length).toBeGreaterThanOrEqual(3);
+    expect([...path].sort().reverse()).toEqual(path);
+    expect(new Set(path).size).toBe(path.length);
+    expect(path).toContain(v2);
+    expect(host.audit().pop()).toMatch(new RegExp(`^alice rollback: ${path[path.length - 1]} -> -: no good release before .* \\(exit 1\\)$`));
+    expect((await host.run(["rollback", v2])).exitCode).toBe(0);
+    await expectV2Serves();
+  });
+});
+
+describeWithTools("the first release's adoption of the first boot's checkout, killed at each line", ProvisioningHarness.toolsMissing(), () => {
+  let host: Host;
+  let h: ProvisioningHarness;
+
+  beforeAll(async () => {
+    host = await startHost(HEADER);
+    h = host.h;
+    await h.pushCommit({ "server.js": server("crm v2") }, "v2", "refs/tags/v2");
+  });
+
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  /** The first boot's layout again: its checkout (release 0001, whatever moved it) a plain <app_dir>, no releases, no state. */
+  async function firstBootLayout(): Promise<void> {
+    const appDir = h.settings.appDir;
+    const first = existsSync(host.ops.releasesDirectory) ? readdirSync(host.ops.releasesDirectory).find((name) => name.startsWith("0001-")) : undefined;
+    if (first) {
+      rmSync(appDir, { force: true });
+      spawnSync("mv", ["-T", join(host.ops.releasesDirectory, first), appDir]);
+    }
+    rmSync(host.ops.releasesDirectory, { recursive: true, force: true });
+    rmSync(`${appDir}.ops-link`, { force: true });
+    rmSync(host.ops.stateFile, { force: true });
+    await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["restart"]);
+    await until("the checkout answering", async () => (await host.body()) === "crm");
+  }
+
+  // Each as_login line of adopt_first_checkout and of its point_app_dir, and the first line after it.
+  const lines = (appDir: string, releases: string) => [
+    ["mkdir -p", `mkdir -p ${releases}`],
+    ["rev-parse", `git -C ${appDir} rev-parse HEAD`],
+    ["the move", `mv -T ${appDir} `],
+    ["the link", "ln -sfn "],
+    ["the link's rename", `mv -fT ${appDir}.ops-link ${appDir} `],
+    ["the build's checkout", `git -C ${releases}/.new rev-parse`],
+  ];
+
+  test.each([0, 1, 2, 3, 4, 5])("killed at line %i: the next action finds the app's directory, and the release works", async (index) => {
+    await firstBootLayout();
+    const [, words] = lines(h.settings.appDir, host.ops.releasesDirectory)[index];
+    const killed = await host.runWithFault(`ops:kill-at:${words}`, ["release", "v2"]);
+    expect(killed.exitCode).toBe(137);
+    await host.actionEnded();
+    const release = await host.run(["release", "v2"]);
+    expect({ code: release.exitCode, output: release.output }).toEqual({ code: 0, output: expect.not.stringContaining("ERROR") });
+    expect(await host.body()).toBe("crm v2");
+    expect(host.releases()).toEqual([expect.stringMatching(/^0001-/), expect.stringMatching(/^0002-/)]);
+    expect(host.state()).toMatch(/^good 0001-\w{7}$/m);
+    expect(host.state()).not.toMatch(/^(adopting|unverified) /m);
+    expect(host.leftovers()).toEqual([]);
+  });
+
+  test("killed between the move and the link: status says so, the boot links the checkout as release 0001, the app comes back, the next release works", async () => {
+    await firstBootLayout();
+    const killed = await host.runWithFault(`ops:kill-at:ln -sfn `, ["release", "v2"]);
+    expect(killed.exitCode).toBe(137);
+    await host.actionEnded();
+    expect(existsSync(h.settings.appDir)).toBe(false);
+    expect((await host.run(["status"])).output).toMatch(/^adopting: the first boot's checkout as 0001-\w{7}; the next action or a boot finishes it$/m);
+    const boot = await h.runCommand(refreshScriptPath(h.settings), []);
+    expect(boot.exitCode).toBe(0);
+    const first = host.current();
+    expect(first).toMatch(/^0001-/);
+    expect(host.audit().pop()).toBe(`alice release v2: - -> ${first}: cut off; the first boot's checkout is release ${first}`);
+    await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["restart"]);
+    await until("the checkout answering again", async () => (await host.body()) === "crm");
+    expect((await host.run(["release", "v2"])).exitCode).toBe(0);
+    expect(await host.body()).toBe("crm v2");
+    expect(host.state()).toMatch(new RegExp(`^good ${first}$`, "m"));
+  });
 });
 
 describeWithTools("the ops command on a full disk (a small tmpfs as the login user's home)", ProvisioningHarness.toolsMissing(), () => {
@@ -456,7 +604,7 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
 
   afterAll(async () => {
     if (h) {
-      await h.runCommand(join(h.dir, "app-unit.sh"), ["stop"]);
+      await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["stop"]);
       spawnSync("umount", ["--lazy", home]);
       await h.stop();
     }

@@ -104,7 +104,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(listed.output).toBe(`* ${h.settings.appDir}: the first boot's checkout\n`);
     const rollback = await run("rollback");
     expect(rollback.exitCode).toBe(1);
-    expect(rollback.output).toContain("ERROR: no release before the first one");
+    expect(rollback.output).toContain("ERROR: no good release before the first one: nothing to roll back to");
     expect(lstatSync(h.settings.appDir).isDirectory()).toBe(true);
   });
 

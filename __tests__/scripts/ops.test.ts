@@ -73,6 +73,10 @@ describe("the actions", () => {
     expect(() => parseOpsArgs(["--help"])).toThrow(HelpRequested);
     expect(() => parseOpsArgs(["CrmHostStack", "status", "-h"])).toThrow(HelpRequested);
   });
+
+  test("--help says where a plain rollback goes: back, never forward (the ops-faults test runs it)", () => {
+    expect(USAGE).toMatch(/^  rollback .*default: the good release before the current one, further back each time; never a newer one\)$/m);
+  });
 });
 
 describe("parseOpsArgs", () => {

@@ -84,6 +84,7 @@ export const FAULTS = {
   "echo-token": "the git server refuses the clone with a message holding the token it was given",
   // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
   "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
+  "ops:slow-build": "yarn takes 30 s (its pid in <dir>/build.pid)",
   "ops:leave-child": "yarn leaves a process behind (a daemon of its own session, with the descriptors it inherited but stdio), whose pid is in <dir>/leftover.pid",
   "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
   "ops:kill-after-app-password": "SIGKILL to the action once the app user's new password is set (ALTER USER)",
@@ -95,7 +96,11 @@ export const FAULTS = {
   "ops:int-health": "SIGINT to the action's shell at its first health check of the app",
   "ops:pipe-health": "SIGPIPE to the action's shell at its first health check of the app",
 } as const;
-export type Fault = keyof typeof FAULTS;
+/**
+ * Also `ops:kill-at:WORDS`: SIGKILL to the script instead of the runuser call (as_login, as_node) whose
+ * command contains WORDS (bin/runuser.sh): a kill at that exact line.
+ */
+export type Fault = keyof typeof FAULTS | `ops:kill-at:${string}`;
 
 export interface RunResult {
   /** Exit code of the script (null when it was killed). */
@@ -921,6 +926,7 @@ export class ProvisioningHarness {
       SWAP_STATE: join(this.dir, "swaps.active"),
       REAL_MKSWAP: tool("mkswap"),
       REAL_CHOWN: tool("chown"),
+      REAL_RUNUSER: tool("runuser"),
       REAL_GIT: tool("git"),
       REAL_FLOCK: tool("flock"),
       REAL_CURL: tool("curl"),

@@ -23,9 +23,12 @@ fail() {
   fi
 }
 
-# kill_script: SIGKILL to the process group of the script under test (a power cut, as far as it can tell).
+# kill_script: SIGKILL to the process group of the script under test (a power cut, as far as it can tell):
+# the group of its session's leader (the script, or the ops command's action), then this process's own
+# (the same, or the action's build, which runs in a group of its own).
 kill_script() {
   local st
   read -r -a st </proc/$$/stat
+  kill -KILL -- "-${st[5]}" 2>/dev/null || true
   kill -KILL -- "-${st[4]}"
 }

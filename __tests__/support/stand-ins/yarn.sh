@@ -8,8 +8,13 @@ if fault step_14_install_dependencies; then
   echo "injected fault" >&2
   exit 1
 fi
-# The ops command's build: killed (its whole process group), a process left behind, or the login user's file system filled.
+# The ops command's build: killed (the action and its build), slow, a process left behind, or the login user's file system filled.
 if fault ops:kill-build; then kill_script; fi
+# A build that takes 30 s (its pid in <dir>/build.pid): what a signal to the action must not wait for.
+if fault ops:slow-build; then
+  echo $$ >"${CALLS%/*}/build.pid"
+  sleep 30
+fi
 if fault ops:leave-child; then
   setsid sleep 300 </dev/null >/dev/null 2>&1 &
   echo $! >"${CALLS%/*}/leftover.pid"
