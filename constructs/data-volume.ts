@@ -3,6 +3,7 @@ import { VolumeAttachment } from "@cdktf/provider-aws/lib/volume-attachment";
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
+import { SNAPSHOT_ID_EXPECTED, SNAPSHOT_ID_SHAPE } from "../settings/snapshot-id";
 import { MAX_GP3_SIZE_GIB } from "./constants";
 import { matchesPattern, stackVariable, wholeNumberBetween } from "./variable-rules";
 
@@ -85,8 +86,7 @@ export class DataVolume extends Construct {
         "Snapshot to create the data volume from (restore, see docs/operations.md), e.g. snap-0123456789abcdef0; " +
         "empty for a new, empty volume. Changing it replaces the volume: follow the restore procedure of docs/operations.md.",
     });
-    this.snapshotId.addValidation(matchesPattern(this.snapshotId, "^(snap-([0-9a-f]{8}|[0-9a-f]{17}))?$",
-      'empty, or a snapshot id: "snap-" followed by 8 or 17 lowercase hexadecimal digits'));
+    this.snapshotId.addValidation(matchesPattern(this.snapshotId, `^(${SNAPSHOT_ID_SHAPE})?$`, `empty, or ${SNAPSHOT_ID_EXPECTED}`));
 
     const snapshot = this.snapshotId.friendlyUniqueId;
     this.volume = new EbsVolume(this, "volume", {
