@@ -43,6 +43,17 @@ export function checkDumpTarget(output: string): string {
   return file;
 }
 
+/**
+ * A variable that holds a file's path or the file's text ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS): the path
+ * made absolute by userPath when a file is there; else the value as it is (text, or a path sshFiles refuses).
+ */
+export function userFileOrText(value: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!value) return undefined;
+  if (value.includes("\n")) return value;
+  const path = userPath(value, env);
+  return existsSync(path) ? path : value;
+}
+
 /** The partition (aws, aws-cn, aws-us-gov, …) of a Region, as the AWS SDK knows it. */
 export function regionPartition(region: string): string {
   return partition(region).name;

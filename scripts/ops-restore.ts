@@ -8,7 +8,7 @@
 import { spawnSync } from "child_process";
 import { accessSync, constants, existsSync, statSync } from "fs";
 import { Snapshot } from "@aws-sdk/client-ec2";
-import { SINGLE_HOST_ADDRESSES } from "../constructs/addresses";
+import { SINGLE_HOST_ADDRESSES, SINGLE_HOST_RESOURCES } from "../constructs/addresses";
 import { StackSettings } from "../settings/stack-settings";
 import { shellQuote } from "../userdata/script";
 import { EverydayError } from "./ops-everyday";
@@ -50,9 +50,9 @@ export function restoreGuide(settings: StackSettings, snapshot: Snapshot, varFil
  * Checks every input of restoreSteps before the first runs, each refusal one line: the tfvars is a readable
  * file, Terraform runs, the stack's directory is synthesized and initialised, and its state holds the data
  * volume and the host (`terraform state list`). The snapshot was found completed in the stack's Region
- * (chooseSnapshot) before.
+ * (chooseSnapshot) before. Returns the data volume's id in the state (`terraform state pull`), if it reads.
  */
-export function checkRestoreInputs(stackDirectory: string, varFile: string, terraform: string, env: NodeJS.ProcessEnv): void {
+export function checkRestoreInputs(stackDirectory: string, varFile: string, terraform: string, env: NodeJS.ProcessEnv): string | undefined {
   if (!existsSync(varFile) || !statSync(varFile).isFile()) {
     throw new EverydayError(`--var-file ${varFile} is not a file: expected your stack's tfvars (a copy of examples/terraform.tfvars.example); nothing changed`, 2);
   }
@@ -75,4 +75,29 @@ export function checkRestoreInputs(stackDirectory: string, varFile: string, terr
   if (missing.length > 0) {
     throw new EverydayError(`the state in ${stackDirectory} holds no ${missing.join(" or ")}: is the stack deployed, and this its directory? nothing changed`);
   }
+  return stateVolumeId(stackDirectory, terraform, env);
+}
+
+/** The data volume's id as the state records it (the raw state: no provider needed), or undefined. */
+function stateVolumeId(stackDirectory: string, terraform: string, env: NodeJS.ProcessEnv): string | undefined {
+  const pulled = spawnSync(terraform, ["state", "pull"], { cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env });
+  const { type, name } = SINGLE_HOST_RESOURCES.dataVolume;
+  try {
+    const state = JSON.parse(pulled.stdout) as { resources?: { mode: string; module?: string; type: string; name: string; instances?: { attributes?: { id?: unknown } }[] }[] };
+    const id = state.resources?.find((r) => r.mode === "managed" && !r.module && r.type === type && r.name === name)?.instances?.[0]?.attributes?.id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What to do when a step after `state rm` failed: the volume is out of the state but still in AWS, and
+ * `terraform import` puts it back (the previous good state), or the restore runs again.
+ */
+export function restoreRecovery(stackDirectory: string, varFile: string, volumeId: string | undefined): string {
+  const volume = volumeId ?? "<the data volume's id: aws ec2 describe-volumes>";
+  return `the state no longer holds ${SINGLE_HOST_ADDRESSES.dataVolume} (${volume}, still in AWS): put it back with `
+    + `\`cd ${shellWord(stackDirectory)} && terraform import ${shellWord(`-var-file=${varFile}`)} ${SINGLE_HOST_ADDRESSES.dataVolume} ${shellWord(volume)}\``
+    + ", or run the restore again once the cause is fixed";
 }

@@ -27,8 +27,8 @@ import { CommandLine, CommandLineError, OptionSpec, parseCommandLine, sshFileOpt
 import {
   ACTION_OPTIONS, backup, chooseSnapshot, EverydayError, HostShell, LOCAL_ACTIONS, logOptions, logsCommand, restoreDrill, SCALE_OUT_BACKUPS,
 } from "./ops-everyday";
-import { checkDumpTarget, checkSecretRegion, userPath, withUserPaths } from "./ops-inputs";
-import { checkRestoreInputs, restoreGuide, restoreSteps } from "./ops-restore";
+import { checkDumpTarget, checkSecretRegion, userFileOrText, userPath, withUserPaths } from "./ops-inputs";
+import { checkRestoreInputs, restoreGuide, restoreRecovery, restoreSteps } from "./ops-restore";
 import { isSnapshotId, SNAPSHOT_ID_EXPECTED } from "../settings/snapshot-id";
 
 /** The actions of the host's ops command, as its dispatcher (userdata/ops.sh, ops_main) has them. */
@@ -166,8 +166,8 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   return {
     stack, action, args, port, acceptNewHostKey, extra,
     host: options.host, user: options.user,
-    identity: options.identity ?? (env.CRM_OPS_SSH_KEY || undefined),
-    knownHosts: options["known-hosts"] ?? (env.CRM_OPS_KNOWN_HOSTS || undefined),
+    identity: options.identity ?? userFileOrText(env.CRM_OPS_SSH_KEY, env),
+    knownHosts: options["known-hosts"] ?? userFileOrText(env.CRM_OPS_KNOWN_HOSTS, env),
   };
 }
 
@@ -312,16 +312,18 @@ export async function guidedRestore(request: OpsRequest, settings: StackSettings
   }
   const cwd = join(stacksDirectory, request.stack);
   const env = { ...process.env, CHECKPOINT_DISABLE: "1" };
-  checkRestoreInputs(cwd, varFile, terraform, env);
+  const volumeId = checkRestoreInputs(cwd, varFile, terraform, env);
   const answer = await confirm(`Type the stack's name (${settings.stackName}) to run the two terraform commands now: `);
   if (answer !== settings.stackName) {
     console.error(`ops: restore: not confirmed (${JSON.stringify(answer)} is not ${settings.stackName}); nothing changed`);
     return 1;
   }
-  for (const args of restoreSteps(snapshot.SnapshotId ?? "", varFile)) {
+  for (const [step, args] of restoreSteps(snapshot.SnapshotId ?? "", varFile).entries()) {
     const result = spawnSync(terraform, args, { cwd, stdio: "inherit", env });
     if (result.status !== 0) {
-      console.error(`ops: restore: terraform ${args[0]} failed (exit ${result.status ?? result.signal}); see its message above and docs/operations.md`);
+      // After the first step the state has changed: say how to go back to where it was.
+      const recovery = step > 0 ? `; ${restoreRecovery(cwd, varFile, volumeId)}` : "";
+      console.error(`ops: restore: terraform ${args[0]} failed (exit ${result.status ?? result.signal}); see its message above and docs/operations.md${recovery}`);
       return result.status ?? 1;
     }
   }

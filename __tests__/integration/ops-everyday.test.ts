@@ -387,6 +387,12 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
         // No Terraform: named before anything is asked.
         await expect(guidedRestore(request("--var-file", varFile), settings, ec2, stacks, notAsked, join(scratch, "no-terraform")))
           .rejects.toThrow(`Terraform (${join(scratch, "no-terraform")}) is not installed`);
+        // A step that fails after state rm (here apply: the directory holds no configuration) says how to put the volume back.
+        expect(await guidedRestore(request("--var-file", varFile), settings, ec2, stacks, async () => settings.stackName, engine)).not.toBe(0);
+        expect(state()).toEqual(["aws_instance.crm_host"]);
+        expect(errors.pop()).toBe(`ops: restore: terraform apply failed (exit 1); see its message above and docs/operations.md; the state no longer holds `
+          + `aws_ebs_volume.crm_data (vol-0123456789abcdef0, still in AWS): put it back with \`cd ${stackDirectory} && terraform import -var-file=${varFile} `
+          + "aws_ebs_volume.crm_data vol-0123456789abcdef0`, or run the restore again once the cause is fixed");
       }
       await expect(guidedRestore(request("--snapshot", "snap-00000000000000000"), settings, ec2, stacks)).rejects.toThrow(/^no completed snapshot snap-0{17} tagged Stack=/);
     } finally {

@@ -144,6 +144,16 @@ describe("the everyday actions' command lines", () => {
       extra: { "var-file": "/home/me/work/dev.tfvars" }, identity: "/home/me/work/keys/id", knownHosts: "/home/me/known" });
     expect(parseOpsArgs(["S", "db", "dump", "--output", "/abs/crm.sql"], { INIT_CWD: "/home/me" }).extra.output).toBe("/abs/crm.sql");
     expect(parseOpsArgs(argv, {}).extra["var-file"]).toBe(resolve("dev.tfvars"));
+    // The variables that hold a file or its text: a file where the user is, else the text as it is.
+    const where = mkdtempSync(join(tmpdir(), "crm-ops-init-cwd-"));
+    try {
+      writeFileSync(join(where, "id"), `${KEY}\n`, { mode: 0o600 });
+      expect(parseOpsArgs(["S", "status"], { INIT_CWD: where, CRM_OPS_SSH_KEY: "id", CRM_OPS_KNOWN_HOSTS: KNOWN }))
+        .toMatchObject({ identity: join(where, "id"), knownHosts: KNOWN });
+      expect(parseOpsArgs(["S", "status"], { INIT_CWD: where, CRM_OPS_SSH_KEY: KEY }).identity).toBe(KEY);
+    } finally {
+      rmSync(where, { recursive: true, force: true });
+    }
   });
 
   test("refuse backup, restore and the database's logs on a scale-out stack, in one line, before anything runs", async () => {
