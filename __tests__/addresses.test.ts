@@ -10,6 +10,8 @@ import { CrmHostStack } from "../main";
 import { exampleStackJson } from "../scripts/docs";
 import { loadStackSettings } from "../settings/stack-settings";
 import { blocksOf } from "../scripts/docs/terraform-json";
+import { SINGLE_HOST_ADDRESSES } from "../constructs/addresses";
+import { restoreSteps } from "../scripts/ops-restore";
 
 /** The managed resources of earlier versions, as `cdktf synth` wrote them (the same in every stack). */
 const EARLIER: Record<string, string[]> = {
@@ -77,6 +79,12 @@ describe("Terraform addresses of the example stack", () => {
       return !addresses.includes(current) || current.split(".")[0] !== address.split(".")[0];
     });
     expect(unreachable).toEqual([]);
+  });
+
+  it("hold the ones the ops CLI names to Terraform (the guided restore's state rm and -replace), from its one map", () => {
+    expect(Object.values(SINGLE_HOST_ADDRESSES).filter((address) => !addresses.includes(address))).toEqual([]);
+    expect(restoreSteps("snap-01234567", "/p/dev.tfvars").flat().filter((word) => /^(-replace=)?aws_/.test(word)).map((word) => word.replace(/^-replace=/, "")))
+      .toEqual([SINGLE_HOST_ADDRESSES.dataVolume, SINGLE_HOST_ADDRESSES.host]);
   });
 
   it("for examples/prod.json (parameter-store mode, a domain, an alarm e-mail), has the secrets', the domain's and the topic's own", () => {

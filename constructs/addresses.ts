@@ -20,6 +20,22 @@ export function nameElements(name: string, ...elements: TerraformElement[]): voi
 }
 
 /**
+ * The single-host stack's resources that the ops CLI names to Terraform (the guided restore's
+ * `terraform state rm` and `-replace`, scripts/ops-restore.ts), by role: topologies/single-host.ts names
+ * them with these, so the CLI's addresses are the stack's (a test checks them against the synthesized JSON).
+ */
+export const SINGLE_HOST_RESOURCES = {
+  host: { type: "aws_instance", name: "crm_host" },
+  dataVolume: { type: "aws_ebs_volume", name: "crm_data" },
+} as const;
+
+/** The addresses (`<type>.<name>`) of SINGLE_HOST_RESOURCES, by role. */
+export const SINGLE_HOST_ADDRESSES: Readonly<Record<keyof typeof SINGLE_HOST_RESOURCES, string>> = {
+  host: `${SINGLE_HOST_RESOURCES.host.type}.${SINGLE_HOST_RESOURCES.host.name}`,
+  dataVolume: `${SINGLE_HOST_RESOURCES.dataVolume.type}.${SINGLE_HOST_RESOURCES.dataVolume.name}`,
+};
+
+/**
  * The managed resources' addresses before they were named (cdktf's hashed names, as main
  * synthesized them up to commit 1ebbfb9, 2026-11-22), by the address each has now. The same in
  * every stack: the hash covers the construct path below the stack.

@@ -6,6 +6,7 @@ import {
   DEFAULT_SNAPSHOT_COPY_RETENTION_DAYS, DEFAULT_SNAPSHOT_INTERVAL_HOURS, DEFAULT_SNAPSHOT_RETENTION_COUNT,
   MAX_SNAPSHOT_COPY_RETENTION_DAYS, MAX_SNAPSHOT_RETENTION_COUNT, SNAPSHOT_INTERVALS_HOURS,
 } from "./data-volume-backups";
+import { SNAPSHOT_ID_EXPECTED, SNAPSHOT_ID_SHAPE } from "../settings/snapshot-id";
 import { checkLiteral, conditionRule, matchesPattern, stackVariable, wholeFrom, wholeNumberBetween } from "./variable-rules";
 
 /** Props of {@link DataVolumeVariables}. */
@@ -69,8 +70,7 @@ export class DataVolumeVariables extends Construct {
         "Snapshot to create the data volume from (restore, see docs/operations.md), e.g. snap-0123456789abcdef0; " +
         "empty for a new, empty volume. Changing it replaces the volume: follow the restore procedure of docs/operations.md.",
     });
-    this.snapshotId.addValidation(matchesPattern(this.snapshotId, "^(snap-([0-9a-f]{8}|[0-9a-f]{17}))?$",
-      'empty, or a snapshot id: "snap-" followed by 8 or 17 lowercase hexadecimal digits'));
+    this.snapshotId.addValidation(matchesPattern(this.snapshotId, `^(${SNAPSHOT_ID_SHAPE})?$`, `empty, or ${SNAPSHOT_ID_EXPECTED}`));
 
     this.retentionCount = stackVariable(this, "snapshot_retention_count", {
       type: "number",

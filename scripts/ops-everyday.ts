@@ -21,6 +21,7 @@ import { StackSettings } from "../settings/stack-settings";
 import { DATA_FILE_SYSTEM, DATABASE_SERVICE } from "../userdata/constants";
 import { opsPaths } from "../userdata/ops";
 import { shellQuote } from "../userdata/script";
+import { isSince, SINCE_EXPECTED } from "./journal-since";
 
 /** Runs `command` (a bash command line) as root on the host; its standard streams are pipes. */
 export type HostShell = (command: string) => ChildProcess;
@@ -50,12 +51,6 @@ export type LogSource = (typeof LOG_SOURCES)[number];
  */
 export const DATABASE_ERROR_LOG = "/var/log/mariadb/mariadb.log";
 
-/** `--since`: what journalctl takes and this command passes on: a date, a time of day, or a time ago. */
-const SINCE = /^(\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?|\d{2}:\d{2}(:\d{2})?|\d{1,5} ?(s|sec|min|m|h|hours?|d|days?|weeks?) ago|today|yesterday)$/;
-export const SINCE_EXPECTED = "a date (2026-05-01, 2026-05-01 14:00), a time of day (14:00) or a time ago (30 min ago, 2h ago, 1 day ago), today or yesterday";
-/** `--snapshot`: an EBS snapshot's id. */
-export const SNAPSHOT_ID = /^snap-[0-9a-f]{8,17}$/;
-
 /** A mistake or a refusal of an everyday action: one line, exit `exitCode`. */
 export class EverydayError extends Error {
   constructor(message: string, readonly exitCode = 1) {
@@ -78,7 +73,7 @@ export function logOptions(args: readonly string[], options: Record<string, stri
   const lines = options.lines ?? "100";
   if (!/^[1-9][0-9]{0,5}$/.test(lines)) throw new EverydayError(`--lines must be a number of lines from 1 to 999999, got ${JSON.stringify(lines)}`, 2);
   const since = options.since;
-  if (since !== undefined && !SINCE.test(since)) throw new EverydayError(`--since must be ${SINCE_EXPECTED}, got ${JSON.stringify(since)}`, 2);
+  if (since !== undefined && !isSince(since)) throw new EverydayError(`--since must be ${SINCE_EXPECTED}, got ${JSON.stringify(since)}`, 2);
   if (since !== undefined && (source === "provisioning" || source === "ops")) {
     throw new EverydayError(`--since reads the journal; the ${source} log is a file: use --lines`, 2);
   }
@@ -343,25 +338,4 @@ export async function restoreDrill(ec2: EC2Client, shell: HostShell, settings: S
       .then(() => report(`drill: ${drillVolume} deleted`))
       .catch((e: Error) => report(`drill: could not delete ${drillVolume} (${e.message}): delete it with aws ec2 delete-volume --volume-id ${drillVolume}`));
   }
-}
-
-/**
- * The real restore, guided: the steps of docs/operations.md ("Restoring the database from a snapshot")
- * with the stack's names and the snapshot filled in, each a command to run where the state is.
- */
-export function restoreGuide(settings: StackSettings, snapshot: Snapshot, varFile = "dev.tfvars"): string[] {
-  const stack = settings.stackName;
-  return [
-    `The real restore: a new host whose data volume is made from ${snapshot.SnapshotId} (${snapshot.StartTime?.toISOString()}).`,
-    "The current data volume leaves Terraform's care but stays in AWS, detached, as a fallback; the Elastic IP stays.",
-    "Run, in the project directory, with the state's credentials:",
-    "",
-    "export CHECKPOINT_DISABLE=1",
-    `npx cdktf synth && cd cdktf.out/stacks/${stack} && terraform init`,
-    "terraform state rm aws_ebs_volume.crm_data",
-    `terraform apply -var data_volume_snapshot_id=${snapshot.SnapshotId} -replace=aws_instance.crm_host -var-file=${varFile}`,
-    "",
-    "Then keep data_volume_snapshot_id set (changing it would replace the volume), check the app (npm run ops -- "
-      + `${stack} status), and delete the old volume (aws ec2 delete-volume). From GitHub Actions: docs/operations.md.`,
-  ];
 }

@@ -11,7 +11,7 @@
  * removed when the command ends, as do known_hosts lines given as text.
  */
 import { ChildProcess, spawn, spawnSync } from "child_process";
-import { createWriteStream, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "fs";
+import { createWriteStream, existsSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync } from "fs";
 import { createInterface } from "readline";
 import { EC2Client } from "@aws-sdk/client-ec2";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
@@ -25,9 +25,11 @@ import { shellQuote } from "../userdata/script";
 import { isGitRef, REF_EXPECTED } from "../settings/git-ref";
 import { CommandLine, CommandLineError, OptionSpec, parseCommandLine, sshFileOption } from "./cli-options";
 import {
-  ACTION_OPTIONS, backup, chooseSnapshot, EverydayError, HostShell, LOCAL_ACTIONS, logOptions, logsCommand, restoreDrill, restoreGuide,
-  SCALE_OUT_BACKUPS, SNAPSHOT_ID,
+  ACTION_OPTIONS, backup, chooseSnapshot, EverydayError, HostShell, LOCAL_ACTIONS, logOptions, logsCommand, restoreDrill, SCALE_OUT_BACKUPS,
 } from "./ops-everyday";
+import { checkDumpTarget, checkSecretRegion, userFileOrText, userPath, withUserPaths } from "./ops-inputs";
+import { checkRestoreInputs, restoreGuide, restoreRecovery, restoreSteps } from "./ops-restore";
+import { isSnapshotId, SNAPSHOT_ID_EXPECTED } from "../settings/snapshot-id";
 
 /** The actions of the host's ops command, as its dispatcher (userdata/ops.sh, ops_main) has them. */
 export const OPS_ACTIONS: readonly string[] = hostOpsActions().map((action) => action.name);
@@ -127,7 +129,8 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     if (error instanceof CommandLineError) throw new OpsError(`${error.message}\n${USAGE}`, 2);
     throw error;
   }
-  const { positional, options } = line;
+  const { positional } = line;
+  const options = withUserPaths(line.options, env);
   const acceptNewHostKey = options["accept-new-host-key"] === "true";
   const [stack, action, ...args] = positional;
   if (!stack || !action) throw new OpsError(USAGE, 2);
@@ -145,8 +148,8 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     if (error instanceof EverydayError) throw new OpsError(error.message, 2);
     throw error;
   }
-  if (extra.snapshot !== undefined && !SNAPSHOT_ID.test(extra.snapshot)) {
-    throw new OpsError(`--snapshot must be an EBS snapshot's id (snap- and 8 or 17 hex digits), got ${JSON.stringify(extra.snapshot)}`, 2);
+  if (extra.snapshot !== undefined && !isSnapshotId(extra.snapshot)) {
+    throw new OpsError(`--snapshot must be ${SNAPSHOT_ID_EXPECTED}, got ${JSON.stringify(extra.snapshot)}`, 2);
   }
   if (extra["master-secret"] !== undefined && !SECRET_ARN.test(extra["master-secret"])) {
     throw new OpsError(`--master-secret must be a Secrets Manager secret's ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got ${JSON.stringify(extra["master-secret"])}`, 2);
@@ -163,8 +166,8 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   return {
     stack, action, args, port, acceptNewHostKey, extra,
     host: options.host, user: options.user,
-    identity: options.identity ?? (env.CRM_OPS_SSH_KEY || undefined),
-    knownHosts: options["known-hosts"] ?? (env.CRM_OPS_KNOWN_HOSTS || undefined),
+    identity: options.identity ?? userFileOrText(env.CRM_OPS_SSH_KEY, env),
+    knownHosts: options["known-hosts"] ?? userFileOrText(env.CRM_OPS_KNOWN_HOSTS, env),
   };
 }
 
@@ -262,6 +265,12 @@ function readLine(prompt: string): Promise<string> {
   });
 }
 
+/**
+ * The signals that end the command whose files it removes first: Ctrl-C, kill, a closed terminal (SIGHUP)
+ * and Ctrl-\ (SIGQUIT). SIGKILL cannot be caught; the key's file is then left in the temporary directory.
+ */
+export const CLEAN_UP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
+
 /** How EC2 is reached: the user's own credentials, in the stack's region (AWS SDK v3's usual chain, AWS_ENDPOINT_URL included). */
 export type Ec2Factory = (settings: StackSettings) => EC2Client;
 const defaultEc2: Ec2Factory = (settings) => new EC2Client({ region: settings.region });
@@ -274,6 +283,7 @@ const defaultEc2: Ec2Factory = (settings) => new EC2Client({ region: settings.re
 export async function masterSecretText(request: OpsRequest, settings: StackSettings, stacksDirectory: string): Promise<string> {
   const arn = request.extra["master-secret"]
     ?? stackOutput(join(stacksDirectory, request.stack), `${settings.instanceName}DatabaseSecretArn`, "give --master-secret <arn>");
+  checkSecretRegion(arn, settings.region);
   const client = new SecretsManagerClient({ region: settings.region });
   try {
     const text = (await client.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString;
@@ -285,31 +295,35 @@ export async function masterSecretText(request: OpsRequest, settings: StackSetti
 }
 
 /**
- * The guided real restore (`restore` without --drill): the steps with the snapshot filled in, then, when
- * the user types the stack's name and gave --var-file, `terraform state rm` and `terraform apply` (which
- * shows its plan and asks again) in the stack's directory.
+ * The guided real restore (`restore` without --drill): the steps (scripts/ops-restore.ts) with the snapshot
+ * and the tfvars filled in, then, when the user gave --var-file and types the stack's name, the same steps
+ * run in the stack's directory (`terraform apply` shows its plan and asks again). Every input of the steps is
+ * checked before the confirmation, so that none fails after `terraform state rm` has changed the state.
  */
 export async function guidedRestore(request: OpsRequest, settings: StackSettings, ec2: EC2Client, stacksDirectory: string,
   confirm: (prompt: string) => Promise<string> = readLine, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): Promise<number> {
   const snapshot = await chooseSnapshot(ec2, settings, request.extra.snapshot);
   const varFile = request.extra["var-file"];
-  console.log(restoreGuide(settings, snapshot, varFile ? resolve(varFile) : undefined).join("\n"));
+  // The guide changes directory, so its tfvars is absolute: the user's own, or dev.tfvars where the user is.
+  console.log(restoreGuide(settings, snapshot, varFile ?? userPath("dev.tfvars")).join("\n"));
   if (!varFile) {
     console.error("ops: restore: nothing changed; give --var-file <your tfvars> to have this command run the two terraform commands after a confirmation");
     return 0;
   }
+  const cwd = join(stacksDirectory, request.stack);
+  const env = { ...process.env, CHECKPOINT_DISABLE: "1" };
+  const volumeId = checkRestoreInputs(cwd, varFile, terraform, env);
   const answer = await confirm(`Type the stack's name (${settings.stackName}) to run the two terraform commands now: `);
   if (answer !== settings.stackName) {
     console.error(`ops: restore: not confirmed (${JSON.stringify(answer)} is not ${settings.stackName}); nothing changed`);
     return 1;
   }
-  const cwd = join(stacksDirectory, request.stack);
-  const env = { ...process.env, CHECKPOINT_DISABLE: "1" };
-  for (const args of [["state", "rm", "aws_ebs_volume.crm_data"],
-    ["apply", `-var=data_volume_snapshot_id=${snapshot.SnapshotId}`, "-replace=aws_instance.crm_host", `-var-file=${resolve(varFile)}`]]) {
+  for (const [step, args] of restoreSteps(snapshot.SnapshotId ?? "", varFile).entries()) {
     const result = spawnSync(terraform, args, { cwd, stdio: "inherit", env });
     if (result.status !== 0) {
-      console.error(`ops: restore: terraform ${args[0]} failed (exit ${result.status ?? result.signal}); see its message above and docs/operations.md`);
+      // After the first step the state has changed: say how to go back to where it was.
+      const recovery = step > 0 ? `; ${restoreRecovery(cwd, varFile, volumeId)}` : "";
+      console.error(`ops: restore: terraform ${args[0]} failed (exit ${result.status ?? result.signal}); see its message above and docs/operations.md${recovery}`);
       return result.status ?? 1;
     }
   }
@@ -347,13 +361,14 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
     if (directory) rmSync(directory, { recursive: true, force: true });
     if (partial) rmSync(partial, { force: true });
   };
-  // Killed, it still removes the key's file (and a dump's partial file), then dies of the signal as it would have.
+  // Killed, or its terminal closed, it still removes the key's file (and a dump's partial file), then dies of
+  // the signal as it would have.
   const onSignal = (signal: NodeJS.Signals) => {
     remove();
-    process.removeListener("SIGINT", onSignal).removeListener("SIGTERM", onSignal);
+    for (const name of CLEAN_UP_SIGNALS) process.removeListener(name, onSignal);
     process.kill(process.pid, signal);
   };
-  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
+  for (const name of CLEAN_UP_SIGNALS) process.once(name, onSignal);
   const notInstalled = (error: NodeJS.ErrnoException) => (error.code === "ENOENT"
     ? new OpsError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
     : error);
@@ -380,9 +395,12 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
       code = await finished(spawn(ssh, sshArguments(request, { ...target, remote: logsCommand(settings, source, options), tty }), { stdio: "inherit" }));
     } else if (request.extra.output !== undefined) {
       // db dump --output: written beside the file, renamed over it only when complete (mode 600).
-      const file = resolve(request.extra.output);
+      const file = checkDumpTarget(request.extra.output);
+      // Opened before ssh starts, so that a file that cannot be written stops the dump before the host runs it;
+      // named for removal only once this command made it.
+      const fd = openPartial(`${file}.partial-${process.pid}`);
       partial = `${file}.partial-${process.pid}`;
-      const out = createWriteStream(partial, { mode: 0o600, flags: "wx" });
+      const out = createWriteStream("", { fd });
       const child = spawn(ssh, sshArguments(request, target), { stdio: ["inherit", "pipe", "inherit"] });
       child.stdout?.pipe(out);
       code = await finished(child);
@@ -406,7 +424,16 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
     return code;
   } finally {
     remove();
-    process.removeListener("SIGINT", onSignal).removeListener("SIGTERM", onSignal);
+    for (const name of CLEAN_UP_SIGNALS) process.removeListener(name, onSignal);
+  }
+}
+
+/** Creates the dump's partial file (mode 600, new); a refusal names it in one line. */
+function openPartial(partial: string): number {
+  try {
+    return openSync(partial, "wx", 0o600);
+  } catch (error) {
+    throw new OpsError(`db dump --output: cannot create ${partial} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was dumped`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { TerraformStack } from "cdktf";
+import { SINGLE_HOST_RESOURCES } from "../constructs/addresses";
 import { CrmInstance } from "../constructs/crm-instance";
 import { CrmSecurityGroup } from "../constructs/crm-security-group";
 import { DataVolume } from "../constructs/data-volume";
@@ -67,6 +68,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   // Created before the instance, whose user data names it; attached after.
   const backupTag = backupTargetTags(settings);
   const dataVolume = new DataVolume(stack, "data_volume", {
+    name: SINGLE_HOST_RESOURCES.dataVolume.name,
     availabilityZone: placement.availabilityZone,
     nameTag: `${nameTag}/data`,
     tags: backupTag,
@@ -85,6 +87,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   });
   if (!(secrets instanceof SecretParameters)) secrets.limitEncodedLength(userData.secretBudgetBytes!);
   const host = new CrmInstance(stack, "instance", {
+    name: SINGLE_HOST_RESOURCES.host.name,
     imageId: image.imageId,
     subnetId: subnet.subnetId.stringValue,
     availabilityZone: placement.availabilityZone,

@@ -13,8 +13,9 @@ import {
   AttachVolumeCommand, CreateVolumeCommand, DescribeImagesCommand, DescribeSnapshotsCommand, DescribeVolumesCommand, EC2Client, RunInstancesCommand,
 } from "@aws-sdk/client-ec2";
 import {
-  backup, BACKUP_LOCK_COMMAND, DRILL_SCRIPT, EverydayError, holdBackupLock, hostRun, logOptions, logsCommand, restoreDrill, restoreGuide,
+  backup, BACKUP_LOCK_COMMAND, DRILL_SCRIPT, EverydayError, holdBackupLock, hostRun, logOptions, logsCommand, restoreDrill,
 } from "../../scripts/ops-everyday";
+import { restoreGuide, restoreSteps } from "../../scripts/ops-restore";
 import { opsPaths, renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
 import { StackSettings } from "../../settings/stack-settings";
@@ -334,40 +335,86 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
     expect(written.pop()).toMatch(/^snap-[0-9a-f]+$/);
   });
 
-  test("restore (the real one) prints the steps with the snapshot, and runs Terraform only after the stack's name is typed", async () => {
+  test("restore (the real one) prints the steps with the snapshot, checks every input of them, and runs Terraform only after the stack's name is typed", async () => {
     const printed: string[] = [];
     const errors: string[] = [];
     const log = jest.spyOn(console, "log").mockImplementation((line: string) => { printed.push(line); });
     const error = jest.spyOn(console, "error").mockImplementation((line: string) => { errors.push(line); });
     const stacks = join(scratch, "stacks");
-    execFileSync("mkdir", ["-p", join(stacks, settings.stackName)]);
+    const stackDirectory = join(stacks, settings.stackName);
+    execFileSync("mkdir", ["-p", stackDirectory]);
     const request = (...extra: string[]) => parseOpsArgs([settings.stackName, "restore", ...extra], {});
+    const notAsked = async (): Promise<string> => { throw new Error("asked"); };
     // A snapshot of the stack's (moto holds others, of its images).
     const [newest] = (await ec2.send(new DescribeSnapshotsCommand({ OwnerIds: ["self"], Filters: [{ Name: "tag:Stack", Values: [settings.stackName] }] }))).Snapshots ?? [];
+    const userDirectory = join(scratch, "the user's dir");
+    const initCwd = process.env.INIT_CWD;
+    process.env.INIT_CWD = userDirectory;
     try {
-      expect(await guidedRestore(request("--snapshot", newest.SnapshotId!), settings, ec2, stacks, async () => { throw new Error("asked"); })).toBe(0);
-      expect(printed.join("\n")).toContain(`terraform apply -var data_volume_snapshot_id=${newest.SnapshotId} -replace=aws_instance.crm_host -var-file=dev.tfvars`);
+      // Without --var-file: the guide only; its tfvars is where the user is, absolute (the guide changes directory) and quoted.
+      expect(await guidedRestore(request("--snapshot", newest.SnapshotId!), settings, ec2, stacks, notAsked)).toBe(0);
+      expect(printed.join("\n").split("\n")).toContain(`terraform apply -var=data_volume_snapshot_id=${newest.SnapshotId} -replace=aws_instance.crm_host `
+        + `'-var-file=${userDirectory.replace(/'/g, "'\\''")}/dev.tfvars'`);
       expect(errors.pop()).toMatch(/^ops: restore: nothing changed; give --var-file/);
       const varFile = join(scratch, "dev.tfvars");
-      expect(await guidedRestore(request("--var-file", varFile), settings, ec2, stacks, async () => "yes")).toBe(1);
-      expect(errors.pop()).toBe(`ops: restore: not confirmed ("yes" is not ${settings.stackName}); nothing changed`);
-      // Confirmed: Terraform runs in the stack's directory, where this test left no state to change.
+      // A tfvars that is not there: refused before the confirmation, nothing asked, nothing run.
+      await expect(guidedRestore(request("--var-file", varFile), settings, ec2, stacks, notAsked))
+        .rejects.toThrow(`--var-file ${varFile} is not a file: expected your stack's tfvars`);
+      writeFileSync(varFile, "instance_type = \"t3.small\"\n");
       const engine = findEngine();
       if (engine) {
+        // A stack directory without a state, then one whose state holds neither the volume nor the host: refused, nothing asked.
+        await expect(guidedRestore(request("--var-file", varFile), settings, ec2, stacks, notAsked, engine))
+          .rejects.toThrow(`terraform state list failed in ${stackDirectory} (No state file was found!): run terraform init there`);
+        writeFileSync(join(stackDirectory, "terraform.tfstate"), JSON.stringify({
+          version: 4, terraform_version: "1.11.4", serial: 1, lineage: "3f1c1c1e-0000-4000-8000-000000000001", outputs: {}, resources: [] }));
+        await expect(guidedRestore(request("--var-file", varFile), settings, ec2, stacks, notAsked, engine))
+          .rejects.toThrow(`the state in ${stackDirectory} holds no aws_instance.crm_host or aws_ebs_volume.crm_data`);
+        // A deployed stack's state (the two resources): a tfvars that is not there leaves it whole, confirmed or not.
+        writeFileSync(join(stackDirectory, "terraform.tfstate"), JSON.stringify({
+          version: 4, terraform_version: "1.11.4", serial: 1, lineage: "3f1c1c1e-0000-4000-8000-000000000001", outputs: {}, check_results: null,
+          resources: [["aws_ebs_volume", "crm_data", "vol-0123456789abcdef0"], ["aws_instance", "crm_host", "i-0123456789abcdef0"]].map(([type, name, id]) => ({
+            mode: "managed", type, name, provider: 'provider["registry.terraform.io/hashicorp/aws"]', instances: [{ schema_version: 0, attributes: { id } }] })),
+        }));
+        const state = () => execFileSync(engine, ["state", "list"], { cwd: stackDirectory, encoding: "utf8" }).trim().split("\n");
+        expect(state()).toEqual(["aws_ebs_volume.crm_data", "aws_instance.crm_host"]);
+        await expect(guidedRestore(request("--var-file", join(scratch, "missing.tfvars")), settings, ec2, stacks, async () => settings.stackName, engine))
+          .rejects.toThrow(/^--var-file \S+missing.tfvars is not a file/);
+        expect(state()).toEqual(["aws_ebs_volume.crm_data", "aws_instance.crm_host"]);
+        expect(await guidedRestore(request("--var-file", varFile), settings, ec2, stacks, async () => "yes", engine)).toBe(1);
+        expect(errors.pop()).toBe(`ops: restore: not confirmed ("yes" is not ${settings.stackName}); nothing changed`);
+        expect(state()).toEqual(["aws_ebs_volume.crm_data", "aws_instance.crm_host"]);
+        // No Terraform: named before anything is asked.
+        await expect(guidedRestore(request("--var-file", varFile), settings, ec2, stacks, notAsked, join(scratch, "no-terraform")))
+          .rejects.toThrow(`Terraform (${join(scratch, "no-terraform")}) is not installed`);
+        // A step that fails after state rm (here apply: the directory holds no configuration) says how to put the volume back.
         expect(await guidedRestore(request("--var-file", varFile), settings, ec2, stacks, async () => settings.stackName, engine)).not.toBe(0);
-        expect(errors.pop()).toMatch(/^ops: restore: terraform state failed \(exit 1\); see its message above/);
+        expect(state()).toEqual(["aws_instance.crm_host"]);
+        expect(errors.pop()).toBe(`ops: restore: terraform apply failed (exit 1); see its message above and docs/operations.md; the state no longer holds `
+          + `aws_ebs_volume.crm_data (vol-0123456789abcdef0, still in AWS): put it back with \`cd ${stackDirectory} && terraform import -var-file=${varFile} `
+          + "aws_ebs_volume.crm_data vol-0123456789abcdef0`, or run the restore again once the cause is fixed");
       }
       await expect(guidedRestore(request("--snapshot", "snap-00000000000000000"), settings, ec2, stacks)).rejects.toThrow(/^no completed snapshot snap-0{17} tagged Stack=/);
     } finally {
+      if (initCwd === undefined) delete process.env.INIT_CWD; else process.env.INIT_CWD = initCwd;
       log.mockRestore();
       error.mockRestore();
     }
   });
 
-  test("the lock session's command and the guided restore's steps are what docs/operations.md says", () => {
+  test("the lock session's command and the guided restore's steps are what docs/operations.md says, one list that the shell reads back", () => {
     expect(BACKUP_LOCK_COMMAND).toBe("exec mariadb --user=root --batch --skip-column-names --unbuffered");
-    const guide = restoreGuide(settings, { SnapshotId: "snap-0123456789abcdef0", StartTime: new Date("2026-05-01T03:00:00Z") }, "/p/dev.tfvars");
+    const varFile = "/p/it's my \"dir\" $HOME/dev.tfvars";
+    const guide = restoreGuide(settings, { SnapshotId: "snap-0123456789abcdef0", StartTime: new Date("2026-05-01T03:00:00Z") }, varFile);
+    const steps = restoreSteps("snap-0123456789abcdef0", varFile);
+    const docs = readFileSync(join(__dirname, "../../docs/operations.md"), "utf8");
+    // Each step as the guide prints it is, read by bash, the step's own arguments.
+    for (const step of steps) {
+      const line = guide.find((printed) => printed.startsWith(`terraform ${step[0]} `));
+      expect(line).toBeDefined();
+      expect(execFileSync("bash", ["-c", `terraform() { printf '%s\\n' "$@"; }; ${line}`], { encoding: "utf8" }).trimEnd().split("\n")).toEqual(step);
+      expect(docs).toContain(`terraform ${step[0]} ${step[1].replace(/snap-0123456789abcdef0/, "snap-…")}`);
+    }
     expect(guide).toContain("terraform state rm aws_ebs_volume.crm_data");
-    expect(guide).toContain("terraform apply -var data_volume_snapshot_id=snap-0123456789abcdef0 -replace=aws_instance.crm_host -var-file=/p/dev.tfvars");
   });
 });

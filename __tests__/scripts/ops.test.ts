@@ -5,19 +5,23 @@
  * (the whole way to a host's ops command is the boot test's).
  */
 import { CreateSecretCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { execFile } from "child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
+import { execFile, spawn, spawnSync } from "child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { createServer } from "net";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 import {
   HelpRequested, hostFromOutputs, OPS_ACTION_SUMMARIES, OPS_ACTIONS, OpsError, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings, USAGE,
 } from "../../scripts/ops";
+import { exampleStackJson } from "../../scripts/docs";
+import { SNAPSHOT_ID_EXPECTED, SNAPSHOT_ID_SHAPE } from "../../settings/snapshot-id";
 import { hostOpsActions } from "../../userdata/ops";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { isolatedMotoEnvironment } from "../support/real-provider";
 import { exampleStackSettings } from "../support/synth";
 import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
+import { describeWithTools } from "../support/required-tools";
+import { SINCE_EXPECTED } from "../../scripts/journal-since";
 
 jest.setTimeout(120_000);
 
@@ -89,7 +93,7 @@ describe("parseOpsArgs", () => {
     });
     expect(parseOpsArgs(["CrmHostStack", "rotate-secrets"], {})).toMatchObject({ action: "rotate-secrets", args: [] });
     expect(parseOpsArgs(["S", "rollback", "--identity", "key", "--known-hosts", "kh", "--accept-new-host-key"], { CRM_OPS_SSH_KEY: KEY }))
-      .toMatchObject({ action: "rollback", args: [], identity: "key", knownHosts: "kh", acceptNewHostKey: true, port: 22 });
+      .toMatchObject({ action: "rollback", args: [], identity: resolve("key"), knownHosts: resolve("kh"), acceptNewHostKey: true, port: 22 });
   });
 
   test("refuses a missing or unknown action, an unknown option, arguments the remote shell would read, a bad port or host", () => {
@@ -114,7 +118,7 @@ describe("the everyday actions' command lines", () => {
     for (const option of ["--lines", "--since", "--follow", "--output", "--drill", "--snapshot", "--var-file"]) expect(USAGE).toMatch(new RegExp(`^  ${option} .*\\S$`, "m"));
     expect(parseOpsArgs(["S", "logs", "provisioning", "--lines", "20", "--follow"], {})).toMatchObject({ action: "logs", args: ["provisioning"], extra: { lines: "20", follow: "true" } });
     expect(parseOpsArgs(["S", "logs", "--since", "2h ago"], {})).toMatchObject({ extra: { since: "2h ago" } });
-    expect(parseOpsArgs(["S", "db", "dump", "--output", "crm.sql"], {})).toMatchObject({ action: "db", args: ["dump"], extra: { output: "crm.sql" } });
+    expect(parseOpsArgs(["S", "db", "dump", "--output", "crm.sql"], {})).toMatchObject({ action: "db", args: ["dump"], extra: { output: resolve("crm.sql") } });
     expect(parseOpsArgs(["S", "restore", "--drill", "--snapshot", "snap-0123456789abcdef0"], {}))
       .toMatchObject({ action: "restore", extra: { drill: "true", snapshot: "snap-0123456789abcdef0" } });
   });
@@ -127,8 +131,33 @@ describe("the everyday actions' command lines", () => {
     expect(refusal(["S", "logs", "--since", "-1h"]).message).toMatch(/^--since must not start with -/);
     expect(refusal(["S", "logs", "--since", "1h; reboot"]).message).toMatch(/^--since must be a date .*, got "1h; reboot"$/);
     expect(refusal(["S", "logs", "syslog"]).message).toBe('logs: no log "syslog": the logs are app, provisioning, ops, database');
-    expect(refusal(["S", "restore", "--snapshot", "vol-123"]).message).toBe('--snapshot must be an EBS snapshot\'s id (snap- and 8 or 17 hex digits), got "vol-123"');
+    // One rule and one message, the stack variable's: 8 or 17 digits, no length between.
+    for (const id of ["vol-123", "snap-0123456789", "snap-0123456789abcdef", "snap-0123456789ABCDEF0"]) {
+      expect(refusal(["S", "restore", "--snapshot", id]).message).toBe(`--snapshot must be ${SNAPSHOT_ID_EXPECTED}, got ${JSON.stringify(id)}`);
+    }
+    for (const id of ["snap-01234567", "snap-0123456789abcdef0"]) expect(parseOpsArgs(["S", "restore", "--snapshot", id], {}).extra.snapshot).toBe(id);
+    const variable = (exampleStackJson() as { variable: Record<string, { validation: { condition: string; error_message: string }[] }> }).variable.data_volume_snapshot_id;
+    expect(variable.validation[0].error_message).toContain(SNAPSHOT_ID_EXPECTED);
+    expect(variable.validation[0].condition).toContain(SNAPSHOT_ID_SHAPE);
     expect(refusal(["S", "backup", "now"]).message).toBe('backup takes no arguments; got "now"');
+  });
+
+  test("paths are read where the user typed them: against INIT_CWD (npm runs scripts in the package's root), else the working directory", () => {
+    const argv = ["S", "restore", "--var-file", "dev.tfvars", "--identity", "keys/id", "--known-hosts", "../known", "--host", "h"];
+    expect(parseOpsArgs(argv, { INIT_CWD: "/home/me/work" })).toMatchObject({
+      extra: { "var-file": "/home/me/work/dev.tfvars" }, identity: "/home/me/work/keys/id", knownHosts: "/home/me/known" });
+    expect(parseOpsArgs(["S", "db", "dump", "--output", "/abs/crm.sql"], { INIT_CWD: "/home/me" }).extra.output).toBe("/abs/crm.sql");
+    expect(parseOpsArgs(argv, {}).extra["var-file"]).toBe(resolve("dev.tfvars"));
+    // The variables that hold a file or its text: a file where the user is, else the text as it is.
+    const where = mkdtempSync(join(tmpdir(), "crm-ops-init-cwd-"));
+    try {
+      writeFileSync(join(where, "id"), `${KEY}\n`, { mode: 0o600 });
+      expect(parseOpsArgs(["S", "status"], { INIT_CWD: where, CRM_OPS_SSH_KEY: "id", CRM_OPS_KNOWN_HOSTS: KNOWN }))
+        .toMatchObject({ identity: join(where, "id"), knownHosts: KNOWN });
+      expect(parseOpsArgs(["S", "status"], { INIT_CWD: where, CRM_OPS_SSH_KEY: KEY }).identity).toBe(KEY);
+    } finally {
+      rmSync(where, { recursive: true, force: true });
+    }
   });
 
   test("refuse backup, restore and the database's logs on a scale-out stack, in one line, before anything runs", async () => {
@@ -359,10 +388,125 @@ describe("npm run ops db-setup: RDS's master secret through the SDK's usual chai
     const missing = await npm(["CrmHost-scale", "db-setup", "--host", "127.0.0.1", "--master-secret", `${arn.slice(0, -6)}XXXXXX`], "examples/scale-out.json");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^ops: AWS: ResourceNotFoundException: /m);
+    // A secret of another Region or partition: refused in one line before Secrets Manager (or ssh) is reached.
+    rmSync(join(dir, "stdin"), { force: true });
+    for (const other of [arn.replace(":us-east-1:", ":eu-west-1:"), arn.replace(/^arn:aws:/, "arn:aws-cn:")]) {
+      const refused = await npm(["CrmHost-scale", "db-setup", "--host", "127.0.0.1", "--master-secret", other], "examples/scale-out.json");
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split("\n").filter((line) => line.startsWith("ops: "))).toEqual([
+        `ops: --master-secret ${other} is in ${other.split(":")[1]}:${other.split(":")[3]}; expected a secret of the stack's Region, arn:aws:secretsmanager:us-east-1:…`]);
+    }
+    expect(existsSync(join(dir, "stdin"))).toBe(false);
     const single = await npm(["CrmHost-dev", "db-setup", "--host", "127.0.0.1"], "examples/dev.json");
     expect(single.code).toBe(2);
     expect(single.stderr).toMatch(/^ops: db-setup is the scale-out topology's: the single host's database is its own, set up by its first boot$/m);
     expect(refusal(["S", "db-setup", "--master-secret", "rds!db-1"]).message).toMatch(/^--master-secret must be a Secrets Manager secret's ARN/);
     expect(refusal(["S", "status", "--master-secret", arn]).message).toBe("--master-secret is an option of db-setup, not of status");
+  });
+});
+
+describeWithTools("logs --since, held against the real journalctl (systemd's parse_timestamp, as on the host)", existsSync("/usr/bin/journalctl") || existsSync("/bin/journalctl") ? [] : ["journalctl"], () => {
+  /** Whether journalctl takes the value: it exits non-zero on a --since it cannot read. */
+  const journalctl = (value: string) => spawnSync("journalctl", [`--since=${value}`, "-n", "0", "--no-pager"], { timeout: 10_000 }).status === 0;
+  const GOOD = ["today", "yesterday", "now", "tomorrow", "2026-05-01", "2026-05-01 14:00", "2026-05-01 14:00:30", "2024-02-29", "1970-01-01",
+    "9999-12-30", "2026-05-01 23:59:59", "2026-05-01 00:00", "14:00", "00:00", "23:59", "23:59:59", "2h ago", "2 h ago", "30 min ago", "1 day ago",
+    "3 weeks ago", "5s ago", "5 sec ago", "1 hr ago", "10m ago", "1 month ago", "1y ago", "0 days ago", "2 hours ago", "1 minutes ago",
+    // strptime's leniency, which journalctl keeps: any day up to 31 (carried into the next month), a leap second.
+    "2026-02-30", "2026-04-31", "2023-02-29", "2026-05-01 23:59:60"];
+  const BAD = ["2026-05-01T14:00", "2026-05-01T14:00:00", "2026-02-32", "2026-13-01", "2026-00-10", "2026-01-00", "2026-05-01 24:00", "2026-05-01 23:60",
+    "25:00", "24:00", "1969-12-31", "9999-12-31", "10000-01-01", "0000-01-01", "99999 days ago", "2hago", "ago", "5 fortnights ago", "TODAY",
+    "Today", "1 HOUR ago", "2026-05-01 14", "2026-05-01 ", "1h; reboot", "$(reboot)", "2026-05-01 -1:00"];
+
+  test("the CLI takes a value exactly when journalctl does, over a corpus of good and bad values", () => {
+    const disagree = [...GOOD, ...BAD].filter((value) => (refusalOf(value) === undefined) !== journalctl(value));
+    expect(disagree).toEqual([]);
+    expect(GOOD.filter((value) => !journalctl(value))).toEqual([]);
+    expect(BAD.filter((value) => journalctl(value))).toEqual([]);
+  });
+
+  test("forms journalctl also reads that the CLI does not offer are refused, naming the forms it takes", () => {
+    // Two-digit years, one-digit fields, an epoch, a zone, fractions of seconds: journalctl reads them; --help and the page name the others.
+    for (const value of ["26-05-01", "2026-5-1", "9:00", "@0", "2026-05-01 UTC", "2026-05-01 14:00:00.5", "1h 30min ago"]) {
+      expect(journalctl(value)).toBe(true);
+      expect(refusalOf(value)).toBe(`--since must be ${SINCE_EXPECTED}, got ${JSON.stringify(value)}`);
+    }
+  });
+
+  function refusalOf(value: string): string | undefined {
+    try {
+      parseOpsArgs(["S", "logs", "--since", value], {});
+      return undefined;
+    } catch (error) {
+      if (error instanceof OpsError) return error.message;
+      throw error;
+    }
+  }
+});
+
+describe("npm run ops's own process: checks before ssh, and signals", () => {
+  let dir: string;
+  let bin: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "crm-ops-process-"));
+    bin = join(dir, "bin");
+    mkdirSync(bin);
+    // An ssh that says it ran and who ran it (the command's own node process), then hangs as a host whose dump
+    // takes long (the test ends it by its signal).
+    writeFileSync(join(bin, "ssh"), `#!/bin/bash\necho "$PPID" >${join(dir, "ssh-ran")}.new\nmv ${join(dir, "ssh-ran")}.new ${join(dir, "ssh-ran")}\n`
+      + 'echo "-- a dump starts"\nexec sleep 60\n', { mode: 0o755 });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The environment of a run: the ssh above first on PATH; no INIT_CWD of this test's own npm (npm sets the run's). */
+  const env = (extra: NodeJS.ProcessEnv = {}) => {
+    const result: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env.PATH}`, CRM_SETTINGS: "", ...extra };
+    delete result.INIT_CWD;
+    return result;
+  };
+  const npm = (args: string[], cwd: string) => new Promise<{ code: number; stderr: string }>((resolveRun) => {
+    execFile("npm", ["run", "--silent", "ops", "--", ...args], { cwd, timeout: 60_000, env: env() },
+      (error, _stdout, stderr) => resolveRun({ code: error ? Number(error.code) : 0, stderr }));
+  });
+
+  test("db dump --output to a directory, or into a missing one (read from where npm was run), is refused in one line before ssh", async () => {
+    const [missing, directory] = await Promise.all([
+      npm(["CrmHostStack", "db", "dump", "--output", "no-such-dir/crm.sql", "--host", "127.0.0.1"], join(ROOT, "docs")),
+      npm(["CrmHostStack", "db", "dump", "--output", dir, "--host", "127.0.0.1"], ROOT),
+    ]);
+    expect(missing).toEqual({ code: 2, stderr: `ops: --output "${join(ROOT, "docs", "no-such-dir", "crm.sql")}": the directory ${join(ROOT, "docs", "no-such-dir")} `
+      + "is not there; expected a file in an existing directory\n" });
+    expect(directory).toEqual({ code: 2, stderr: `ops: --output "${dir}" is a directory or another non-file; expected a file (new or replaced)\n` });
+    expect(existsSync(join(dir, "ssh-ran"))).toBe(false);
+  });
+
+  test.each(["SIGHUP", "SIGQUIT", "SIGTERM", "SIGINT"] as NodeJS.Signals[])("%s to npm run ops's whole process group mid-dump (as a closed terminal, Ctrl-C or Ctrl-\\ send it) leaves no partial dump and no key file", async (signal) => {
+    const run = join(dir, signal);
+    const temporary = join(run, "tmp");
+    mkdirSync(temporary, { recursive: true });
+    const marker = join(dir, "ssh-ran");
+    rmSync(marker, { force: true });
+    const child = spawn("npm", ["run", "--silent", "ops", "--", "CrmHostStack", "db", "dump", "--output", join(run, "crm.sql"), "--host", "127.0.0.1"],
+      { cwd: ROOT, detached: true, stdio: "ignore", env: env({ TMPDIR: temporary, CRM_OPS_SSH_KEY: KEY }) });
+    const running = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    try {
+      // Bounded: the dump is running once ssh started.
+      for (let waited = 0; !existsSync(marker); waited += 100) {
+        if (waited > 60_000) throw new Error("ssh did not start within 60 s");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(readdirSync(run).filter((name) => name.startsWith("crm.sql.partial-"))).toHaveLength(1);
+      expect(readdirSync(temporary).filter((name) => name.startsWith("crm-ops-"))).toHaveLength(1);
+      const ops = Number(readFileSync(marker, "utf8"));
+      process.kill(-child.pid!, signal);
+      // npm may end before the command it ran: wait for that one, bounded.
+      for (let waited = 0; running(ops); waited += 100) {
+        if (waited > 30_000) throw new Error("still running 30 s after the signal");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      try { process.kill(-child.pid!, "SIGKILL"); } catch { /* gone */ }
+    }
+    expect(readdirSync(run).filter((name) => name !== "tmp")).toEqual([]);
+    // tsx keeps its cache there too (tsx-<uid>).
+    expect(readdirSync(temporary).filter((name) => name.startsWith("crm-ops-"))).toEqual([]);
   });
 });
