@@ -14,6 +14,7 @@ import {
   DEFAULT_SETTINGS_FILE, loadStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
 } from "../settings/stack-settings";
 import { deployPolicyJson } from "./docs/deploy-policy";
+import { destroyedList } from "./docs/destroyed";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
 import { hostPathsTable, outputsTable, pathSettingsTable, repositoryVariablesTable, settingsTable, variablesTable } from "./docs/tables";
@@ -25,6 +26,7 @@ export const SCALE_OUT_DOC_FILE = resolve(__dirname, "..", "docs", "scale-out.md
 /** The settings of the scale-out topology's example, whose stack docs/scale-out.md shows. */
 export const SCALE_OUT_SETTINGS_FILE = resolve(__dirname, "..", "examples", "scale-out.json");
 
+export const OPERATIONS_DOC_FILE = resolve(__dirname, "..", "docs", "operations.md");
 export const GITHUB_ACTIONS_DOC_FILE = resolve(__dirname, "..", "docs", "github-actions.md");
 /** The deploy role's policy, generated from every example's stack, as users attach it. */
 export const DEPLOY_POLICY_FILE = resolve(__dirname, "..", "docs", "deploy-role-policy.json");
@@ -84,6 +86,11 @@ export function generatedGithubActionsDoc(text: string, policy: string, stacks: 
   });
 }
 
+/** docs/operations.md with the list of what destroy deletes, from the single-host examples' stacks. */
+export function generatedOperationsDoc(text: string, stacks: readonly StackJson[]): string {
+  return withSections(OPERATIONS_DOC_FILE, text, { destroyed: destroyedList(stacks) });
+}
+
 /** Every generated file, with its expected content. */
 export function generatedFiles(): GeneratedFile[] {
   const stack = exampleStackJson();
@@ -91,12 +98,16 @@ export function generatedFiles(): GeneratedFile[] {
     name: loadStackSettings(file).stackName, stack: file === DEFAULT_SETTINGS_FILE ? stack : exampleStackJson(file),
   }));
   const policy = deployPolicyJson(examples.map((example) => example.stack));
+  // The default example first: its counts are the ones the list gives.
+  const singleHost = EXAMPLE_SETTINGS_FILES.filter((file) => loadStackSettings(file).provisioning.topology === "single-host")
+    .map((file) => examples[EXAMPLE_SETTINGS_FILES.indexOf(file)].stack);
   return [
     { path: DEPLOY_POLICY_FILE, content: policy },
     { path: GITHUB_ACTIONS_DOC_FILE, content: generatedGithubActionsDoc(readOrEmpty(GITHUB_ACTIONS_DOC_FILE), policy, examples) },
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
     { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE), stack) },
     { path: SETTINGS_DOC_FILE, content: generatedSettingsDoc(readOrEmpty(SETTINGS_DOC_FILE), stack) },
+    { path: OPERATIONS_DOC_FILE, content: generatedOperationsDoc(readOrEmpty(OPERATIONS_DOC_FILE), singleHost) },
     { path: SCALE_OUT_DOC_FILE, content: generatedScaleOutDoc(readOrEmpty(SCALE_OUT_DOC_FILE)) },
   ];
 }
@@ -113,7 +124,8 @@ function readOrEmpty(path: string): string {
 export const DOCS_HELP = [
   "usage: npm run docs [-- --check]",
   "regenerates what is derived from the code: the settings' JSON Schema, the README's diagram, docs/settings.md's and",
-  "docs/scale-out.md's tables, the deploy role's policy (docs/deploy-role-policy.json, docs/github-actions.md)",
+  "docs/scale-out.md's tables, the deploy role's policy (docs/deploy-role-policy.json, docs/github-actions.md),",
+  "docs/operations.md's list of what destroy deletes",
   "options:",
   "  --check     write nothing; exit 1 naming each file that is out of date",
   "  -h, --help  this help",
