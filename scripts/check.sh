@@ -5,6 +5,26 @@
 # Tools come from scripts/ci/install-tools.sh. Locally a missing scanner or linter is
 # skipped with a notice; in CI (CI=true) it is a failure.
 set -euo pipefail
+
+# usage: what `npm test -- --help` prints.
+usage() {
+  cat <<'EOF'
+usage: npm test [-- --help]
+runs every test of the project, in order: the type check (tsc --noEmit); jest (unit, stack, engine and
+integration tests); the CDK Terrain conversion check; the VM boot test (qemu); checkov's scan of the
+synthesized stacks; actionlint and zizmor on the workflows. A missing tool is skipped with a notice
+(with CI=true, a failure); npm run tools installs them. One test file: npx jest <file> (docs/testing.md).
+options:
+  -h, --help  this help
+EOF
+}
+
+case "${1-}" in
+  "") ;;
+  -h | --help) usage; exit 0 ;;
+  *) echo "check: unknown argument $1 (npm test takes none; one test file: npx jest <file>)" >&2; exit 2 ;;
+esac
+
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/ci/env.sh
 source scripts/ci/env.sh

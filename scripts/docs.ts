@@ -10,10 +10,13 @@ import { Testing } from "cdktf";
 import { readdirSync, readFileSync, writeFileSync } from "fs";
 import { relative, resolve } from "path";
 import { CrmHostStack } from "../main";
+import { ProvisioningUserData, USER_DATA_LIMIT_BYTES } from "../constructs/provisioning-user-data";
 import {
-  DEFAULT_SETTINGS_FILE, loadStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
+  DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
 } from "../settings/stack-settings";
+import { readJsonFile } from "../settings/json-file";
 import { deployPolicyJson } from "./docs/deploy-policy";
+import { destroyedList } from "./docs/destroyed";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
 import { hostPathsTable, outputsTable, pathSettingsTable, repositoryVariablesTable, settingsTable, variablesTable } from "./docs/tables";
@@ -25,6 +28,8 @@ export const SCALE_OUT_DOC_FILE = resolve(__dirname, "..", "docs", "scale-out.md
 /** The settings of the scale-out topology's example, whose stack docs/scale-out.md shows. */
 export const SCALE_OUT_SETTINGS_FILE = resolve(__dirname, "..", "examples", "scale-out.json");
 
+export const SECRETS_DOC_FILE = resolve(__dirname, "..", "docs", "secrets.md");
+export const OPERATIONS_DOC_FILE = resolve(__dirname, "..", "docs", "operations.md");
 export const GITHUB_ACTIONS_DOC_FILE = resolve(__dirname, "..", "docs", "github-actions.md");
 /** The deploy role's policy, generated from every example's stack, as users attach it. */
 export const DEPLOY_POLICY_FILE = resolve(__dirname, "..", "docs", "deploy-role-policy.json");
@@ -84,6 +89,33 @@ export function generatedGithubActionsDoc(text: string, policy: string, stacks: 
   });
 }
 
+/** docs/operations.md with the list of what destroy deletes, from the single-host examples' stacks. */
+export function generatedOperationsDoc(text: string, stacks: readonly StackJson[]): string {
+  return withSections(OPERATIONS_DOC_FILE, text, { destroyed: destroyedList(stacks) });
+}
+
+/** The user data of the example settings' stack, as it measures itself at synthesis, with `changes` to the settings. */
+function exampleUserData(changes: Record<string, unknown>): ProvisioningUserData {
+  const stack = new CrmHostStack(Testing.app(), parseStackSettings({ ...(readJsonFile(DEFAULT_SETTINGS_FILE) as object), ...changes }));
+  return stack.node.findAll().find((construct): construct is ProvisioningUserData => construct instanceof ProvisioningUserData)!;
+}
+
+/** docs/secrets.md's sizes of the user data in both modes, as ProvisioningUserData counts them for settings/example.json. */
+export function userDataSizes(): string {
+  const inUserData = exampleUserData({ secrets: "user-data" });
+  const budget = inUserData.secretBudgetBytes!;
+  const parameterStore = exampleUserData({ secrets: "parameter-store" }).maxCompressedBytes;
+  return `Sizes, for \`settings/example.json\`, as the stack counts them at synthesis (Node.js's gzip plus the margin for
+Terraform's): in the user-data mode the script takes ${USER_DATA_LIMIT_BYTES - budget} of the ${USER_DATA_LIMIT_BYTES} compressed
+bytes EC2 takes, leaving ${budget} for the three secrets' base64 (the plan checks them against it); in this mode, which
+holds no secret, ${parameterStore}.`;
+}
+
+/** docs/secrets.md with the user data's sizes brought up to date. */
+export function generatedSecretsDoc(text: string): string {
+  return withSections(SECRETS_DOC_FILE, text, { "user-data-sizes": userDataSizes() });
+}
+
 /** Every generated file, with its expected content. */
 export function generatedFiles(): GeneratedFile[] {
   const stack = exampleStackJson();
@@ -91,12 +123,17 @@ export function generatedFiles(): GeneratedFile[] {
     name: loadStackSettings(file).stackName, stack: file === DEFAULT_SETTINGS_FILE ? stack : exampleStackJson(file),
   }));
   const policy = deployPolicyJson(examples.map((example) => example.stack));
+  // The default example first: its counts are the ones the list gives.
+  const singleHost = EXAMPLE_SETTINGS_FILES.filter((file) => loadStackSettings(file).provisioning.topology === "single-host")
+    .map((file) => examples[EXAMPLE_SETTINGS_FILES.indexOf(file)].stack);
   return [
     { path: DEPLOY_POLICY_FILE, content: policy },
     { path: GITHUB_ACTIONS_DOC_FILE, content: generatedGithubActionsDoc(readOrEmpty(GITHUB_ACTIONS_DOC_FILE), policy, examples) },
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
     { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE), stack) },
     { path: SETTINGS_DOC_FILE, content: generatedSettingsDoc(readOrEmpty(SETTINGS_DOC_FILE), stack) },
+    { path: OPERATIONS_DOC_FILE, content: generatedOperationsDoc(readOrEmpty(OPERATIONS_DOC_FILE), singleHost) },
+    { path: SECRETS_DOC_FILE, content: generatedSecretsDoc(readOrEmpty(SECRETS_DOC_FILE)) },
     { path: SCALE_OUT_DOC_FILE, content: generatedScaleOutDoc(readOrEmpty(SCALE_OUT_DOC_FILE)) },
   ];
 }
@@ -113,7 +150,8 @@ function readOrEmpty(path: string): string {
 export const DOCS_HELP = [
   "usage: npm run docs [-- --check]",
   "regenerates what is derived from the code: the settings' JSON Schema, the README's diagram, docs/settings.md's and",
-  "docs/scale-out.md's tables, the deploy role's policy (docs/deploy-role-policy.json, docs/github-actions.md)",
+  "docs/scale-out.md's tables, the deploy role's policy (docs/deploy-role-policy.json, docs/github-actions.md),",
+  "docs/operations.md's list of what destroy deletes, docs/secrets.md's user data sizes",
   "options:",
   "  --check     write nothing; exit 1 naming each file that is out of date",
   "  -h, --help  this help",

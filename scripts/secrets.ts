@@ -108,9 +108,13 @@ async function readValues(secrets: Secret[]): Promise<string[]> {
   if (process.stdin.isTTY) return prompted(secrets);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const lines = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "").split(/\r?\n/);
+  const text = Buffer.concat(chunks).toString("utf8");
+  const expected = `expected ${secrets.length} line(s), one for each of ${secrets.join(", ")}`;
+  // Nothing at all (</dev/null, a pipe from a command that failed) is not one empty line.
+  if (text === "") throw new SecretsCommandError(`standard input is empty; ${expected} (or run it on a terminal to be prompted)`);
+  const lines = text.replace(/\r?\n$/, "").split(/\r?\n/);
   if (lines.length !== secrets.length) {
-    throw new SecretsCommandError(`standard input holds ${lines.length} line(s); expected ${secrets.length}, one for each of ${secrets.join(", ")}`);
+    throw new SecretsCommandError(`standard input holds ${lines.length} line(s); ${expected}`);
   }
   return lines;
 }
@@ -232,6 +236,11 @@ export async function run(args: string[]): Promise<number> {
   const settings = stackSettings(stackName);
   const secrets = ofTopology(settings, asked, named);
   if (settings.provisioning.secrets !== "parameter-store") {
+    // set and rotate would put values that nothing reads (and rotate would tell the host to apply them): refused.
+    if (command !== "check") {
+      throw new SecretsCommandError(`the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}", so the stack reads no parameter; `
+        + `set "secrets": "parameter-store" in its settings file first (docs/secrets.md, Moving a running stack to Parameter Store); nothing was put`);
+    }
     console.error(`note: the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}"; the stack reads these parameters once they say "parameter-store"`);
   }
   const client = new SSMClient({ region: settings.region });

@@ -48,8 +48,8 @@ export function loadEnvironments(files: string[] = settingsFiles()): StackSettin
     try {
       return loadStackSettings(file);
     } catch (error) {
-      // A file problem names its file already; a bad setting is prefixed with the file that holds it.
-      if (error instanceof Error && !(error instanceof SettingsFileError)) error.message = `${file}: ${error.message}`;
+      // A file problem names its file already; each line of bad settings is prefixed with the file that holds it.
+      if (error instanceof Error && !(error instanceof SettingsFileError)) error.message = error.message.split("\n").map((line) => `${file}: ${line}`).join("\n");
       throw error;
     }
   });

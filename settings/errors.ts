@@ -3,7 +3,7 @@
  * the setting and says what is expected, so that bad input stops synthesis before anything
  * reaches AWS.
  */
-import type { z } from "zod";
+import { z } from "zod";
 
 /** A problem with the user's settings: main.ts prints its one-line message, without a stack trace. */
 export class SettingsProblem extends Error {}
@@ -78,27 +78,101 @@ export function redactCredentials(text: string): string {
   return text.replace(/^("?)[^:@]*:[\s\S]*@/, "$1***@");
 }
 
+/** Several problems of one settings file, reported at once: one line each, in the order found. */
+export class SettingsErrors extends SettingsProblem {
+  constructor(readonly problems: readonly SettingsProblem[]) {
+    super(problems.map((problem) => problem.message).join("\n"));
+    this.name = "SettingsErrors";
+  }
+}
+
+/** `problems` (at least one) as one error to throw: the problem itself when there is one, else all of them. */
+export function oneProblem(problems: readonly SettingsProblem[]): SettingsProblem {
+  return problems.length === 1 ? problems[0] : new SettingsErrors(problems);
+}
+
+/** At most this many known keys are listed after an unknown key that is close to none of them. */
+const LISTED_KEYS = 8;
+
 /**
- * The SettingsError for the first issue of a failed parse of `input` by `schema`. Our schemas
- * give every check the "expected" phrase as its message (see settings/rules.ts), so the issue's
- * message is what the user must provide. A misspelt key is reported before the required key it
- * misses, with the keys that are allowed where it stands.
+ * The problems of a failed parse of `input` by `schema`, one per setting. Our schemas give every
+ * check the "expected" phrase as its message (see settings/rules.ts), so the issue's message is what
+ * the user must provide. A misspelt key comes first, with the known key it is closest to ("did you
+ * mean"); the required key it then misses is not reported again. Then every other setting whose own
+ * value is refused; a failed check across settings only when there is none (the first such issue).
  */
-export function settingsErrorFrom(error: z.ZodError, input: unknown, schema: z.core.$ZodType, prefix = ""): SettingsError {
-  const issue = error.issues.find((candidate) => candidate.code === "unrecognized_keys") ?? error.issues[0];
+export function settingsProblemsFrom(error: z.ZodError, input: unknown, schema: z.core.$ZodType, prefix = ""): SettingsError[] {
   const name = (path: readonly PropertyKey[]) => `${prefix}${path.join(".")}` || "(settings file)";
-  if (issue.code === "unrecognized_keys") {
+  const valueAt = (path: readonly PropertyKey[]) => {
+    let value: unknown = input;
+    for (const key of path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
+    return value;
+  };
+  const problems = new Map<string, SettingsError>();
+  const suggested = new Set<string>();
+  for (const issue of error.issues.filter((candidate) => candidate.code === "unrecognized_keys")) {
     const known = Object.keys(objectShapeAt(schema, issue.path));
-    return new SettingsError(name([...issue.path, issue.keys[0]]), `one of the known settings (${known.join(", ")})`);
+    for (const key of issue.keys) {
+      const closest = closestKey(key, known);
+      if (closest !== undefined) suggested.add(name([...issue.path, closest]));
+      problems.set(name([...issue.path, key]), new SettingsError(name([...issue.path, key]), closest !== undefined
+        ? `one of the known settings (did you mean "${closest}"?)`
+        : known.length <= LISTED_KEYS ? `one of the known settings (${known.join(", ")})` : "one of the known settings (docs/settings.md lists them)"));
+    }
   }
-  if (issue.code === "invalid_type" && issue.expected === "object") {
-    return new SettingsError(name(issue.path), "a JSON object");
+  // A check across settings (paths apart, a name in its zone, …) that fails beside a refused value mostly
+  // repeats that value's refusal from the other side: it counts once every value passes, and then its first issue.
+  const refusedAlone = (issue: z.core.$ZodIssue) => {
+    const field = issue.path.length > 0 ? objectShapeAt(schema, issue.path.slice(0, -1))[String(issue.path[issue.path.length - 1])] : undefined;
+    return issue.code !== "custom" || (field !== undefined && !z.safeParse(field, valueAt(issue.path)).success);
+  };
+  const own = error.issues.filter(refusedAlone);
+  const checked = own.length > 0 ? own : error.issues.slice(0, 1);
+  for (const issue of checked) {
+    const setting = name(issue.path);
+    if (issue.code === "unrecognized_keys" || problems.has(setting)) continue;
+    if (issue.code === "invalid_type" && issue.expected === "object") {
+      problems.set(setting, new SettingsError(setting, "a JSON object"));
+      continue;
+    }
+    let value = valueAt(issue.path);
+    // A required key a misspelt one stands for: the "did you mean" says it already.
+    if (value === undefined && suggested.has(setting)) continue;
+    // A default (not in the file) that collides with a given value: the check's own input.
+    if (value === undefined && issue.code === "custom") value = issue.input;
+    problems.set(setting, new SettingsError(setting, issue.message, value));
   }
-  let value: unknown = input;
-  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
-  // A default (not in the file) that collides with a given value: the check's own input.
-  if (value === undefined && issue.code === "custom") value = issue.input;
-  return new SettingsError(name(issue.path), issue.message, value);
+  return [...problems.values()];
+}
+
+/**
+ * The key of `known` closest to the unknown `key` (ignoring case), when it is close enough to be a
+ * typo: at most 2 edits, or a third of the key's length for a longer key.
+ */
+export function closestKey(key: string, known: readonly string[]): string | undefined {
+  const limit = Math.max(2, Math.floor(key.length / 3));
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { key: candidate, distance };
+  }
+  return best?.key;
+}
+
+/**
+ * Damerau-Levenshtein distance (optimal string alignment): the insertions, deletions, substitutions
+ * and swaps of two neighbours that turn `a` into `b` (`regoin` is 1 from `region`).
+ */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
 }
 
 /** The shape of the object schema found at `path` inside `schema` (through optional and default wrappers). */

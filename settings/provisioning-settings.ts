@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { settingsErrorFrom } from "./errors";
+import { oneProblem, settingsProblemsFrom } from "./errors";
 import { domainSettingsSchema } from "./domain-settings";
 import { absolutePath, flag, matching, oneOf, text, wholeNumber } from "./rules";
 import { gitKeepsIdent, isBracketedIPv6, isHostName, isIPv4Address, isNftTableName, isPort } from "./grammars";
@@ -233,9 +233,9 @@ export const PROVISIONING_DEFAULTS = {
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**
- * Throws a SettingsError naming the first bad setting (as `${prefix}${field}`) and what is expected.
+ * Throws a SettingsProblem naming every bad setting (as `${prefix}${field}`) and what is expected, one line each.
  */
 export function validateProvisioningSettings(settings: ProvisioningSettings, prefix = ""): void {
   const result = provisioningSettingsSchema.safeParse(settings);
-  if (!result.success) throw settingsErrorFrom(result.error, settings, provisioningSettingsSchema, prefix);
+  if (!result.success) throw oneProblem(settingsProblemsFrom(result.error, settings, provisioningSettingsSchema, prefix));
 }

@@ -15,7 +15,7 @@ import {
 } from "./provisioning-settings";
 import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
 import { alarmEmailSchema, MAX_CERTIFICATE_NAME_LENGTH } from "./domain-settings";
-import { RemovedSettingError, settingsErrorFrom } from "./errors";
+import { oneProblem, RemovedSettingError, SettingsProblem, settingsProblemsFrom } from "./errors";
 import { readJsonFile } from "./json-file";
 import { tagsSchema } from "./tag-settings";
 import { awsRegion, flag, isKmsKeyInRegion, kmsArnStart, matching, settingRules, text } from "./rules";
@@ -202,15 +202,17 @@ export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEF
 
 /**
  * Validates raw settings (as parsed from JSON) and fills in the production defaults of the
- * provisioning paths. Throws a SettingsError naming the first bad setting.
+ * provisioning paths. Throws a SettingsProblem naming every bad setting, one line each (a SettingsError
+ * or RemovedSettingError when there is one).
  */
 export function parseStackSettings(raw: unknown): StackSettings {
-  const removed = typeof raw === "object" && raw !== null ? Object.keys(raw).find((key) => Object.hasOwn(REMOVED_SETTINGS, key)) : undefined;
-  if (removed !== undefined) throw new RemovedSettingError(removed, REMOVED_SETTINGS[removed]);
-  const result = stackSettingsSchema.safeParse(raw);
-  if (!result.success) {
-    throw settingsErrorFrom(result.error, raw, stackSettingsSchema);
-  }
+  const object = typeof raw === "object" && raw !== null && !Array.isArray(raw);
+  const removed = object ? Object.keys(raw).filter((key) => Object.hasOwn(REMOVED_SETTINGS, key)) : [];
+  const problems: SettingsProblem[] = removed.map((key) => new RemovedSettingError(key, REMOVED_SETTINGS[key]));
+  // The removed keys are told as such, not again as unknown keys.
+  const result = stackSettingsSchema.safeParse(object ? Object.fromEntries(Object.entries(raw).filter(([key]) => !removed.includes(key))) : raw);
+  if (!result.success) problems.push(...settingsProblemsFrom(result.error, raw, stackSettingsSchema));
+  if (problems.length > 0 || !result.success) throw oneProblem(problems);
   const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, secretsKmsKeyId, alarmEmail, tags, snapshotCopyRegion,
     ...provisioning } = result.data;
   return {

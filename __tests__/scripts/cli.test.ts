@@ -40,10 +40,19 @@ describe("every command answers --help: what it does, each action and option in 
     ["doctor", ["-h, --help"]],
     ["scan", ["--synth", "--exceptions F", "--allow-unused", "--raw"]],
     ["tools", ["TOOL is any of: terraform checkov actionlint zizmor moto apt boot"]],
+    // npm test is npm run test; its --help must not start the suite (the run is bounded all the same).
+    ["test", ["usage: npm test", "the VM boot test", "-h, --help"]],
   ])("npm run %s -- --help", async (command, lines) => {
     const result = await npm([command, "--", "--help"]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
     for (const line of lines) expect(result.stdout.split("\n").filter((text) => text.includes(line)).length).toBeGreaterThan(0);
+  });
+});
+
+describe("npm test", () => {
+  it("refuses an argument it does not know in one line, exit 2, before running anything", async () => {
+    const result = await run("npm", ["test", "--silent", "--", "--verbose"], process.env, 30_000);
+    expect(result).toEqual({ code: 2, stdout: "", stderr: "check: unknown argument --verbose (npm test takes none; one test file: npx jest <file>)\n" });
   });
 });
 

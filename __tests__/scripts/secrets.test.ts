@@ -148,6 +148,7 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
     [["set", "app-db-password"], "has # and ' \" ` all three\n", 2, /\/app-db-password: app-db-password must be a value the app's \.env file can carry/],
     [["set", "db-root-password"], "tab\there\n", 2, /db-root-password must be 1 to 256 characters/],
     [["set"], "only one line\n", 2, /standard input holds 1 line\(s\); expected 3/],
+    [["set"], "", 2, /^standard input is empty; expected 3 line\(s\), one for each of db-root-password, app-db-password, source-host-token \(or run it on a terminal/],
     [["set", "password=hunter2"], "", 2, /unknown secret "password=hunter2": expected one of/],
     [["get"], "", 2, /unknown command "get"/],
   ])("refuses %j with one line and puts nothing", async (args, input, code, message) => {
@@ -162,6 +163,17 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
     const result = await watched("npm", ["run", "-s", "secrets", "--", "NoSuchStack", "check"], env, "");
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(`no settings file of CRM_SETTINGS defines the stack "NoSuchStack" (it defines ${STACK})`);
+  });
+
+  it.each([["set"], ["rotate"]])("%s on a stack whose settings say \"secrets\": \"user-data\" is refused in one line before AWS, and puts nothing", async (command) => {
+    const stack = "CrmHost-secrets-user-data";
+    const settings = join(dir, "user-data.json");
+    writeFileSync(settings, JSON.stringify({ ...exampleSettings, $schema: undefined, stackName: stack, region: "eu-west-1", secrets: "user-data" }));
+    const result = await watched("npm", ["run", "-s", "secrets", "--", stack, command], { ...env, CRM_SETTINGS: settings }, `${values.root}\n${values.app}\n${values.token}\n`);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toEqual([`the settings of ${stack} say "secrets": "user-data", so the stack reads no parameter; `
+      + 'set "secrets": "parameter-store" in its settings file first (docs/secrets.md, Moving a running stack to Parameter Store); nothing was put']);
+    for (const name of Object.values(secretParameterNames(stack))) await expect(valueOf(name)).rejects.toThrow(/not found/);
   });
 
   it("for a scale-out stack, knows no database root password: set and check take the other two, and naming it is refused", async () => {

@@ -55,6 +55,18 @@ describe("main.ts with bad settings", () => {
     expect(result.stderr.trimEnd()).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at |SECRET/);
   }, 60_000);
+
+  it("prints every mistake of a file at once, one line each naming the file, and exits 1", () => {
+    const { databaseName: _omitted, ...rest } = exampleSettings;
+    const path = file("three.json", JSON.stringify({ ...rest, region: "eu-wset-1", databseName: "crm", swapFile: "swap" }));
+    const result = synth(path);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trimEnd().split("\n")).toEqual([
+      `${path}: Invalid setting "databseName": expected one of the known settings (did you mean "databaseName"?).`,
+      expect.stringMatching(new RegExp(`^${path}: Invalid setting "region" \\(got "eu-wset-1"\\): expected an AWS region name`)),
+      expect.stringMatching(new RegExp(`^${path}: Invalid setting "swapFile" \\(got "swap"\\): expected an absolute path`)),
+    ]);
+  }, 60_000);
 });
 
 /** A user's command, `npm run …` or `npx cdktf …`, in the project with CRM_SETTINGS; bounded. */

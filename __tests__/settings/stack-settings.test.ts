@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { RemovedSettingError, SettingsError, SettingsFileError } from "../../settings/errors";
+import { closestKey, editDistance, RemovedSettingError, SettingsError, SettingsErrors, SettingsFileError } from "../../settings/errors";
 import { HOST_FILES } from "../../settings/host-layout";
 import { DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings, REMOVED_SETTINGS } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
@@ -195,10 +195,47 @@ describe("stack settings", () => {
       .toThrow(/^Invalid setting "gitEmail": expected an e-mail address such as deploy@example.com .*\(the setting is required\)\.$/);
   });
 
-  it("reports a misspelt key rather than the required setting it leaves out", () => {
+  it("reports a misspelt key with the key it is closest to, rather than the required setting it leaves out, and lists no keys", () => {
     const { databaseName, ...rest } = exampleSettings;
     expect(() => parseStackSettings({ ...rest, databseName: databaseName }))
-      .toThrow(/^Invalid setting "databseName": expected one of the known settings \(.*databaseName/);
+      .toThrow(new SettingsError("databseName", 'one of the known settings (did you mean "databaseName"?)'));
+    expect(() => parseStackSettings({ ...exampleSettings, Regoin: "eu-west-1" }))
+      .toThrow('Invalid setting "Regoin": expected one of the known settings (did you mean "region"?).');
+    // Close to no key: the page that lists them, not the 30-odd keys.
+    expect(() => parseStackSettings({ ...exampleSettings, colour: "blue" }))
+      .toThrow('Invalid setting "colour": expected one of the known settings (docs/settings.md lists them).');
+  });
+
+  it("reports every mistake at once, one line each: removed and misspelt keys first, then each refused value", () => {
+    const { databaseName: _omitted, ...rest } = exampleSettings;
+    let problem: Error | undefined;
+    try {
+      parseStackSettings({ ...rest, region: "eu-wset-1", swapFile: 3, databseName: "crm", fstabFile: "/etc/fstab" });
+    } catch (error) {
+      problem = error as Error;
+    }
+    expect(problem).toBeInstanceOf(SettingsErrors);
+    expect(problem?.message.split("\n")).toEqual([
+      "The setting \"fstabFile\" is gone: the host's path /etc/fstab is a constant of the host, no longer a setting; remove it from the settings file (see CHANGELOG.md).",
+      'Invalid setting "databseName": expected one of the known settings (did you mean "databaseName"?).',
+      expect.stringMatching(/^Invalid setting "region" \(got "eu-wset-1"\): expected an AWS region name/),
+      expect.stringMatching(/^Invalid setting "swapFile" \(got 3\): expected an absolute path/),
+    ]);
+    // A check across settings that a refused value breaks is not reported beside it: appDir is inside loginHome.
+    expect(() => parseStackSettings({ ...exampleSettings, loginHome: "home/ec2-user" }))
+      .toThrow(/^Invalid setting "loginHome" \(got "home\/ec2-user"\): expected an absolute path[^\n]*$/);
+  });
+
+  it.each([["regoin", "region", 1], ["databseName", "databaseName", 1], ["region", "region", 0], ["ab", "ba", 1], ["kitten", "sitting", 3], ["", "abc", 3]])(
+    "editDistance(%j, %j) = %d (a swap of neighbours is one edit)", (a, b, distance) => {
+      expect(editDistance(a, b)).toBe(distance);
+      expect(editDistance(b, a)).toBe(distance);
+    });
+
+  it("suggests a key only when it is close: at most 2 edits, or a third of a longer key", () => {
+    expect(closestKey("bukket", ["type", "bucket", "key"])).toBe("bucket");
+    expect(closestKey("email", ["hostedZone", "name"])).toBeUndefined();
+    expect(closestKey("sshIngres", ["appName", "sshIngress"])).toBe("sshIngress");
   });
 
   it("accepts \"$schema\" (for editors) and leaves it out of the settings", () => {
