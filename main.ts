@@ -15,6 +15,7 @@ import { SsmImageParameter } from "./constructs/ssm-image-parameter";
 import { StateBackend } from "./constructs/state-backend";
 import { loadEnvironments } from "./settings/environments";
 import { SettingsProblem } from "./settings/errors";
+import { AWS_PROVIDER_VERSION_VARIABLE, awsProviderVersion, PINNED_AWS_PROVIDER } from "./settings/provider-version";
 import { StackSettings } from "./settings/stack-settings";
 import { SharedParts } from "./topologies/shared";
 
@@ -37,6 +38,9 @@ export class CrmHostStack extends TerraformStack {
     // The user's tags on every resource that takes tags (the provider merges them under each resource's own).
     const userTags = Object.keys(settings.tags).length > 0 ? [{ tags: { ...settings.tags } }] : undefined;
     new AwsProvider(this, "aws", { region: settings.region, defaultTags: userTags });
+    // The binding pins its own version exactly; CRM_AWS_PROVIDER_VERSION names another, tested one (a mirror's).
+    const version = awsProviderVersion(process.env[AWS_PROVIDER_VERSION_VARIABLE]);
+    if (version !== PINNED_AWS_PROVIDER) this.addOverride("terraform.required_providers.aws.version", version);
     // The variables both topologies take; each topology builds its own first too.
     const inputs = new DeploymentVariables(this, "inputs");
     const bootstrap = new BootstrapVariables(this, "bootstrap_inputs");

@@ -114,7 +114,6 @@ describe("CrmHostStack", () => {
       disable_api_termination: true,
       credit_specification: { cpu_credits: "standard" },
       monitoring: "${var.detailed_monitoring}",
-      maintenance_options: { auto_recovery: "default" },
       lifecycle: { ignore_changes: ["ami", "user_data", "user_data_base64"] },
     });
     expect(json.variable?.detailed_monitoring).toMatchObject({ type: "bool", default: false });

@@ -82,7 +82,7 @@ export interface CrmInstanceProps {
  * AWS provider lifts it itself before it terminates, so `destroy` and `-replace` still work);
  * CPU credits are `standard`, so a crash loop cannot bill surplus credits; the instance asks for
  * a public IP address, which the first boot needs for its downloads until the Elastic IP is associated
- * (EC2 then releases it), whatever the subnet's auto-assign setting; automatic recovery is on.
+ * (EC2 then releases it), whatever the subnet's auto-assign setting; automatic recovery is EC2's default (on).
  */
 export class CrmInstance extends Construct {
   public readonly instance: Instance;
@@ -105,9 +105,10 @@ export class CrmInstance extends Construct {
       disableApiTermination: true,
       creditSpecification: { cpuCredits: "standard" },
       monitoring: props.detailedMonitoring ?? false,
-      // Stated, not left to AWS's default: EC2 moves the instance off failed hardware by itself
-      // (simplified automatic recovery), besides the recover alarm of HostAlarms, which notifies.
-      maintenanceOptions: { autoRecovery: "default" },
+      // No maintenance_options: EC2's default is already simplified automatic recovery (auto_recovery
+      // "default"; it moves the instance off failed hardware by itself, besides the recover alarm of
+      // HostAlarms, which notifies). Stated, it bought nothing, and moto, which does not keep it, made each
+      // later update call ModifyInstanceMaintenanceOptions, which it lacks: the second deploy never ended.
       metadataOptions: metadataOptions(props.metadataIpv6 ?? false),
       rootBlockDevice: {
         encrypted: true,

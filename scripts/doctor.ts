@@ -1,14 +1,20 @@
 /**
  * `npm run doctor`: checks every prerequisite of the documented commands at once and names the fix of
- * each one missing: Node.js (package.json's engines), Terraform 1.10 or later (deploys, `npm run ops`),
+ * each one missing: Node.js (package.json's engines), Terraform 1.10 or later (deploys, `npm run ops`), the
+ * hashicorp/aws version the stacks require where the Terraform CLI configuration's filesystem mirror is the
+ * only source (and the CRM_AWS_PROVIDER_VERSION that fits the mirror),
  * the AWS CLI and credentials (deploys, `npm run secrets`, the restore), ssh (`npm run ops`); then, for
  * information, the test tools of `npm test` (`npm run tools` installs them). Exit 1 when a prerequisite
  * is missing, 0 otherwise; `--help` says so.
  */
 import { spawnSync } from "child_process";
-import { accessSync, constants, readFileSync } from "fs";
+import { accessSync, constants, existsSync, readdirSync, readFileSync } from "fs";
 import { homedir } from "os";
 import { delimiter, join, resolve } from "path";
+import { SettingsProblem } from "../settings/errors";
+import {
+  AWS_PROVIDER_VERSION_VARIABLE, awsProviderVersion, compareVersions, OLDEST_TESTED_AWS_PROVIDER, PINNED_AWS_PROVIDER,
+} from "../settings/provider-version";
 
 const ROOT = resolve(__dirname, "..");
 /** Where `npm run tools` installs (scripts/ci/install-tools.sh, env.sh). */
@@ -19,7 +25,8 @@ export const MINIMUM_TERRAFORM = "1.10.0";
 export const DOCTOR_HELP = [
   "usage: npm run doctor",
   "checks every prerequisite at once, one line each, naming the fix of each missing one:",
-  "  Node.js (package.json's engines), Terraform >= 1.10, the AWS CLI, AWS credentials (aws sts get-caller-identity), ssh;",
+  "  Node.js (package.json's engines), Terraform >= 1.10, the AWS provider's version in a filesystem mirror",
+  "  (TF_CLI_CONFIG_FILE; the fix: CRM_AWS_PROVIDER_VERSION), the AWS CLI, AWS credentials (aws sts get-caller-identity), ssh;",
   "  then the test tools of npm test, for information (npm run tools installs them)",
   "exit 0 when every prerequisite is there, 1 when one is missing",
   "options:",
@@ -35,14 +42,59 @@ export interface Finding {
   readonly detail: string;
 }
 
-/** `a` compared with `b`, both dotted version numbers: negative, 0 or positive. */
-export function compareVersions(a: string, b: string): number {
-  const [x, y] = [a, b].map((version) => version.split(".").map((part) => Number.parseInt(part, 10) || 0));
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const difference = (x[i] ?? 0) - (y[i] ?? 0);
-    if (difference !== 0) return difference;
+/** Whether a provider_installation `include`/`exclude` list (HCL text between its brackets) names hashicorp/aws. */
+function namesAwsProvider(list: string): boolean {
+  return [...list.matchAll(/"([^"]+)"/g)].some(([, pattern]) => {
+    const parts = pattern.split("/");
+    const full = parts.length === 2 ? ["registry.terraform.io", ...parts] : parts;
+    return full.length === 3 && ["registry.terraform.io", "hashicorp", "aws"].every((part, i) => full[i] === "*" || full[i] === part);
+  });
+}
+
+/**
+ * The filesystem mirror a Terraform CLI configuration (its text) installs hashicorp/aws from, when it is the
+ * only source (no `direct` block, or one that excludes it), with the versions the mirror holds (unpacked
+ * directories or packed zip files); undefined otherwise.
+ */
+export function awsProviderMirror(cliConfig: string): { path: string; versions: string[] } | undefined {
+  const mirror = /filesystem_mirror\s*\{([^}]*)\}/.exec(cliConfig)?.[1];
+  const path = mirror && /\bpath\s*=\s*"([^"]+)"/.exec(mirror)?.[1];
+  if (!mirror || !path) return undefined;
+  const include = /\binclude\s*=\s*\[([^\]]*)\]/.exec(mirror)?.[1];
+  const exclude = /\bexclude\s*=\s*\[([^\]]*)\]/.exec(mirror)?.[1];
+  if ((include !== undefined && !namesAwsProvider(include)) || (exclude !== undefined && namesAwsProvider(exclude))) return undefined;
+  const direct = /\bdirect\s*\{([^}]*)\}/.exec(cliConfig);
+  if (direct) {
+    const directInclude = /\binclude\s*=\s*\[([^\]]*)\]/.exec(direct[1])?.[1];
+    const directExclude = /\bexclude\s*=\s*\[([^\]]*)\]/.exec(direct[1])?.[1];
+    const viaRegistry = (directInclude === undefined || namesAwsProvider(directInclude)) && !(directExclude !== undefined && namesAwsProvider(directExclude));
+    if (viaRegistry) return undefined;
   }
-  return 0;
+  const dir = join(path, "registry.terraform.io", "hashicorp", "aws");
+  const versions = existsSync(dir) ? readdirSync(dir).flatMap((name) => /^(?:terraform-provider-aws_)?(\d+\.\d+\.\d+)(?:_.+\.zip)?$/.exec(name)?.[1] ?? []) : [];
+  return { path, versions: [...new Set(versions)].sort(compareVersions) };
+}
+
+/** The check of the AWS provider's version against the CLI configuration's filesystem mirror, if any. */
+export function providerFinding(env: NodeJS.ProcessEnv): Finding {
+  const what = "AWS provider";
+  let required: string;
+  try {
+    required = awsProviderVersion(env[AWS_PROVIDER_VERSION_VARIABLE]);
+  } catch (error) {
+    if (error instanceof SettingsProblem) return { ok: false, what, detail: error.message };
+    throw error;
+  }
+  const config = env.TF_CLI_CONFIG_FILE || join(env.HOME || homedir(), ".terraformrc");
+  const mirror = existsSync(config) ? awsProviderMirror(readFileSync(config, "utf8")) : undefined;
+  if (!mirror) return { ok: true, what, detail: `hashicorp/aws ${required}, from the registry` };
+  const source = `the filesystem mirror ${mirror.path} (${config})`;
+  if (mirror.versions.includes(required)) return { ok: true, what, detail: `hashicorp/aws ${required}, from ${source}` };
+  const holds = mirror.versions.length ? `it holds ${mirror.versions.join(", ")}` : "it holds none";
+  const fits = mirror.versions.filter((v) => compareVersions(v, OLDEST_TESTED_AWS_PROVIDER) >= 0 && compareVersions(v, PINNED_AWS_PROVIDER) <= 0).pop();
+  const fix = fits ? `export ${AWS_PROVIDER_VERSION_VARIABLE}=${fits}`
+    : `add hashicorp/aws ${PINNED_AWS_PROVIDER} to the mirror (the stacks run with ${OLDEST_TESTED_AWS_PROVIDER} to ${PINNED_AWS_PROVIDER})`;
+  return { ok: false, what, detail: `the stacks require hashicorp/aws ${required}, which ${source} lacks (${holds}): ${fix}` };
 }
 
 /** Whether `version` satisfies an engines range made of `^X.Y.Z` and `>=X.Y.Z` alternatives joined by `||`. */
@@ -92,6 +144,7 @@ export function diagnose(env: NodeJS.ProcessEnv = process.env, nodeVersion = pro
     : compareVersions(terraformVersion, MINIMUM_TERRAFORM) < 0
       ? { ok: false, what: "Terraform", detail: `${terraformVersion} is older than ${MINIMUM_TERRAFORM}, which the stacks need: install a newer one, or run npm run tools` }
       : { ok: true, what: "Terraform", detail: terraformVersion });
+  findings.push(providerFinding(env));
 
   const aws = probe("aws", ["--version"], env);
   findings.push(aws?.status === 0

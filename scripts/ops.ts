@@ -196,6 +196,11 @@ export function stackOutput(stackDirectory: string, name: string, instead: strin
   }
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
+    // A fresh synth of a stack whose state is in S3: the state is there, the working directory is not initialized.
+    if (/Backend initialization required|please run "terraform init"/i.test(result.stderr ?? "")) {
+      throw new OpsError(`terraform output in ${stackDirectory} needs its backend initialized (${why.trim()}): `
+        + `run \`terraform -chdir=${stackDirectory} init\`, or ${instead}`);
+    }
     // The state in S3 needs the account's credentials to be read.
     const credentials = /credential|ExpiredToken|AccessDenied|InvalidClientTokenId|security token/i.test(result.stderr ?? "")
       ? "; reading the state in S3 needs AWS credentials: check them with `aws sts get-caller-identity` (npm run doctor)" : "";

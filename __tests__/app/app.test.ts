@@ -3,32 +3,15 @@
  * fresh copy of the project with no compiled .js, after an edit, and even when an old `tsc` build
  * left stale .js files next to the sources.
  */
-import { execFile, execFileSync, spawnSync } from "child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "fs";
-import { tmpdir } from "os";
+import { execFile, spawnSync } from "child_process";
+import { readFileSync, rmSync, writeFileSync } from "fs";
 import { dirname, join, resolve } from "path";
 import { promisify } from "util";
 import { APP_COMMAND, appInvocation } from "../support/app-command";
+import { freshCopy } from "../support/fresh-copy";
 
 const root = resolve(__dirname, "../..");
 const run = promisify(execFile);
-
-/** The repository's tracked files copied into a temporary directory, with node_modules linked in. */
-function freshCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), "crm-app-"));
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" })
-    .split("\0").filter(Boolean);
-  for (const file of files) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    try {
-      copyFileSync(join(root, file), join(dir, file));
-    } catch {
-      // a file deleted in the working tree but still in the index
-    }
-  }
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
-  return dir;
-}
 
 const env: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_DISABLE: "1", CRM_SETTINGS: "" };
 delete env.TF_CLI_CONFIG_FILE;

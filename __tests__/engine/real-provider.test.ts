@@ -79,9 +79,8 @@ function putSecrets(file: string, settings: StackSettings, env: Record<string, s
 
 /** `npm run deploy -- <stack> --auto-approve`, the app being deploy-app.ts, its output in `dir`/cdktf.out; bounded. */
 function npmDeploy(stack: string, dir: string, env: Record<string, string>): Promise<EngineResult> {
-  // --skip-provider-lock: cdktf would run `terraform providers lock`, which asks the registry (not the
-  // mirror of the CLI configuration) for the provider's checksums; this machine cannot reach it.
-  const args = ["run", "-s", "deploy", "--", stack, "--auto-approve", "--no-color", "--skip-provider-lock", "--output", join(dir, "cdktf.out"),
+  // No --skip-provider-lock: the npm script passes it (scripts/cdktf.sh: the lock asks the registry, not the mirror).
+  const args = ["run", "-s", "deploy", "--", stack, "--auto-approve", "--no-color", "--output", join(dir, "cdktf.out"),
     "--app", "node --import tsx __tests__/support/deploy-app.ts"];
   return new Promise((done) => execFile("npm", args, {
     cwd: ROOT, env: { ...process.env, ...env, CI: "1", FORCE_COLOR: "0" }, timeout: 2 * STEP_MS, maxBuffer: 16 * 1024 * 1024,
@@ -145,7 +144,7 @@ describeWithEngine("every example stack through the real AWS provider against mo
         // The user's command, once: `npm run deploy` (tsc, then cdktf deploy), its app rewritten as this copy is (deploy-app.ts).
         const start = Date.now();
         const deployed = await npmDeploy(settings.stackName, workspace.dir, {
-          ...env, CRM_SETTINGS: file, CRM_TEST_PROVIDER_VERSION: setup!.version ?? "", CRM_TEST_STATE_FILE: statePath,
+          ...env, CRM_SETTINGS: file, CRM_AWS_PROVIDER_VERSION: setup!.version ?? "", CRM_TEST_STATE_FILE: statePath,
         });
         outcome.steps.push({ step: "apply", code: deployed.code, seconds: Math.round((Date.now() - start) / 100) / 10, output: deployed.stdout + deployed.stderr });
         if (deployed.code !== 0) throw new Error(`${outcome.stack}: npm run deploy exited ${deployed.code}`);

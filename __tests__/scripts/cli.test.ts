@@ -1,15 +1,17 @@
 /**
  * The project's commands as a user meets them first: each one's `--help` (every action and option in
  * one line, exit 0), `npm run doctor` (every prerequisite at once, each missing one with its fix; AWS
- * credentials checked by the real AWS CLI against moto's STS), `npm run docs` saying what it did, and
+ * credentials checked by the real AWS CLI against moto's STS; the provider version a Terraform CLI
+ * configuration's filesystem mirror lacks, and the CRM_AWS_PROVIDER_VERSION that fits it), `npm run docs` saying what it did, and
  * `npm run scan` on the stacks `npm test` scans, without the user sourcing scripts/ci/env.sh.
  */
 import { execFile } from "child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 import { minVersion, satisfies } from "semver";
-import { satisfiesEngines } from "../../scripts/doctor";
+import { awsProviderMirror, satisfiesEngines } from "../../scripts/doctor";
+import { PINNED_AWS_PROVIDER } from "../../settings/provider-version";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { describeWithTools } from "../support/required-tools";
 
@@ -116,6 +118,41 @@ describe("npm run doctor", () => {
       "info    checkov: for npm test: not installed (npm run tools installs it)",
     ]));
     expect(lines.pop()).toBe(`doctor: ${nodeOk ? 4 : 5} prerequisite(s) missing: ${nodeOk ? "" : "Node.js, "}Terraform, AWS CLI, AWS credentials, ssh`);
+  });
+
+  it("a filesystem mirror (a Terraform CLI configuration's only source of hashicorp/aws) without the pin: the version to set", async () => {
+    // A mirror as `terraform providers mirror` leaves one: 5.100.0 unpacked, 6.2.0 packed, 6.99.0 (newer than the tested range) packed.
+    const mirror = join(dir, "mirror");
+    const aws = join(mirror, "registry.terraform.io", "hashicorp", "aws");
+    mkdirSync(join(aws, "5.100.0", "linux_amd64"), { recursive: true });
+    for (const version of ["6.2.0", "6.99.0"]) writeFileSync(join(aws, `terraform-provider-aws_${version}_linux_amd64.zip`), "");
+    const config = join(dir, "mirror.tfrc");
+    writeFileSync(config, `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ["registry.terraform.io/hashicorp/aws"]\n  }\n`
+      + `  direct {\n    exclude = ["registry.terraform.io/hashicorp/aws"]\n  }\n}\n`);
+    const doctor = (extra: NodeJS.ProcessEnv) => run(process.execPath, ["--import", "tsx", "scripts/doctor.ts"],
+      { PATH: dir, HOME: dir, CRM_TOOLS_DIR: join(dir, "tools"), TF_CLI_CONFIG_FILE: config, ...extra });
+    const providerLine = (result: Run) => result.stdout.split("\n").find((line) => / AWS provider: /.test(line));
+    const [pinned, fixed, untested, registry] = await Promise.all([
+      doctor({}), doctor({ CRM_AWS_PROVIDER_VERSION: "6.2.0" }), doctor({ CRM_AWS_PROVIDER_VERSION: "6.99.0" }), doctor({ TF_CLI_CONFIG_FILE: join(dir, "none.tfrc") }),
+    ]);
+    expect(providerLine(pinned)).toBe(`MISSING AWS provider: the stacks require hashicorp/aws ${PINNED_AWS_PROVIDER}, which the filesystem mirror ${mirror} (${config}) `
+      + "lacks (it holds 5.100.0, 6.2.0, 6.99.0): export CRM_AWS_PROVIDER_VERSION=6.2.0");
+    expect(pinned.stdout).toMatch(/^doctor: \d prerequisite\(s\) missing: .*AWS provider/m);
+    expect(providerLine(fixed)).toBe(`ok      AWS provider: hashicorp/aws 6.2.0, from the filesystem mirror ${mirror} (${config})`);
+    expect(providerLine(untested)).toBe(`MISSING AWS provider: CRM_AWS_PROVIDER_VERSION="6.99.0" is not a tested hashicorp/aws version: `
+      + `expected an exact version from 5.100.0 to ${PINNED_AWS_PROVIDER} (unset: ${PINNED_AWS_PROVIDER}).`);
+    expect(providerLine(registry)).toBe(`ok      AWS provider: hashicorp/aws ${PINNED_AWS_PROVIDER}, from the registry`);
+  });
+
+  it("the AWS provider's mirror is the Terraform CLI configuration's only source of hashicorp/aws, or none", () => {
+    const mirror = (body: string) => awsProviderMirror(`provider_installation {\n${body}\n}\n`)?.path;
+    const fs = (extra = "") => `filesystem_mirror {\n path = "${dir}"\n ${extra}\n}`;
+    expect(mirror(fs())).toBe(dir);
+    expect(mirror(fs('include = ["hashicorp/*"]'))).toBe(dir);
+    expect(mirror(fs('include = ["registry.terraform.io/hashicorp/google"]'))).toBeUndefined();
+    expect(mirror(fs('exclude = ["registry.terraform.io/hashicorp/aws"]'))).toBeUndefined();
+    expect(mirror(`${fs()}\ndirect {}`)).toBeUndefined();
+    expect(mirror(`${fs()}\ndirect {\n exclude = ["registry.terraform.io/*/*"]\n}`)).toBe(dir);
   });
 
   describeWithTools("with the AWS CLI against moto's STS", findMotoServer() ? [] : ["moto_server"], () => {

@@ -298,7 +298,7 @@ describeWithEngine("hostFromOutputs, the state in S3 (moto) without credentials"
     await moto?.stop();
   });
 
-  (motoServer ? test : test.skip)("names the credentials and how to check them", async () => {
+  (motoServer ? test : test.skip)("not initialized (a fresh synth): names terraform init; no credentials: names them and how to check them", async () => {
     moto = await MotoServer.start(motoServer!);
     expect((await moto.http("PUT", "/crm-ops-state")).status).toBe(200);
     workspace = new EngineWorkspace(engine, {
@@ -306,6 +306,15 @@ describeWithEngine("hostFromOutputs, the state in S3 (moto) without credentials"
         endpoints: { s3: moto.endpoint }, skip_credentials_validation: true, skip_requesting_account_id: true, skip_metadata_api_check: true } } },
       output: { CrmServerPublicIP: { value: "203.0.113.25" } },
     });
+    const fresh = { ...process.env };
+    Object.assign(process.env, { ...credentials, TF_CLI_CONFIG_FILE: join(workspace.dir, "cli.tfrc") });
+    try {
+      expect(() => hostFromOutputs(workspace.dir, "CrmServer", engine))
+        .toThrow(new RegExp(`^terraform output in .* needs its backend initialized \\(.*\\): run \`terraform -chdir=${workspace.dir} init\`, or give --host$`));
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in fresh)) delete process.env[key];
+      Object.assign(process.env, fresh);
+    }
     expect((await workspace.run(["init", "-input=false", "-no-color"], credentials)).code).toBe(0);
     expect((await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color"], credentials)).code).toBe(0);
     const saved = { ...process.env };

@@ -85,7 +85,9 @@ describe("the user's commands with a bad settings file", () => {
   const count = (output: string) => output.split(message).length - 1;
 
   it.each([["synth"], ["diff"], ["deploy"], ["destroy"]])("npm run %s prints the one line once and stops before cdktf runs", async (script) => {
-    const result = await command("npm", ["run", script, "--", "--output", join(dir, `out-${script}`)], bad);
+    // No terminal here: deploy and destroy need --auto-approve to get as far as the settings (scripts/cdktf.sh).
+    const approve = ["deploy", "destroy"].includes(script) ? ["--auto-approve"] : [];
+    const result = await command("npm", ["run", script, "--", "--output", join(dir, `out-${script}`), ...approve], bad);
     expect(result.code).not.toBe(0);
     expect(count(result.output)).toBe(1);
     expect(result.output).not.toMatch(/cdktf encountered|Synthesizing|\n\s+at /);

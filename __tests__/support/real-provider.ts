@@ -6,8 +6,8 @@
  * provider reaches moto through AWS_ENDPOINT_URL.
  */
 import { execFile } from "child_process";
-import { existsSync, readdirSync, readFileSync } from "fs";
-import { join } from "path";
+import { existsSync, readFileSync } from "fs";
+import { awsProviderMirror } from "../../scripts/doctor";
 import { StackJson } from "../../scripts/docs/terraform-json";
 
 export interface ProviderSetup {
@@ -23,12 +23,10 @@ export interface ProviderSetup {
 export function findProviderSetup(): ProviderSetup | undefined {
   const cliConfig = process.env.TF_CLI_CONFIG_FILE;
   if (!cliConfig || !existsSync(cliConfig)) return undefined;
-  const mirror = /filesystem_mirror\s*\{\s*path\s*=\s*"([^"]+)"/.exec(readFileSync(cliConfig, "utf8"))?.[1];
+  // The mirror as `npm run doctor` reads it: the only source of hashicorp/aws.
+  const mirror = awsProviderMirror(readFileSync(cliConfig, "utf8"));
   if (!mirror) return { cliConfig };
-  const dir = join(mirror, "registry.terraform.io", "hashicorp", "aws");
-  const versions = existsSync(dir) ? readdirSync(dir).filter((name) => /^\d+\.\d+\.\d+$/.test(name)) : [];
-  versions.sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
-  return versions.length === 0 ? undefined : { cliConfig, version: versions[versions.length - 1], mirror };
+  return mirror.versions.length === 0 ? undefined : { cliConfig, version: mirror.versions[mirror.versions.length - 1], mirror: mirror.path };
 }
 
 /** The resource types the gaps file's missing APIs drop from the copies. */
