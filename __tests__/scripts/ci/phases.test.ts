@@ -10,6 +10,7 @@ import { tmpdir } from "os";
 import { join, resolve } from "path";
 
 const RUNNER = resolve(__dirname, "../../../scripts/ci/phases.sh");
+const CHECK = resolve(__dirname, "../../../scripts/check.sh");
 
 /** Phases a test's script can use; each marker file is under $W (the test's directory). */
 const PHASES = `
@@ -135,4 +136,13 @@ describe("scripts/ci/phases.sh", () => {
     expect(leftOver()).toEqual([]);
     expect(readdirSync(dir).filter((name) => name.startsWith("crm-check."))).toEqual([]);
   }, 60_000);
+
+  it("npm test (scripts/check.sh) runs each of its phases once: the boot test first, alone at normal priority, the rest niced beside it", () => {
+    const text = readFileSync(CHECK, "utf8");
+    const defined = [...text.matchAll(/^phase_([a-z]+)\(\) \{$/gm)].map((m) => m[1]);
+    const lanes = [...text.matchAll(/^lane (.*)$/gm)].map((m) => m[1].split(" "));
+    expect(lanes).toEqual([["boot"], ["--nice", "10", ...defined.filter((name) => name !== "boot")]]);
+    expect(defined.length).toBe(new Set(defined).size);
+    expect(text.trimEnd().split("\n").pop()).toBe('phases_end "$REPORT"');
+  });
 });
