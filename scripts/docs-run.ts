@@ -79,7 +79,7 @@ export function runTable(run: CheckRun): string {
 export function readmeLine(run: CheckRun): string {
   const boot = run.phases.find((phase) => phase.name === "boot");
   const share = boot ? `, the VM boot test ${minutes(boot.durationMs)} of it, with the other phases beside it` : "";
-  return `\`npm test\` took ${minutes(run.wallMs)}${share}, in ${named(run)}; the phases: [docs/testing.md](docs/testing.md#the-phases-of-one-run).`;
+  return `\`npm test\` took ${seconds(run.wallMs)} (${minutes(run.wallMs)})${share}, in ${named(run)}; the phases: [docs/testing.md](docs/testing.md#the-phases-of-one-run).`;
 }
 
 export function withRun(readme: string, testing: string, run: CheckRun): { readme: string; testing: string } {

@@ -19,6 +19,9 @@ phases_now() { date +%s%3N; }
 phases_begin() {
   phases_dir=$(mktemp -d "${TMPDIR:-/tmp}/crm-check.XXXXXX")
   phases_start=$(phases_now)
+  # The commit under test, as it is before any phase has written a file.
+  phases_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  if [[ -n "$(git status --porcelain 2>/dev/null || true)" ]]; then phases_commit+=" with changes"; fi
   phases_lanes=()
   : >"$phases_dir/results"
   trap 'phases_stop 130' INT
@@ -86,7 +89,7 @@ phases_end() {
   wall=$(($(phases_now) - phases_start))
   mkdir -p "$(dirname "$file")"
   {
-    printf '# commit\t%s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | grep -q . && echo ' with changes')"
+    printf '# commit\t%s\n' "$phases_commit"
     printf '# date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
     printf '# machine\t%s cores, %s\n' "$(nproc)" "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
     printf '# wall\t%s\n' "$wall"
