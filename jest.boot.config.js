@@ -6,5 +6,7 @@ const base = require("./jest.config.js");
 module.exports = {
   ...base,
   testMatch: ["**/*.boot.ts"],
+  // Stops on SIGTERM or SIGINT with afterAll still run (jest alone would end at once).
+  testEnvironment: "<rootDir>/__tests__/boot/environment.js",
   maxWorkers: 1,
 };

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# The project's test command (`npm test`): type check, jest (unit, stack, engine and
-# integration tests), the CDK Terrain conversion check, the VM boot test, checkov scan of the
-# synthesized stack, and actionlint and zizmor on the workflows.
+# The project's test command (`npm test`): the VM boot test, and beside it the type check, jest (unit,
+# stack, engine and integration tests), the CDK Terrain conversion check, checkov's scan of the
+# synthesized stacks, and actionlint and zizmor on the workflows.
+# The boot test is the long pole (emulated VMs, CPU-bound): it starts first, at normal priority; the
+# other phases run one after another in a second lane under `nice -n 10`, so that they take the CPU
+# the VMs leave idle (jest's real-provider test mostly waits on the provider's waiters). Each phase's
+# output is printed whole when it ends; the run ends with the table of phases (also written to
+# test-results/check-run.tsv, which `npm run docs:run` pastes into the docs) and the line
+# `total: N passed, N failed`. A failing phase fails the run; the others still run to their end.
 # Tools come from scripts/ci/install-tools.sh. Locally a missing scanner or linter is
 # skipped with a notice; in CI (CI=true) it is a failure.
 set -euo pipefail
@@ -28,6 +34,10 @@ esac
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/ci/env.sh
 source scripts/ci/env.sh
+# shellcheck source=scripts/ci/phases.sh
+source scripts/ci/phases.sh
+
+REPORT=test-results/check-run.tsv
 
 have() {
   command -v "$1" >/dev/null 2>&1 && return 0
@@ -39,39 +49,50 @@ have() {
   return 1
 }
 
-echo "== type check (tsc --noEmit)"
-npx tsc --noEmit
-
-echo "== jest"
-results=$(mktemp --suffix=.json)
-trap 'rm -f "$results"' EXIT
-status=0
-npx jest --json --outputFile="$results" || status=$?
-# shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
-node -e '
-  const r = require(process.argv[1]);
-  console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
-' "$results"
-[ "$status" -eq 0 ] || exit "$status"
-
-echo "== CDK Terrain: the converted copy type-checks, synthesizes the same JSON and passes jest (scripts/cdktn/check.sh)"
-bash scripts/cdktn/check.sh
-
 # The boot test: the stack's user data in a Debian 12 VM (qemu). The first run builds the image
-# (a few minutes; cached by a hash of its inputs), later runs only boot.
-if have qemu-system-x86_64 "boot test" && have mmdebstrap "boot test"; then
-  echo "== boot test (npm run test:boot)"
+# (a few minutes; cached by a hash of its inputs), later runs only boot. Ends with `boot: N passed, N failed`.
+phase_boot() {
+  have qemu-system-x86_64 "boot test" && have mmdebstrap "boot test" || return 0
   npx jest --config jest.boot.config.js --runInBand
-fi
+}
 
-if have checkov "security scan"; then
-  echo "== synthesize and scan (checkov terraform_json)"
-  # npm run scan: the stacks of the example settings and examples/ (prod has a domain and alarm e-mail;
-  # scale-out the other topology), synthesized as cdktf synth does, into a directory of their own.
+phase_typecheck() {
+  npx tsc --noEmit
+}
+
+# jest with one worker more than the cores: beside the VMs, one worker sits mostly waiting in the
+# real-provider test (the provider's waiters against moto), and the others take what CPU the niced
+# lane gets. Ends with `jest: N passed, N failed, N skipped`.
+phase_jest() {
+  local results status=0
+  results=$(mktemp --suffix=.json)
+  npx jest --maxWorkers="$(($(nproc) + 1))" --json --outputFile="$results" || status=$?
+  # shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
+  node -e '
+    const r = require(process.argv[1]);
+    console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+  ' "$results"
+  return "$status"
+}
+
+# The converted copy type-checks, synthesizes the same JSON and passes jest (scripts/cdktn/check.sh).
+phase_cdktn() {
+  bash scripts/cdktn/check.sh
+}
+
+# npm run scan: the stacks of the example settings and examples/ (prod has a domain and alarm e-mail;
+# scale-out the other topology), synthesized as cdktf synth does, into a directory of their own.
+phase_scan() {
+  have checkov "security scan" || return 0
   bash scripts/ci/scan.sh --synth
-fi
+}
 
-if have actionlint "workflow lint" && have zizmor "workflow audit"; then
-  echo "== workflow lint (actionlint, and zizmor's audit)"
+phase_workflows() {
+  have actionlint "workflow lint" && have zizmor "workflow audit" || return 0
   bash scripts/ci/lint-workflows.sh
-fi
+}
+
+phases_begin
+lane boot
+lane --nice 10 typecheck jest cdktn scan workflows
+phases_end "$REPORT"

@@ -248,6 +248,11 @@ const running = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const child of running) killGroup(child);
 });
+// npm test stopped (the boot test's environment, __tests__/boot/environment.js): the VMs go at once, so
+// that every wait on them ends and afterAll runs.
+(globalThis as { crmBootStop?: AbortSignal }).crmBootStop?.addEventListener("abort", () => {
+  for (const child of running) killGroup(child);
+});
 
 /**
  * Runs qemu under a guard in its own process group: `timeout` bounds its life, and the guard kills

@@ -37,6 +37,8 @@ const RUN_BY: Record<string, string> = {
   "npm run deploy": "__tests__/engine/readme-deploy.test.ts (the README's, as written, against moto: without a terminal, then with --auto-approve, then after a setting changed); "
     + "__tests__/engine/real-provider.test.ts (cdktf deploy of the scale-out example); __tests__/settings/main-errors.test.ts (a bad settings file)",
   "npm run test:boot": "npm test runs it (scripts/check.sh)",
+  "npm run test:quick": "npm test runs each of its files (__tests__/tiers.test.ts: every test file in one tier); its selection is jest.quick.config.js",
+  "npm run docs:run": "__tests__/docs/run-figures.test.ts (its rendering, on the pages' own markers); it needs a run's test-results/check-run.tsv",
   "npm run ops": "the boot test drives it against VMs (__tests__/boot/ops-scenarios.ts, parameter-store-host.ts); __tests__/scripts/ops.test.ts",
   "npm run ops logs": "__tests__/integration/ops-everyday.test.ts (its host commands on the harness's host; the options in __tests__/scripts/ops.test.ts); "
     + "the boot test's everyday rows (__tests__/boot/everyday-scenarios.ts: logs shows the app's lines)",

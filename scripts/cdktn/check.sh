@@ -114,8 +114,15 @@ JS
 
 log "3. jest (all but __tests__/engine, __tests__/integration and __tests__/workflows/run.test.ts)"
 status=0
-npx jest --testPathIgnorePatterns /node_modules/ '/__tests__/(engine|integration)/' '/__tests__/workflows/run\.test\.ts$' >"$work/jest.log" 2>&1 || status=$?
+npx jest --testPathIgnorePatterns /node_modules/ '/__tests__/(engine|integration)/' '/__tests__/workflows/run\.test\.ts$' \
+  --json --outputFile="$work/jest.json" >"$work/jest.log" 2>&1 || status=$?
 grep -E '^(Tests|Test Suites):' "$work/jest.log" | sed 's/^/[cdktn-check]   /' >&2
+# The count npm test sums (scripts/ci/phases.sh): `cdktn: N passed, N failed`.
+# shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
+node -e '
+  const r = require(process.argv[1]);
+  console.log(`cdktn: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+' "$work/jest.json" || true
 if ((status != 0)); then
   grep -E -A12 '●' "$work/jest.log" | head -80 >&2 || true
   log "ERROR: jest failed on the cdktn copy"

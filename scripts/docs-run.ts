@@ -1,0 +1,107 @@
+/**
+ * `npm run docs:run [-- FILE]`: pastes the table of phases of one `npm test` run (FILE, default
+ * test-results/check-run.tsv, which scripts/check.sh writes at the end of every run) into the
+ * README's and docs/testing.md's `check-run` sections, so that the time the pages give is the one of
+ * a named run (its commit, date and machine), not a figure from memory. Run it after the fresh-clone
+ * run whose figures the pages should cite, and commit the result.
+ */
+import { readFileSync, writeFileSync } from "fs";
+import { resolve } from "path";
+import { replaceSection } from "./docs/readme";
+
+const ROOT = resolve(__dirname, "..");
+export const RUN_FILE = resolve(ROOT, "test-results", "check-run.tsv");
+const GENERATOR = "`npm run docs:run` (scripts/docs-run.ts) from a run's test-results/check-run.tsv";
+
+export interface Phase {
+  readonly name: string;
+  /** Offset from the run's start, and duration, in ms. */
+  readonly startMs: number;
+  readonly durationMs: number;
+  readonly result: string;
+  readonly counts: string;
+}
+
+export interface CheckRun {
+  readonly commit: string;
+  readonly date: string;
+  readonly machine: string;
+  readonly wallMs: number;
+  readonly phases: Phase[];
+}
+
+/** The file scripts/ci/phases.sh writes: `# key<TAB>value` lines, a header row, a row per phase. */
+export function parseRun(text: string): CheckRun {
+  const meta = new Map<string, string>();
+  const phases: Phase[] = [];
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  for (const line of lines) {
+    const fields = line.split("\t");
+    if (line.startsWith("# ")) meta.set(fields[0].slice(2), fields.slice(1).join("\t"));
+    else if (fields[0] !== "phase") {
+      const [name, start, duration, result, counts = ""] = fields;
+      if (!/^\d+$/.test(start ?? "") || !/^\d+$/.test(duration ?? "") || !result) {
+        throw new Error(`not a row of a phase (name, start ms, duration ms, result, counts): ${JSON.stringify(line)}`);
+      }
+      phases.push({ name, startMs: Number(start), durationMs: Number(duration), result, counts });
+    }
+  }
+  for (const key of ["commit", "date", "machine", "wall"]) {
+    if (!meta.has(key)) throw new Error(`the run file has no "# ${key}" line: is it scripts/check.sh's test-results/check-run.tsv?`);
+  }
+  if (phases.length === 0) throw new Error("the run file lists no phase");
+  return { commit: meta.get("commit")!, date: meta.get("date")!, machine: meta.get("machine")!, wallMs: Number(meta.get("wall")), phases };
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 1000).toLocaleString("en-US")} s`;
+const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
+const passed = (run: CheckRun) => run.phases.every((phase) => phase.result === "passed" || phase.result === "skipped");
+
+/** Who ran what, where: the sentence both pages start with. */
+function named(run: CheckRun): string {
+  return `the run of ${run.commit} on ${run.date} (${run.machine})`;
+}
+
+/** docs/testing.md's section: the run named, then the table of its phases. */
+export function runTable(run: CheckRun): string {
+  const rows = run.phases.map((phase) =>
+    `| ${phase.name} | +${seconds(phase.startMs)} | ${seconds(phase.durationMs)} | ${phase.result}${phase.counts ? `: ${phase.counts}` : ""} |`);
+  return [
+    `\`npm test\` in ${named(run)}: ${passed(run) ? "passed" : "FAILED"} in ${seconds(run.wallMs)} (${minutes(run.wallMs)}).`,
+    "",
+    "| phase | start | duration | result |",
+    "|---|---|---|---|",
+    ...rows,
+  ].join("\n");
+}
+
+/** The README's section: the whole run's time and the boot test's share, with the run named. */
+export function readmeLine(run: CheckRun): string {
+  const boot = run.phases.find((phase) => phase.name === "boot");
+  const share = boot ? `, the VM boot test ${minutes(boot.durationMs)} of it, with the other phases beside it` : "";
+  return `\`npm test\` took ${seconds(run.wallMs)} (${minutes(run.wallMs)})${share}, in ${named(run)}; the phases: [docs/testing.md](docs/testing.md#the-phases-of-one-run).`;
+}
+
+export function withRun(readme: string, testing: string, run: CheckRun): { readme: string; testing: string } {
+  return {
+    readme: replaceSection(readme, "check-run", readmeLine(run), GENERATOR, "README.md"),
+    testing: replaceSection(testing, "check-run", runTable(run), GENERATOR, "docs/testing.md"),
+  };
+}
+
+if (require.main === module) {
+  const file = resolve(process.argv[2] ?? RUN_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    console.error(`docs:run: no ${file}: run npm test first (scripts/check.sh writes it), or name the run's file`);
+    process.exit(2);
+  }
+  const readmeFile = resolve(ROOT, "README.md");
+  const testingFile = resolve(ROOT, "docs", "testing.md");
+  const next = withRun(readFileSync(readmeFile, "utf8"), readFileSync(testingFile, "utf8"), parseRun(text));
+  writeFileSync(readmeFile, next.readme);
+  writeFileSync(testingFile, next.testing);
+  console.log(`docs:run: README.md and docs/testing.md now cite ${file}`);
+}
