@@ -16,10 +16,12 @@ set -euo pipefail
 usage() {
   cat <<'EOF'
 usage: npm test [-- --help]
-runs every test of the project, in order: the type check (tsc --noEmit); jest (unit, stack, engine and
-integration tests); the CDK Terrain conversion check; the VM boot test (qemu); checkov's scan of the
-synthesized stacks; actionlint and zizmor on the workflows. A missing tool is skipped with a notice
-(with CI=true, a failure); npm run tools installs them. One test file: npx jest <file> (docs/testing.md).
+runs every test of the project in two lanes: the VM boot test (qemu); and beside it, under nice, the
+type check (tsc --noEmit), jest (unit, stack, engine and integration tests), the CDK Terrain conversion
+check, checkov's scan of the synthesized stacks, actionlint and zizmor on the workflows; then the table of
+phases and `total: N passed, N failed`. A missing tool is skipped with a notice (with CI=true, a
+failure); npm run tools installs them. The quick tier: npm run test:quick. One test file: npx jest <file>
+(docs/testing.md).
 options:
   -h, --help  this help
 EOF
