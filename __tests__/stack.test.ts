@@ -567,7 +567,7 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(alarms.crm_database_cpu.dimensions).toEqual({ DBInstanceIdentifier: "${aws_db_instance.crm_database.identifier}" });
     // The memory threshold follows database_instance_class: EC2's instance type of its name, without "db.".
     expect(json.data?.aws_ec2_instance_type.crm_database_class).toEqual({ instance_type: '${trimprefix(var.database_instance_class, "db.")}' });
-    expect(alarms.crm_database_free_memory.threshold).toBe("${(data.aws_ec2_instance_type.crm_database_class.memory_size * 104857.6)}");
+    expect(alarms.crm_database_free_memory.threshold).toBe("${floor((data.aws_ec2_instance_type.crm_database_class.memory_size * 104857.6))}");
     expect(only(resources, "aws_cloudwatch_log_group").name).toBe("/crm/CrmHost-scale/CrmServer");
     // Its hosts ship their logs there and publish their metrics too (no per-host alarm: they come and go).
     expect(json.locals?.provisioning_script).toContain("\nreadonly LOG_GROUP='/crm/CrmHost-scale/CrmServer' ");

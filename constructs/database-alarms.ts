@@ -102,7 +102,8 @@ export class DatabaseAlarms extends Construct {
       alarmName: awsName("alarmName", `${props.nameTag} database FreeableMemory`),
       alarmDescription: `${props.nameTag}'s database has had less than ${limits.freeMemoryPercent}% of its memory freeable for 15 minutes`,
       metricName: "FreeableMemory", statistic: "Average", period: 300, evaluationPeriods: 3,
-      threshold: Token.asNumber(Op.mul(this.instanceType.memorySize, 1024 * 1024 * limits.freeMemoryPercent / 100)),
+      // Whole bytes: a fraction could come back from CloudWatch rounded otherwise than Terraform computed it.
+      threshold: Fn.floor(Token.asNumber(Op.mul(this.instanceType.memorySize, 1024 * 1024 * limits.freeMemoryPercent / 100))),
       comparisonOperator: "LessThanThreshold", treatMissingData: "missing",
     });
     nameElements(`${name}_free_storage`, this.freeStorage);

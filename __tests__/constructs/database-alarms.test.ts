@@ -23,8 +23,8 @@ describe("DatabaseAlarms", () => {
       alarm_name: "S/W database FreeableMemory", namespace: "AWS/RDS", metric_name: "FreeableMemory",
       dimensions: { DBInstanceIdentifier: "${aws_db_instance.db.identifier}" }, statistic: "Average", period: 300, evaluation_periods: 3,
       comparison_operator: "LessThanThreshold", treat_missing_data: "missing",
-      // memory_size is in MiB: a tenth of it, in bytes (CloudWatch's unit for FreeableMemory).
-      threshold: "${(data.aws_ec2_instance_type.crm_database_class.memory_size * 104857.6)}",
+      // memory_size is in MiB: a tenth of it, in whole bytes (CloudWatch's unit for FreeableMemory).
+      threshold: "${floor((data.aws_ec2_instance_type.crm_database_class.memory_size * 104857.6))}",
     });
   });
 
