@@ -576,14 +576,19 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(json.variable).not.toHaveProperty("instance_type");
   });
 
-  it("watches the load balancer (5xx, unhealthy hosts, response time) and the database (free storage, CPU, connections)", () => {
+  it("watches the load balancer (5xx, unhealthy hosts, no healthy host, response time) and the database (free storage, CPU, connections, memory)", () => {
     const alarms = resources.aws_cloudwatch_metric_alarm;
-    expect(Object.keys(alarms).sort()).toEqual(["crm_database_connections", "crm_database_cpu", "crm_database_free_storage",
-      "crm_load_balancer_5xx", "crm_load_balancer_response_time", "crm_load_balancer_unhealthy_hosts"]);
-    expect(alarms.crm_load_balancer_unhealthy_hosts.dimensions).toEqual({
-      LoadBalancer: "${aws_lb.crm_load_balancer.arn_suffix}", TargetGroup: "${aws_lb_target_group.crm_hosts.arn_suffix}",
-    });
+    expect(Object.keys(alarms).sort()).toEqual(["crm_database_connections", "crm_database_cpu", "crm_database_free_memory", "crm_database_free_storage",
+      "crm_load_balancer_5xx", "crm_load_balancer_healthy_hosts", "crm_load_balancer_response_time", "crm_load_balancer_unhealthy_hosts"]);
+    for (const name of ["crm_load_balancer_unhealthy_hosts", "crm_load_balancer_healthy_hosts"]) {
+      expect(alarms[name].dimensions).toEqual({
+        LoadBalancer: "${aws_lb.crm_load_balancer.arn_suffix}", TargetGroup: "${aws_lb_target_group.crm_hosts.arn_suffix}",
+      });
+    }
     expect(alarms.crm_database_cpu.dimensions).toEqual({ DBInstanceIdentifier: "${aws_db_instance.crm_database.identifier}" });
+    // The memory threshold follows database_instance_class: EC2's instance type of its name, without "db.".
+    expect(json.data?.aws_ec2_instance_type.crm_database_class).toEqual({ instance_type: '${trimprefix(var.database_instance_class, "db.")}' });
+    expect(alarms.crm_database_free_memory.threshold).toBe("${floor((data.aws_ec2_instance_type.crm_database_class.memory_size * 104857.6))}");
     expect(only(resources, "aws_cloudwatch_log_group").name).toBe("/crm/CrmHost-scale/CrmServer");
     // Its hosts ship their logs there and publish their metrics too (no per-host alarm: they come and go).
     expect(json.locals?.provisioning_script).toContain("\nreadonly LOG_GROUP='/crm/CrmHost-scale/CrmServer' ");

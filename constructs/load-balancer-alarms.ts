@@ -11,10 +11,17 @@ export interface LoadBalancerThresholds {
   readonly responseTimeSeconds: number;
   /** Minutes in a row with an unhealthy host before the unhealthy-hosts alarm fires (a host being replaced is one for a while). */
   readonly unhealthyMinutes: number;
+  /**
+   * Minutes in a row without a healthy host before the no-healthy-host alarm fires: the site is down. A new
+   * stack's first host answers the health check within about 3 minutes of its launch.
+   */
+  readonly noHealthyHostMinutes: number;
 }
 
-/** Defaults: 10 server errors in 5 minutes, 2 seconds on average, an unhealthy host for 10 minutes. */
-export const LOAD_BALANCER_THRESHOLDS: LoadBalancerThresholds = { errorsPerFiveMinutes: 10, responseTimeSeconds: 2, unhealthyMinutes: 10 };
+/** Defaults: 10 server errors in 5 minutes, 2 seconds on average, an unhealthy host for 10 minutes, no healthy host for 5. */
+export const LOAD_BALANCER_THRESHOLDS: LoadBalancerThresholds = {
+  errorsPerFiveMinutes: 10, responseTimeSeconds: 2, unhealthyMinutes: 10, noHealthyHostMinutes: 5,
+};
 
 /** Props of {@link LoadBalancerAlarms}. */
 export interface LoadBalancerAlarmsProps {
@@ -32,7 +39,7 @@ export interface LoadBalancerAlarmsProps {
   /** @default LOAD_BALANCER_THRESHOLDS */
   readonly thresholds?: Partial<LoadBalancerThresholds>;
   /**
-   * Terraform name prefix (`aws_cloudwatch_metric_alarm.<name>_5xx`, `_unhealthy_hosts`, `_response_time`).
+   * Terraform name prefix (`aws_cloudwatch_metric_alarm.<name>_5xx`, `_unhealthy_hosts`, `_healthy_hosts`, `_response_time`).
    * @default "crm_load_balancer"
    */
   readonly name?: string;
@@ -41,12 +48,15 @@ export interface LoadBalancerAlarmsProps {
 /**
  * The scale-out topology's alarms on its Application Load Balancer (AWS/ApplicationELB): server errors
  * (the hosts' 5xx and the load balancer's own, such as 502 and 503 when no host answers, summed by metric
- * math), unhealthy hosts in the target group, and a slow app. No traffic is no error: missing data is "not
- * breaching". Each alarm costs $0.10 a month (the 5xx alarm, of two metrics, $0.20).
+ * math), unhealthy hosts in the target group, no healthy host in it, and a slow app. No traffic is no error:
+ * missing data is "not breaching", but for the healthy-host count, where it is "breaching": with no host
+ * registered (a group scaled to zero, hosts that never came up) nothing may report a count at all, and a site
+ * with no host known to be healthy is down. Each alarm costs $0.10 a month (the 5xx alarm, of two metrics, $0.20).
  */
 export class LoadBalancerAlarms extends Construct {
   public readonly serverErrors: CloudwatchMetricAlarm;
   public readonly unhealthyHosts: CloudwatchMetricAlarm;
+  public readonly healthyHosts: CloudwatchMetricAlarm;
   public readonly responseTime: CloudwatchMetricAlarm;
 
   constructor(scope: Construct, id: string, props: LoadBalancerAlarmsProps) {
@@ -84,6 +94,14 @@ export class LoadBalancerAlarms extends Construct {
       treatMissingData: "notBreaching",
       ...actions,
     });
+    this.healthyHosts = new CloudwatchMetricAlarm(this, "healthy_hosts", {
+      alarmName: awsName("alarmName", `${props.nameTag} HealthyHostCount`),
+      alarmDescription: `${props.nameTag} has had no healthy host in the load balancer's target group for ${limits.noHealthyHostMinutes} minutes`,
+      namespace: "AWS/ApplicationELB", metricName: "HealthyHostCount", dimensions: target, statistic: "Maximum",
+      period: 60, evaluationPeriods: limits.noHealthyHostMinutes, threshold: 1, comparisonOperator: "LessThanThreshold",
+      treatMissingData: "breaching",
+      ...actions,
+    });
     this.responseTime = new CloudwatchMetricAlarm(this, "response_time", {
       alarmName: awsName("alarmName", `${props.nameTag} TargetResponseTime`),
       alarmDescription: `${props.nameTag}'s hosts took ${limits.responseTimeSeconds} seconds or more on average to answer, over 5 minutes`,
@@ -94,6 +112,7 @@ export class LoadBalancerAlarms extends Construct {
     });
     nameElements(`${name}_5xx`, this.serverErrors);
     nameElements(`${name}_unhealthy_hosts`, this.unhealthyHosts);
+    nameElements(`${name}_healthy_hosts`, this.healthyHosts);
     nameElements(`${name}_response_time`, this.responseTime);
   }
 }

@@ -166,7 +166,9 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   new LoadBalancerAlarms(stack, "load_balancer_alarms", {
     loadBalancerArnSuffix: loadBalancer.loadBalancer.arnSuffix, targetGroupArnSuffix: loadBalancer.targetGroup.arnSuffix, nameTag, topicArn: topic?.arn,
   });
-  new DatabaseAlarms(stack, "database_alarms", { dbInstanceIdentifier: database.instance.identifier, nameTag, topicArn: topic?.arn });
+  new DatabaseAlarms(stack, "database_alarms", {
+    dbInstanceIdentifier: database.instance.identifier, instanceClass: variables.databaseInstanceClass.stringValue, nameTag, topicArn: topic?.arn,
+  });
 
   new ScaleOutOutputs(stack, "outputs", {
     instanceName: settings.instanceName,

@@ -28,6 +28,16 @@ describe("LoadBalancerAlarms", () => {
     });
   });
 
+  it("fires when the target group has had no healthy host for 5 minutes, a count nobody reports (no host registered) counting as none", () => {
+    expect(alarms.crm_load_balancer_healthy_hosts).toMatchObject({
+      alarm_name: "S/W HealthyHostCount", namespace: "AWS/ApplicationELB", metric_name: "HealthyHostCount",
+      dimensions: { LoadBalancer: "app/crm/1", TargetGroup: "targetgroup/crm/2" },
+      statistic: "Maximum", period: 60, evaluation_periods: 5, threshold: 1, comparison_operator: "LessThanThreshold", treat_missing_data: "breaching",
+    });
+    // The only alarm of the four that no traffic and no host set off: the others read missing data as not breaching.
+    expect(Object.entries(alarms).filter(([, alarm]) => alarm.treat_missing_data === "breaching").map(([name]) => name)).toEqual(["crm_load_balancer_healthy_hosts"]);
+  });
+
   it("tells the topic when given one", () => {
     for (const alarm of Object.values(alarms)) expect(alarm.alarm_actions).toBeUndefined();
     for (const alarm of Object.values(build("arn:t"))) expect([alarm.alarm_actions, alarm.ok_actions]).toEqual([["arn:t"], ["arn:t"]]);

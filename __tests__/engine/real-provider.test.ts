@@ -8,17 +8,16 @@
  * docs/scale-out.md: deletion protection off first). Stacks run side by side, except the two that
  * share the domain's record.
  */
-import { execFile, spawn } from "child_process";
+import { execFile } from "child_process";
 import { Testing } from "cdktf";
 import { readdirSync } from "fs";
 import { join, resolve } from "path";
 import { CrmHostStack } from "../../main";
 import { DATABASE_ENGINE_VERSION, databaseIdentifier } from "../../constructs/managed-database";
-import { loadStackSettings, StackSettings } from "../../settings/stack-settings";
+import { loadStackSettings } from "../../settings/stack-settings";
 import { findMotoServer, MotoServer } from "../support/moto-server";
-import { droppedTypes, findProviderSetup, motoEnvironment, plannedChangeDetails, providerCopy } from "../support/real-provider";
-import { newKey } from "../support/ssh-keys";
-import { describeWithEngine, EngineResult, EngineWorkspace, tfVars } from "../support/terraform-engine";
+import { droppedTypes, findProviderSetup, motoEnvironment, plannedChangeDetails, providerCopy, seedAccount, stackVariables } from "../support/real-provider";
+import { describeWithEngine, EngineResult, EngineWorkspace } from "../support/terraform-engine";
 import gaps from "./moto-gaps.json";
 
 const ROOT = resolve(__dirname, "../..");
@@ -56,25 +55,6 @@ async function awsJson(args: string[], env: Record<string, string>): Promise<any
   const result = await aws(args, env);
   if (result.code !== 0) throw new Error(`aws ${args.join(" ")}: ${result.stderr}`);
   return result.stdout.trim() ? JSON.parse(result.stdout) : {};
-}
-
-/** `npm run secrets -- <stack> set`, as the operator runs it, the values on standard input. */
-function putSecrets(file: string, settings: StackSettings, env: Record<string, string>): Promise<void> {
-  const lines = settings.provisioning.topology === "scale-out" ? ["app-Pass-1", "token-1"] : ["root-Pass-1", "app-Pass-1", "token-1"];
-  return new Promise((done, fail) => {
-    const child = spawn("npm", ["run", "-s", "secrets", "--", settings.stackName, "set"], {
-      cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CRM_SETTINGS: file, ...env }, stdio: ["pipe", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      if (code === 0) done(); else fail(new Error(`npm run secrets -- ${settings.stackName} set: exit ${code}\n${output}`));
-    });
-    child.stdin.end(`${lines.join("\n")}\n`);
-  });
 }
 
 /** `npm run deploy -- <stack> --auto-approve`, the app being deploy-app.ts, its output in `dir`/cdktf.out; bounded. */
@@ -118,14 +98,7 @@ describeWithEngine("every example stack through the real AWS provider against mo
     // The state file by its full path: `npm run deploy` (the scale-out's apply) runs Terraform in its own output directory.
     const statePath = join(workspace.dir, "terraform.tfstate");
     workspace.writeConfiguration(providerCopy(json, setup!.version, DROPPED, statePath));
-    const key = newKey("ed25519").line;
-    const variables = tfVars({
-      key_pair_name: `${settings.stackName}-admin`, ssh_public_key: key,
-      ...(scaleOut ? { subnet_ids: subnets.slice(0, 2) } : { subnet_id: subnets[0] }),
-    });
-    const secretVariables = settings.provisioning.secrets === "parameter-store" ? {}
-      : tfVars({ db_root_password: "root-Pass-1", app_db_password: "app-Pass-1", source_host_token: "token-1" });
-    const env = { ...base, ...variables, ...secretVariables };
+    const env = { ...base, ...stackVariables(settings, subnets) };
     const step = async (name: Step, args: string[], ok: (code: number) => boolean = (code) => code === 0): Promise<EngineResult> => {
       const start = Date.now();
       const result = await workspace.run([...args, "-no-color"], env, {}, STEP_MS);
@@ -184,15 +157,8 @@ describeWithEngine("every example stack through the real AWS provider against mo
     const start = Date.now();
     server = await MotoServer.start(moto!, 30_000, { MOTO_IAM_LOAD_MANAGED_POLICIES: "true" });
     const base = { ...motoEnvironment(server.endpoint, REGION), TF_CLI_CONFIG_FILE: setup!.cliConfig };
-    // Seeded as an account would be: the default VPC with DNS hostnames, the examples' hosted zone, the secrets.
-    const vpc = (await awsJson(["ec2", "describe-vpcs", "--filters", "Name=is-default,Values=true"], base)).Vpcs[0].VpcId as string;
-    await awsJson(["ec2", "modify-vpc-attribute", "--vpc-id", vpc, "--enable-dns-hostnames", '{"Value":true}'], base);
-    const subnets = ((await awsJson(["ec2", "describe-subnets", "--filters", `Name=vpc-id,Values=${vpc}`], base)).Subnets as { SubnetId: string; AvailabilityZone: string }[])
-      .sort((a, b) => a.AvailabilityZone.localeCompare(b.AvailabilityZone)).map((subnet) => subnet.SubnetId);
+    // Seeded as an account would be: the default VPC with DNS hostnames, the examples' hosted zone, the secrets (below).
     const settings = FILES.map((file) => ({ file, settings: loadStackSettings(file) }));
-    for (const zone of new Set(settings.map(({ settings: s }) => s.provisioning.domain?.hostedZone).filter(Boolean))) {
-      await awsJson(["route53", "create-hosted-zone", "--name", zone!, "--caller-reference", `seed-${zone}`], base);
-    }
     // An earlier deployment's final snapshot, under the name a fixed final_snapshot_identifier would give again.
     for (const { settings: s } of settings.filter(({ settings: s }) => s.provisioning.topology === "scale-out")) {
       const earlier = `${databaseIdentifier(s.stackName)}-earlier`;
@@ -200,7 +166,7 @@ describeWithEngine("every example stack through the real AWS provider against mo
         "--db-instance-class", "db.t4g.micro", "--master-username", "admin", "--master-user-password", "earlier-Pass-1", "--allocated-storage", "20"], base);
       await awsJson(["rds", "delete-db-instance", "--db-instance-identifier", earlier, "--final-db-snapshot-identifier", `${databaseIdentifier(s.stackName)}-final`], base);
     }
-    for (const { file, settings: s } of settings) if (s.provisioning.secrets === "parameter-store") await putSecrets(file, s, base);
+    const subnets = await seedAccount(settings, base);
     newerImage = (await awsJson(["ssm", "get-parameter", "--name", NEWER_IMAGE_PARAMETER], base)).Parameter.Value;
     probes = await Promise.all(gaps.missing.map(async (gap) => {
       const result = await aws(gap.probe, base);

@@ -5,10 +5,16 @@
  * backend is local and, with a mirror, whose provider constraint names the mirror's version; the
  * provider reaches moto through AWS_ENDPOINT_URL.
  */
-import { execFile } from "child_process";
+import { execFile, spawn } from "child_process";
 import { existsSync, readFileSync } from "fs";
+import { resolve } from "path";
 import { awsProviderMirror } from "../../scripts/doctor";
 import { StackJson } from "../../scripts/docs/terraform-json";
+import { StackSettings } from "../../settings/stack-settings";
+import { newKey } from "./ssh-keys";
+import { tfVars } from "./terraform-engine";
+
+const ROOT = resolve(__dirname, "../..");
 
 export interface ProviderSetup {
   /** The CLI configuration file (TF_CLI_CONFIG_FILE). */
@@ -138,4 +144,56 @@ export function awsJson(args: string[], env: Record<string, string>): Promise<an
   return new Promise((done, fail) => execFile("aws", [...args, "--endpoint-url", env.AWS_ENDPOINT_URL, "--output", "json", "--cli-read-timeout", "20", "--cli-connect-timeout", "5"],
     { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", ...env }, timeout: 60_000 },
     (error, stdout, stderr) => (error ? fail(new Error(`aws ${args.join(" ")}: ${stderr || error.message}`)) : done(stdout.trim() ? JSON.parse(stdout) : {}))));
+}
+
+/**
+ * moto seeded as an account the example stacks deploy into would be: DNS hostnames on in the default VPC,
+ * the hosted zones of the settings' domains, and the secrets `npm run secrets -- <stack> set` puts for
+ * those that keep them in Parameter Store (`files`: the settings files, as the command reads them).
+ * Resolves with the default VPC's subnets, by zone.
+ */
+export async function seedAccount(files: readonly { file: string; settings: StackSettings }[], env: Record<string, string>): Promise<string[]> {
+  const vpc = (await awsJson(["ec2", "describe-vpcs", "--filters", "Name=is-default,Values=true"], env)).Vpcs[0].VpcId as string;
+  await awsJson(["ec2", "modify-vpc-attribute", "--vpc-id", vpc, "--enable-dns-hostnames", '{"Value":true}'], env);
+  const subnets = ((await awsJson(["ec2", "describe-subnets", "--filters", `Name=vpc-id,Values=${vpc}`], env)).Subnets as { SubnetId: string; AvailabilityZone: string }[])
+    .sort((a, b) => a.AvailabilityZone.localeCompare(b.AvailabilityZone)).map((subnet) => subnet.SubnetId);
+  for (const zone of new Set(files.map(({ settings }) => settings.provisioning.domain?.hostedZone).filter(Boolean))) {
+    // Where Route 53's own endpoint is set (AWS_ENDPOINT_URL_ROUTE_53, as the provider reads it), the zone goes there.
+    await awsJson(["route53", "create-hosted-zone", "--name", zone!, "--caller-reference", `seed-${zone}`],
+      { ...env, AWS_ENDPOINT_URL: env.AWS_ENDPOINT_URL_ROUTE_53 ?? env.AWS_ENDPOINT_URL });
+  }
+  for (const { file, settings } of files) if (settings.provisioning.secrets === "parameter-store") await putSecrets(file, settings, env);
+  return subnets;
+}
+
+/** `npm run secrets -- <stack> set`, as the operator runs it, the values on standard input. */
+export function putSecrets(file: string, settings: StackSettings, env: Record<string, string>): Promise<void> {
+  const lines = settings.provisioning.topology === "scale-out" ? ["app-Pass-1", "token-1"] : ["root-Pass-1", "app-Pass-1", "token-1"];
+  return new Promise((done, fail) => {
+    const child = spawn("npm", ["run", "-s", "secrets", "--", settings.stackName, "set"], {
+      cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CRM_SETTINGS: file, ...env }, stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      if (code === 0) done(); else fail(new Error(`npm run secrets -- ${settings.stackName} set: exit ${code}\n${output}`));
+    });
+    child.stdin.end(`${lines.join("\n")}\n`);
+  });
+}
+
+/** The variables (TF_VAR_…) a stack's apply is given: a new key pair, the subnets, and the secrets unless Parameter Store holds them. */
+export function stackVariables(settings: StackSettings, subnets: readonly string[]): Record<string, string> {
+  const scaleOut = settings.provisioning.topology === "scale-out";
+  return {
+    ...tfVars({
+      key_pair_name: `${settings.stackName}-admin`, ssh_public_key: newKey("ed25519").line,
+      ...(scaleOut ? { subnet_ids: subnets.slice(0, 2) } : { subnet_id: subnets[0] }),
+    }),
+    ...(settings.provisioning.secrets === "parameter-store" ? {}
+      : tfVars({ db_root_password: "root-Pass-1", app_db_password: "app-Pass-1", source_host_token: "token-1" })),
+  };
 }

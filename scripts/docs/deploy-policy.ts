@@ -47,6 +47,8 @@ export const TYPE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   aws_ebs_volume: [
     "ec2:CreateVolume", "ec2:DescribeVolumes", "ec2:DescribeVolumesModifications", "ec2:ModifyVolume", "ec2:DeleteVolume",
     "ec2:DescribeSnapshots", "ec2:CreateTags", "ec2:DeleteTags",
+    // final_snapshot: deleting the volume (opted in, or a replacement) snapshots it first.
+    "ec2:CreateSnapshot",
   ],
   aws_volume_attachment: ["ec2:AttachVolume", "ec2:DetachVolume", "ec2:DescribeVolumes", "ec2:DescribeInstances", "ec2:StopInstances"],
   aws_launch_template: [
@@ -102,12 +104,16 @@ export const TYPE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
     "autoscaling:DescribeLifecycleHooks", "autoscaling:DescribeWarmPool", "autoscaling:EnableMetricsCollection",
     "autoscaling:DisableMetricsCollection", "autoscaling:SuspendProcesses", "autoscaling:ResumeProcesses", "autoscaling:SetInstanceProtection",
     "ec2:RunInstances", "ec2:DescribeLaunchTemplateVersions", "iam:PassRole", "iam:CreateServiceLinkedRole",
+    // Waiting for capacity: the hosts healthy in the group's target groups.
+    "elasticloadbalancing:DescribeTargetHealth",
   ],
   aws_lb: [
     "elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeLoadBalancerAttributes",
     "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets",
     "elasticloadbalancing:SetIpAddressType", "elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:AddTags",
     "elasticloadbalancing:RemoveTags", "elasticloadbalancing:DescribeTags", "iam:CreateServiceLinkedRole",
+    // Read back with every load balancer (its minimum capacity units), whether or not the stack sets one.
+    "elasticloadbalancing:DescribeCapacityReservation",
   ],
   aws_lb_listener: [
     "elasticloadbalancing:CreateListener", "elasticloadbalancing:DescribeListeners", "elasticloadbalancing:DescribeListenerAttributes",
@@ -149,6 +155,7 @@ export interface PolicyStatement {
   readonly Effect: "Allow";
   readonly Action: string[];
   readonly Resource: string | string[];
+  readonly Condition?: Readonly<Record<string, Readonly<Record<string, string[]>>>>;
 }
 
 /** The types (resources, and data sources as `data.<type>`) of the stacks, sorted. */
@@ -177,7 +184,28 @@ function stateStatements(stacks: readonly StackJson[]): PolicyStatement[] {
     { Sid: "TerraformState", Effect: "Allow", Action: ["s3:ListBucket", "s3:GetObject", "s3:PutObject"],
       Resource: buckets.flatMap((bucket) => [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`]) },
     { Sid: "TerraformLockFile", Effect: "Allow", Action: ["s3:DeleteObject"], Resource: buckets.map((bucket) => `arn:aws:s3:::${bucket}/*.tflock`) },
-    ...(keys.length ? [{ Sid: "TerraformStateKey", Effect: "Allow" as const, Action: ["kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey"], Resource: keys }] : []),
+    ...stateKeyStatements(keys),
+  ];
+}
+
+/**
+ * The state key's statements. IAM matches a KMS permission against the key's ARN, never an alias's (a
+ * statement naming `…:alias/crm-host-tfstate` allows nothing), and the settings may name the key by either.
+ * A key ARN is the resource itself. An alias ARN becomes every key of its account and Region (`…:key/*`,
+ * the settings hold no key id to name), narrowed by `kms:ResourceAliases` to the key the alias points to:
+ * one key, as with its ARN, and it stays right when the alias is moved to a new key.
+ */
+function stateKeyStatements(keys: readonly string[]): PolicyStatement[] {
+  const actions = ["kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey"];
+  const keyArns = keys.filter((key) => /:key\//.test(key));
+  const aliasArns = keys.filter((key) => /:alias\//.test(key));
+  return [
+    ...(keyArns.length ? [{ Sid: "TerraformStateKey", Effect: "Allow" as const, Action: actions, Resource: keyArns }] : []),
+    ...(aliasArns.length ? [{
+      Sid: "TerraformStateKeyByAlias", Effect: "Allow" as const, Action: actions,
+      Resource: [...new Set(aliasArns.map((arn) => arn.replace(/:alias\/.*$/, ":key/*")))].sort(),
+      Condition: { "ForAnyValue:StringEquals": { "kms:ResourceAliases": [...new Set(aliasArns.map((arn) => arn.slice(arn.indexOf(":alias/") + 1)))].sort() } },
+    }] : []),
   ];
 }
 
@@ -215,8 +243,9 @@ export function deployPolicyJson(stacks: readonly StackJson[]): string {
       line = line ? `${line}, ${action}` : action;
     }
     lines.push(line);
+    const condition = statement.Condition ? `,\n      "Condition": ${JSON.stringify(statement.Condition)}` : "";
     return `    {\n      "Sid": ${JSON.stringify(statement.Sid)}, "Effect": "Allow", "Resource": ${JSON.stringify(statement.Resource)},\n`
-      + `      "Action": [\n${lines.map((text) => `        ${text}`).join("\n")}\n      ]\n    }`;
+      + `      "Action": [\n${lines.map((text) => `        ${text}`).join("\n")}\n      ]${condition}\n    }`;
   });
   return `{\n  "Version": "${policy.Version}",\n  "Statement": [\n${statements.join(",\n")}\n  ]\n}\n`;
 }
