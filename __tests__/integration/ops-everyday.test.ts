@@ -22,7 +22,7 @@ import { shellQuote } from "../../userdata/script";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { guidedRestore, parseOpsArgs, runOps } from "../../scripts/ops";
 import { findEngine } from "../support/terraform-engine";
-import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { actionAuditLines, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import { exampleStackSettings } from "../support/synth";
 
@@ -50,7 +50,7 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
 
   /** Runs the host's ops command as root through sudo by alice. */
   const run = (args: string[], input?: string): Promise<RunResult> => h.runCommand(ops.command, args, { env: { SUDO_USER: "alice" }, input });
-  const audit = () => readFileSync(ops.auditLog, "utf8").trim().split("\n");
+  const audit = () => actionAuditLines(ops.auditLog);
   const shell = (command: string) => h.shell(command);
 
   beforeAll(async () => {

@@ -18,7 +18,7 @@ import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { ScriptSecrets, SecretParameterNames } from "../../settings/provisioning-settings";
 import { findMotoServer, MotoServer } from "../support/moto-server";
-import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { actionAuditLines, nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 
 jest.setTimeout(240_000);
@@ -93,7 +93,7 @@ class Host {
   }
 
   audit(): string[] {
-    return readFileSync(this.ops.auditLog, "utf8").trim().split("\n").map((line) => line.replace(/^\S+Z /, ""));
+    return actionAuditLines(this.ops.auditLog).map((line) => line.replace(/^\S+Z /, ""));
   }
 
   state(): string {
