@@ -1,7 +1,8 @@
 /**
  * The local side of the ops command: `npm run ops -- <stack> <action> [args] [options]` runs
  * `sudo <scriptDirectory>/<appName>-ops <action> [args]` on the stack's host over ssh, as the login
- * user, with the user's own key, and exits with its status (docs/operations.md).
+ * user, with the user's own key, and exits with its status (docs/operations.md). Before a host action it installs
+ * its own version of the host's tool when the host's differs (installTool, userdata/ops-tool.ts).
  *
  * The host is the stack's output `<instanceName>PublicIP` (`terraform output -json` in
  * cdktf.out/stacks/<stack>), or `--host`. Host keys are always checked (StrictHostKeyChecking=yes)

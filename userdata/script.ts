@@ -328,9 +328,12 @@ readonly DATABASE_WAIT_SECONDS=${DATABASE_WAIT_SECONDS} DATABASE_LOCK_SECONDS=${
  * the user data's header, and in the ops tool after the host's configuration, which they override (userdata/ops-tool.ts).
  */
 export function renderToolConstants(): string {
+  // One readonly line per group, each with its directive (a directive covers one command): the tests' stand-in hosts
+  // shorten the numbers by their readonly lines (__tests__/support/provisioning-harness.ts).
   return `# shellcheck disable=SC2034 # the ops tool's too
-readonly GIT_SECONDS=${GIT_SECONDS} GIT_STALL_SECONDS=${GIT_STALL_SECONDS} HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES} \\
-  FREE_MARGIN_MB=${FREE_MARGIN_MB} REF_SHAPE=${shellQuote(REF_SHAPE)} REF_FORBIDDEN=${shellQuote(REF_FORBIDDEN)}
+readonly GIT_SECONDS=${GIT_SECONDS} GIT_STALL_SECONDS=${GIT_STALL_SECONDS} HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES} FREE_MARGIN_MB=${FREE_MARGIN_MB}
+# shellcheck disable=SC2034 # the ops tool's too
+readonly REF_SHAPE=${shellQuote(REF_SHAPE)} REF_FORBIDDEN=${shellQuote(REF_FORBIDDEN)}
 `;
 }
 
