@@ -58,7 +58,6 @@ if [[ $OLD == "$VERSION" ]]; then
   echo "$VERSION"
   exit 0
 fi
-mkdir -p "$(dirname "$OPS_COMMAND")"
 rm -f -- "$OPS_COMMAND".install-?????? "$OPS_COMMAND".conf.install-??????  # a killed run's
 # An older host's command holds its settings (readonly -p) and its functions, and ends with ops_main "$@": its
 # settings become the configuration, as the first boot now writes it (settings_text), before the tool replaces it.
@@ -72,7 +71,8 @@ if [[ ! -e $OPS_COMMAND.conf && $OLD == legacy-* ]]; then
   sync "$TMP"
   mv -f "$TMP" "$OPS_COMMAND.conf"
 fi
-TMP=$(mktemp "$OPS_COMMAND.install-XXXXXX") || fail "could not create a file in $(dirname "$OPS_COMMAND")"
+[[ -f $OPS_COMMAND.conf ]] || fail "no $OPS_COMMAND.conf: the host's first boot did not start (or the stack's settings name another command)"
+TMP=$(mktemp "$OPS_COMMAND.install-XXXXXX" 2>&1) || { error=$TMP TMP=''; fail "writing it failed: ${error##*: }"; }
 if ! error=$(cat 2>&1 >"$TMP"); then fail "writing it failed: ${error##*: }"; fi
 [[ $(sed -n 2p "$TMP") == "OPS_TOOL_VERSION=$VERSION" && $(tail -n +3 "$TMP" | sha256sum | cut -d' ' -f1) == "$VERSION" ]] ||
   fail "what arrived is not that version (cut off?)"

@@ -9,6 +9,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from "os";
 import { join } from "path";
 import { OPS_INSTALLER, opsToolVersion, renderOpsTool, renderOpsToolBody, renderScriptHeader, stampOpsTool } from "../../userdata";
+import { hostOpsActions } from "../../userdata/ops";
 import { PRODUCTION_SETTINGS, SECRETS } from "./fixtures";
 
 const tool = renderOpsTool();
@@ -26,6 +27,8 @@ beforeEach(() => {
   mkdirSync(join(dir, "sbin"));
   mkdirSync(join(dir, "log"));
   paths = { command: join(dir, "sbin", "crm-ops"), lock: join(dir, "log", "crm-ops.lock"), log: join(dir, "log", "crm-ops.log") };
+  // The configuration the first boot writes (first-boot.sh); the installer installs no tool where there is none.
+  writeFileSync(`${paths.command}.conf`, 'declare -r APP_NAME="crm"\n', { mode: 0o600 });
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -53,7 +56,30 @@ describe("the ops tool", () => {
   });
 });
 
+describe("the tool's actions", () => {
+  test("every action the CLI accepts (hostOpsActions) has its function in the tool, and every ops_ function is an action's or the dispatcher's", () => {
+    const declared = spawnSync("bash", ["-c", `${tool.text.replace(/\nops_main "\$@"\n$/, "\n").replace(/\nOPS_CONFIG=[\s\S]*?\n# shellcheck disable=SC2034/, "\n# shellcheck disable=SC2034")}
+declare -F | cut -d' ' -f3 | grep '^ops_'`], { encoding: "utf8" });
+    expect(declared.stderr).toBe("");
+    const functions = declared.stdout.trim().split("\n");
+    const actions = hostOpsActions().map(({ name }) => `ops_${name.replace(/-/g, "_")}`);
+    // The dispatcher's own: the dispatcher, a changing action's frame (lock, audit, signals), and each topology's refusals.
+    const dispatcher = ["ops_main", "ops_change", "ops_finish", "ops_signal", "ops_lock", "ops_unlock", "ops_action_single_host", "ops_action_scale_out"];
+    expect(actions.filter((name) => !functions.includes(name))).toEqual([]);
+    expect(functions.filter((name) => !actions.includes(name) && !dispatcher.includes(name))).toEqual([]);
+  });
+});
+
 describe("the installer", () => {
+  test("installs no tool where the first boot wrote no configuration", () => {
+    rmSync(`${paths.command}.conf`);
+    const refused = install(tool.text);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toBe(`ops-install: the host keeps its tool none, not updated to ${tool.version.slice(0, 12)}: no ${paths.command}.conf: `
+      + "the host's first boot did not start (or the stack's settings name another command)\n");
+    expect(readdirSync(join(dir, "sbin"))).toEqual([]);
+  });
+
   test("installs the tool (mode 700) with an audit line naming both versions, then changes nothing for the same version", () => {
     const first = install(tool.text);
     expect({ status: first.status, stderr: first.stderr }).toEqual({ status: 0, stderr: "" });
@@ -83,7 +109,7 @@ describe("the installer", () => {
     expect(full.status).toBe(1);
     expect(full.stderr).toMatch(/^ops-install: the host keeps its tool \w{12}, not updated to \w{12}: writing it failed: File too large\n$/);
     same();
-    expect(readdirSync(join(dir, "sbin"))).toEqual(["crm-ops"]);
+    expect(readdirSync(join(dir, "sbin")).sort()).toEqual(["crm-ops", "crm-ops.conf"]);
 
     // An action holds the lock (ops_lock, as the tool takes it): busy, exit 75, naming the holder.
     const functions = OPS_INSTALLER.slice(0, OPS_INSTALLER.indexOf("\nset -Eeuo pipefail"));
@@ -105,6 +131,7 @@ describe("the installer", () => {
   }, 30_000);
 
   test("an older host's command (no version, no configuration): its settings become the configuration, then the tool runs with them", () => {
+    rmSync(`${paths.command}.conf`);
     const legacy = readFileSync(join(__dirname, "legacy", "crm-ops"), "utf8").replaceAll("/LEGACYROOT", dir);
     writeFileSync(paths.command, legacy, { mode: 0o700 });
     const legacyVersion = `legacy-${spawnSync("sha256sum", [], { input: legacy, encoding: "utf8" }).stdout.slice(0, 12)}`;
