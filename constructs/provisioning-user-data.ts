@@ -128,6 +128,11 @@ export class ProvisioningUserData extends Construct {
    * Undefined in `parameter-store` mode, where the user data holds no secret.
    */
   public readonly secretBudgetBytes?: number;
+  /**
+   * What the user data takes at most of EC2's limit, as this construct's check counts it: the compressed script
+   * with the margin for Terraform's gzip, and in `user-data` mode three secrets of the longest accepted length.
+   */
+  public readonly checkedBytes: number;
 
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
@@ -139,10 +144,12 @@ export class ProvisioningUserData extends Construct {
     if (inUserData) {
       // Three secrets of the longest accepted length in single-byte characters must always fit.
       const needed = 3 * Math.ceil((props.maxSecretLength ?? MAX_SECRET_LENGTH) / 3) * 4;
-      if (scriptBytes + needed > USER_DATA_LIMIT_BYTES) throw new UserDataTooLarge(scriptBytes + needed);
+      this.checkedBytes = scriptBytes + needed;
+      if (this.checkedBytes > USER_DATA_LIMIT_BYTES) throw new UserDataTooLarge(this.checkedBytes);
       this.secretBudgetBytes = USER_DATA_LIMIT_BYTES - scriptBytes;
       this.maxCompressedBytes = USER_DATA_LIMIT_BYTES;
     } else {
+      this.checkedBytes = scriptBytes;
       if (scriptBytes > USER_DATA_LIMIT_BYTES) throw new UserDataTooLarge(scriptBytes);
       this.maxCompressedBytes = scriptBytes;
     }

@@ -1,7 +1,8 @@
 /**
  * The local side of the ops command: `npm run ops -- <stack> <action> [args] [options]` runs
  * `sudo <scriptDirectory>/<appName>-ops <action> [args]` on the stack's host over ssh, as the login
- * user, with the user's own key, and exits with its status (docs/operations.md).
+ * user, with the user's own key, and exits with its status (docs/operations.md). Before a host action it installs
+ * its own version of the host's tool when the host's differs (installTool, userdata/ops-tool.ts).
  *
  * The host is the stack's output `<instanceName>PublicIP` (`terraform output -json` in
  * cdktf.out/stacks/<stack>), or `--host`. Host keys are always checked (StrictHostKeyChecking=yes)
@@ -21,6 +22,7 @@ import { loadEnvironments } from "../settings/environments";
 import { SettingsProblem } from "../settings/errors";
 import { StackSettings } from "../settings/stack-settings";
 import { hostOpsActions, opsPaths } from "../userdata/ops";
+import { OPS_INSTALLER, renderOpsTool, shortVersion } from "../userdata/ops-tool";
 import { shellQuote } from "../userdata/script";
 import { isGitRef, REF_EXPECTED } from "../settings/git-ref";
 import { CommandLine, CommandLineError, OptionSpec, parseCommandLine, sshFileOption } from "./cli-options";
@@ -134,7 +136,9 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const acceptNewHostKey = options["accept-new-host-key"] === "true";
   const [stack, action, ...args] = positional;
   if (!stack || !action) throw new OpsError(USAGE, 2);
-  if (!OPS_ACTIONS.includes(action) && !(action in LOCAL_ACTIONS)) throw new OpsError(`unknown action "${action}"\n${USAGE}`, 2);
+  if (!OPS_ACTIONS.includes(action) && !(action in LOCAL_ACTIONS)) {
+    throw new OpsError(`unknown action "${action}": the actions are ${[...OPS_ACTIONS, ...Object.keys(LOCAL_ACTIONS)].join(", ")} (npm run ops -- --help)`, 2);
+  }
   const extra = Object.fromEntries(Object.entries(options).filter(([name]) => !(name in SSH_OPTIONS)));
   for (const name of Object.keys(extra)) {
     if (!(ACTION_OPTIONS[action] ?? []).includes(name) || (name === "output" && args[0] !== "dump")) {
@@ -155,7 +159,10 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     throw new OpsError(`--master-secret must be a Secrets Manager secret's ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got ${JSON.stringify(extra["master-secret"])}`, 2);
   }
   if ((action === "backup" || action === "restore") && args.length > 0) throw new OpsError(`${action} takes no arguments; got "${args.join(" ")}"`, 2);
-  if (action === "release" && args.length > 0 && !isGitRef(args[0])) {
+  if (action === "release" && args.length !== 1) {
+    throw new OpsError(`release takes one git ref (a branch, tag or commit): npm run ops -- ${stack} release <ref>; got ${args.length === 0 ? "none" : `"${args.join(" ")}"`}`, 2);
+  }
+  if (action === "release" && !isGitRef(args[0])) {
     throw new OpsError(`the ref "${args[0]}" of release must be ${REF_EXPECTED}`, 2);
   }
   const bad = args.find((arg) => !ARGUMENT.test(arg));
@@ -246,7 +253,7 @@ export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshF
  * The ssh command line: strict host key checking, no secret (the key is a file). It runs the host's ops
  * command with the action, or `remote` (a command line for root, run through `sudo -n bash -c`); `tty`: a terminal (ssh -t).
  */
-export function sshArguments(request: OpsRequest, target: { host: string; user: string; command: string; remote?: string; tty?: boolean } & SshFiles): string[] {
+export function sshArguments(request: OpsRequest, target: { host: string; user: string; command: string; remote?: string; remoteArgs?: string[]; tty?: boolean } & SshFiles): string[] {
   return [
     ...(target.tty ? ["-t"] : []),
     "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
@@ -256,7 +263,8 @@ export function sshArguments(request: OpsRequest, target: { host: string; user: 
     ...(target.keyFile ? ["-o", sshFileOption("IdentityFile", target.keyFile), "-o", "IdentitiesOnly=yes"] : []),
     "-l", target.user, "-p", String(request.port),
     "--", target.host,
-    ...(target.remote === undefined ? ["sudo", "-n", target.command, request.action, ...request.args] : [`sudo -n bash -c ${shellQuote(target.remote)}`]),
+    ...(target.remote === undefined ? ["sudo", "-n", target.command, request.action, ...request.args]
+      : [["sudo -n bash -c", target.remote, ...(target.remoteArgs ?? [])].map((word, i) => (i === 0 ? word : shellQuote(word))).join(" ")]),
   ];
 }
 
@@ -387,6 +395,15 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
     const shell: HostShell = (command) => spawn(ssh, sshArguments(request, { ...target, remote: command }), { stdio: "pipe" });
     const report = (line: string) => console.error(`ops: ${line}`);
     let code: number;
+    if (OPS_ACTIONS.includes(action)) {
+      // The host runs the tool of this CLI: installed first when it differs (userdata/ops-tool.ts); else the action does not run.
+      code = await installTool(() => spawn(ssh, sshArguments(request, { ...target, remote: OPS_INSTALLER, remoteArgs: installerArguments(settings, user) }),
+        { stdio: ["pipe", "pipe", "pipe"] }), report).catch((error: NodeJS.ErrnoException) => { throw notInstalled(error); });
+      if (code !== 0) {
+        if (code === 255) console.error(`ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`);
+        return code;
+      }
+    }
     if (action === "backup") {
       const made = await backup(ec2(settings), shell, settings, report);
       console.log(made.snapshotId);
@@ -440,6 +457,45 @@ function openPartial(partial: string): number {
   } catch (error) {
     throw new OpsError(`db dump --output: cannot create ${partial} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was dumped`);
   }
+}
+
+/** The installer's arguments after the tool's version (userdata/ops-install.sh): the command, the lock, the audit log, who. */
+function installerArguments(settings: StackSettings, user: string): string[] {
+  const paths = opsPaths(settings.provisioning);
+  return ["ops-install", renderOpsTool().version, paths.command, paths.lockFile, paths.auditLog, user];
+}
+
+/**
+ * Runs the installer (`start`: ssh to it) with the tool on its standard input; 0 when the host's tool is this CLI's,
+ * after `ops: host tool OLD -> NEW` when it updated it; else the installer's status, after its one line (which names
+ * both versions and why: busy, a full disk, a cut-off copy).
+ */
+export async function installTool(start: () => ChildProcess, report: (line: string) => void): Promise<number> {
+  const tool = renderOpsTool();
+  const child = start();
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr?.on("data", (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stdin?.on("error", () => undefined);
+  child.stdin?.end(tool.text);
+  const code = await new Promise<number>((resolvePromise, reject) => {
+    child.on("error", reject);
+    child.on("close", (status, signal) => resolvePromise(status ?? (signal ? 128 : 1)));
+  });
+  const words = stdout.trim().split(/\s+/);
+  if (code === 0 && words.at(-1) === tool.version) {
+    if (words.length === 2) report(`host tool ${shortVersion(words[0])} -> ${shortVersion(tool.version)}`);
+    return 0;
+  }
+  if (code === 255) {
+    process.stderr.write(stderr);
+    return code;
+  }
+  const why = stderr.trim().split("\n").filter(Boolean).at(-1)?.replace(/^ops-install: /, "")
+    ?? `the host's tool was not updated to ${shortVersion(tool.version)}: the installer answered ${JSON.stringify(stdout.trim())} (exit ${code})`;
+  report(`${why}; the action did not run`);
+  return code === 0 ? 1 : code;
 }
 
 /** The command: exits with the action's status, or 1 (2 for a usage error) with one line saying why. */

@@ -3,3 +3,4 @@ export * from "./script";
 export * from "./unit";
 export * from "./ops";
 export * from "./telemetry";
+export * from "./ops-tool";

@@ -1,13 +1,13 @@
 #!/bin/bash
-# The ops command of the host, <scriptDirectory>/<app>-ops (root only, run through sudo): ships
+# The ops tool of the host, <scriptDirectory>/<app>-ops (root only, run through sudo): ships
 # releases of the app without a new host, rolls them back, patches the operating system and runs
 # the provisioning script again (docs/operations.md).
 #
-# Function definitions only. This file goes into the user data as a module (userdata/script.ts,
-# scriptModules), between the header and provision.sh, whose install_command writes every function
-# of the script (these and its own helpers: log, die, retry, git_token, redact, ...) and its settings
-# into the command before step 1. The command holds no secret: load_secrets (provision.sh) reads them
-# from the user data when an action needs them.
+# Function definitions only. The ops tool (userdata/ops-tool.ts) holds these and every other function of
+# userdata/*.sh (log, die, retry, git_token, redact, ...), with the settings the first boot wrote beside it
+# (<command>.conf); `npm run ops` installs it before every host action. The user data carries of this file only
+# what the first boot runs (the lock). The tool holds no secret: load_secrets (provision.sh) reads them from the
+# user data when an action needs them.
 #
 # Releases: <RELEASES_DIR>/<number>-<commit>, each a checkout of its own owned by the login user,
 # with its own node_modules and a copy of the current .env; <app_dir> is a symbolic link to the
@@ -27,6 +27,11 @@
 # passes its output on and ends with its status (--wait --pipe).
 ops_main() {
   ((EUID == 0)) || die "run it as root (sudo)"
+  # The refresh script's, at each boot before the app starts (provision.sh: refresh_public_uris); no user's action.
+  if [[ ${1:-} == settle-boot ]]; then
+    settle_unverified boot
+    return
+  fi
   case ${1:-} in
     release | rollback | patch | reprovision | rotate-secrets | restart)
       [[ -n ${OPS_RUN:-} ]] || exec systemd-run --unit="$APP_NAME-ops-$$" --wait --pipe --quiet --collect --setenv=OPS_RUN=1 \
@@ -130,9 +135,10 @@ escape() {
 }
 
 # audit_line WHO WHAT FROM TO RESULT: one line in OPS_LOG, escaped (escape): when, who (through sudo),
-# what, from -> to, result.
+# what, from -> to, result, and the version of the ops tool that wrote it.
 audit_line() {
-  printf '%s\n' "$(escape "$(date -u +%FT%TZ) $1 $2: $3 -> $4: $5")" >>"$OPS_LOG"
+  local tool=${OPS_TOOL_VERSION:-unknown}
+  printf '%s\n' "$(escape "$(date -u +%FT%TZ) $1 $2: $3 -> $4: $5 (tool ${tool:0:12})")" >>"$OPS_LOG"
 }
 
 # ops_lock WHAT: the one lock of the changing actions and of the provisioning script, held for this shell
@@ -484,6 +490,7 @@ os_release() {
 ops_status() {
   local ok=0 new previous holder
   answers || ok=1
+  echo "tool: ${OPS_TOOL_VERSION:0:12}"
   echo "release: $(readlink "$APP_DIR" || echo "$APP_DIR")"
   if read -r new previous _ < <(state_get unverified); then echo "unverified: $new; the next action keeps it if it answers, else puts $previous back, as a boot does"; fi
   if read -r new _ < <(state_get adopting); then echo "adopting: the first boot's checkout as $new; the next action or a boot finishes it"; fi

@@ -18,6 +18,7 @@ set -Eeuo pipefail
 shopt -s inherit_errexit
 
 export GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
+# shellcheck disable=SC2034 # read by the functions a user data may leave out (treeShake)
 DB_ROOT_PASSWORD='' APP_DB_PASSWORD='' SOURCE_HOST_TOKEN='' PUBLIC_DNS='' CURRENT_STEP=setup MAIN_SUBSHELL=0
 TEMP_FILES=()
 
@@ -459,22 +460,27 @@ step_15_install_service() {
 # to FRONTENDURI and BACKENDURI.
 refresh_public_uris() {
   trap 'rm -rf -- "${TEMP_FILES[@]}"' EXIT
-  # A release switched to and never verified (its ops action was cut off) does not start (userdata/ops.sh).
-  settle_unverified boot
+  # A release switched to and never verified (its ops action was cut off) does not start (userdata/ops.sh): the
+  # installed ops tool settles it. A host with no tool has had no action, so no release to settle.
+  if [[ -x $OPS_COMMAND ]]; then "$OPS_COMMAND" settle-boot; fi
   read_public_hostname
   set_env_values FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }
 
-# install_command FILE MODE CODE: a script that runs CODE with this script's settings (its readonly
-# variables, but the secrets *_B64 and bash's own) and functions: the refresh script, and the ops
-# command (userdata/ops.sh), written before step 1 so that a failed first boot can be repaired with it.
-# It holds no secret.
+# settings_text: this script's settings as bash reads them back (its readonly variables, but the secrets
+# *_B64 and bash's own): what install_command and the ops tool's configuration hold. No secret.
+settings_text() {
+  readonly -p | grep -Ev '_B64=|^declare -[a-z]+ (BASH|EUID|PPID|SHELLOPTS|UID)'
+}
+
+# install_command FILE MODE CODE: a script that runs CODE with this script's settings (settings_text) and
+# functions: the refresh script, and the telemetry script. It holds no secret.
 install_command() {
   {
     # shellcheck disable=SC2016 # expanded when the command runs
     printf '#!/bin/bash\nset -Eeuo pipefail\nshopt -s inherit_errexit\nexport GIT_TERMINAL_PROMPT=0 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"\n'
     printf 'LOG_TAG=%s CURRENT_STEP=%s MAIN_SUBSHELL=0 TEMP_FILES=() PUBLIC_DNS=\n' "${1##*/}" "${1##*/}"
-    readonly -p | grep -Ev '_B64=|^declare -[a-z]+ (BASH|EUID|PPID|SHELLOPTS|UID)'
+    settings_text
     declare -f
     printf '%s\n' "$3"
   } | install_file "$1" "$2"
@@ -509,13 +515,3 @@ main() {
   if [[ $HTTPS == true ]]; then run_step install_https; fi
   log "provisioning $APP_NAME: done"
 }
-
-# The run. Everything above, and in the modules before this file, defines functions only.
-mkdir -p "$(dirname "$LOG_FILE")"
-(umask 077 && : >>"$LOG_FILE")
-# The ops command first, with no secret in it: its reprovision repairs a run that fails from here on.
-# shellcheck disable=SC2016 # expanded when the command runs
-install_command "$OPS_COMMAND" 700 'ops_main "$@"' 2> >(tee -a "$LOG_FILE" >&2)
-# In this shell, before the run: redact, on the other side of the pipe, must know the secrets too.
-load_secrets 2> >(tee -a "$LOG_FILE" >&2)
-main 2>&1 </dev/null | redact | tee -a "$LOG_FILE"

@@ -46,37 +46,109 @@ function shellFile(name: string): string {
   return readFileSync(join(__dirname, `${name}.sh`), "utf8");
 }
 
-/** A shell file of userdata/ as it goes into the user data (compactShell). */
-function shellCode(name: string): string {
-  return compactShell(shellFile(name));
+/** The shell files of userdata/ that define the host's functions: provision.sh, then the modules (scriptModules picks among these). */
+export const SHELL_FILES = ["provision", "ops", "telemetry", "parameter-store", "https", "local-database", "remote-database"] as const;
+export type ShellFile = (typeof SHELL_FILES)[number];
+
+/** A shell file split (splitShell): its top-level code other than functions, and each function definition, compacted. */
+export interface ShellParts {
+  readonly prelude: string;
+  readonly functions: readonly { readonly name: string; readonly code: string }[];
 }
 
 /**
- * The provisioning code: provision.sh compacted (compactShell). Safe because no string or here-document
- * of the file holds a line starting with # or a line whose indentation is content (a test compares the
- * functions bash reads from both).
+ * A shell file of userdata/ split into its top-level function definitions (`name() {` … a `}` line at column 0, or
+ * on one line) and the rest, each compacted (compactShell). Lines inside a here-document or a quoted string are
+ * never taken for a function's start or end (tests compare bash's `declare -F` of the file with the names found).
  */
-export const PROVISIONING_CODE = compactShell(shellFile("provision"));
+export function splitShell(code: string): ShellParts {
+  const prelude: string[] = [];
+  const functions: { name: string; code: string }[] = [];
+  let current: { name: string; lines: string[] } | undefined;
+  let hereDocument: string | undefined;
+  let quote: "" | "'" | '"' = "";
+  for (const line of code.split("\n")) {
+    const inText = hereDocument !== undefined || quote !== "";
+    if (hereDocument !== undefined) {
+      if (line === hereDocument) hereDocument = undefined;
+    } else {
+      if (!quote) hereDocument = /<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)/.exec(line.replace(/<<</g, ""))?.[1];
+      quote = quoteAfter(line, quote);
+    }
+    const start = !inText && current === undefined ? /^([A-Za-z_][A-Za-z0-9_]*)\(\) \{/.exec(line) : null;
+    if (start) current = { name: start[1], lines: [] };
+    if (current === undefined) {
+      prelude.push(line);
+      continue;
+    }
+    current.lines.push(line);
+    const oneLine = start !== null && quote === "" && hereDocument === undefined && line.trimEnd().endsWith("}");
+    if (oneLine || (!inText && !start && line === "}")) {
+      functions.push({ name: current.name, code: compactShell(current.lines.join("\n")) });
+      current = undefined;
+    }
+  }
+  if (current !== undefined) throw new Error(`the function ${current.name} has no end`);
+  return { prelude: compactShell(prelude.join("\n")), functions };
+}
+
+/** The parts of each shell file of userdata/, split once. */
+const SHELL_PARTS = new Map<ShellFile, ShellParts>();
+export function shellParts(name: ShellFile): ShellParts {
+  let parts = SHELL_PARTS.get(name);
+  if (!parts) SHELL_PARTS.set(name, (parts = splitShell(shellFile(name))));
+  return parts;
+}
 
 /**
- * Shell modules of userdata/ (`<name>.sh`, function definitions only) that the settings need,
- * in the order they go into the script: after the header, before provision.sh, whose steps call
- * their functions (a module defines no function that another file defines). A feature that only some stacks use lives in a module of its own, so that the
- * user data of the others does not carry it (EC2's 16 KiB limit; see ProvisioningUserData).
+ * The functions of `files` that `code` needs: a function is kept when its name is a word of code kept already,
+ * starting from `code`; a word W also keeps W_<value> for each of `variants`, the values of the header's variant axes
+ * (`variant TOPOLOGY W` runs W_<TOPOLOGY>, provision.sh), as function names end with them. Conservative: a
+ * name that appears in a string or an argument keeps its function too. This is how the user data carries only
+ * what the first boot runs (and the refresh and telemetry scripts it installs), while the ops tool carries every
+ * function (userdata/ops-tool.ts): it leaves EC2's 16 KiB room to grow as the actions grow, with no list to keep.
  */
-export function scriptModules(settings: ProvisioningSettings): string[] {
+export function treeShake(code: string, files: readonly ShellFile[], variants: readonly string[]): string[] {
+  const all = files.flatMap((file) => shellParts(file).functions);
+  const byName = new Map(all.map((f) => [f.name, f.code]));
+  const kept = new Set<string>();
+  const pending = [code];
+  while (pending.length > 0) {
+    for (const word of new Set(pending.pop()!.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [])) {
+      for (const name of [word, ...variants.map((value) => `${word}_${value}`)]) {
+        const found = byName.get(name);
+        if (found !== undefined && !kept.has(name)) {
+          kept.add(name);
+          pending.push(found);
+        }
+      }
+    }
+  }
+  return all.filter((f) => kept.has(f.name)).map((f) => f.code);
+}
+
+/**
+ * Shell modules of userdata/ (`<name>.sh`, function definitions only) that the settings need, besides provision.sh,
+ * whose steps call their functions (a module defines no function that another file defines); the user data
+ * carries of them what the first boot runs (treeShake). A feature that only some stacks use lives in a module of
+ * its own, so that the user data of the others does not carry it (EC2's 16 KiB limit; see ProvisioningUserData).
+ */
+export function scriptModules(settings: ProvisioningSettings): ShellFile[] {
   const scaleOut = settings.topology === "scale-out";
   return [
-    // ops: the ops command (<app>-ops), which every host gets (installed before step 1); telemetry: its metrics and logs.
+    // ops: the lock the first boot takes (the rest is the ops tool's: treeShake leaves it out); telemetry: metrics and logs.
     "ops",
     "telemetry",
-    ...(settings.secrets === "parameter-store" ? ["parameter-store"] : []),
+    ...(settings.secrets === "parameter-store" ? ["parameter-store" as const] : []),
     // A scale-out topology's load balancer holds the domain's certificate (ACM): its hosts serve no HTTPS.
-    ...(settings.domain && !scaleOut ? ["https"] : []),
+    ...(settings.domain && !scaleOut ? ["https" as const] : []),
     // Each topology's own definitions of the steps that differ (variant TOPOLOGY): one of the two.
     scaleOut ? "remote-database" : "local-database",
   ];
 }
+
+/** The run of the first boot (userdata/first-boot.sh), compacted: what the user data ends with. */
+export const FIRST_BOOT_CODE = compactShell(shellFile("first-boot"));
 
 /**
  * What the scale-out topology's hosts know of the stack besides the settings: Terraform expressions (or,
@@ -228,8 +300,14 @@ function shellArray(words: readonly string[]): string {
  */
 export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
   scaleOut?: ScaleOutValues, logGroup = ""): string {
-  const modules = scriptModules(settings).map((name) => `${shellCode(name).replace(/^#!.*\n/, "")}\n`).join("");
-  return `${renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut, logGroup)}\n${modules}${PROVISIONING_CODE}`;
+  // As the files were laid out: the header, the modules, provision.sh (its top-level code, then its functions), the run.
+  const files: ShellFile[] = [...scriptModules(settings), "provision"];
+  const prelude = shellParts("provision").prelude.replace(/^#!.*\n/, "");
+  const provision = new Set(shellParts("provision").functions.map((f) => f.code));
+  const functions = treeShake(`${prelude}\n${FIRST_BOOT_CODE}`, files, [settings.topology, settings.secrets].map((value) => value.replace("-", "_")));
+  const header = renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut, logGroup);
+  return [header, ...functions.filter((code) => !provision.has(code)), prelude, ...functions.filter((code) => provision.has(code)),
+    FIRST_BOOT_CODE.replace(/^#!.*\n/, "")].join("\n");
 }
 
 /** The header's lines of the scale-out topology: the database and the release (ScaleOutValues); never its master secret (db-setup's). */
@@ -242,6 +320,20 @@ function renderScaleOutLines(values: ScaleOutValues): string {
   return `readonly DB_HOST='${values.databaseHost}' DB_PORT='${values.databasePort}'
 readonly RELEASE_REF='${values.releaseRef}'
 readonly DATABASE_WAIT_SECONDS=${DATABASE_WAIT_SECONDS} DATABASE_LOCK_SECONDS=${DATABASE_LOCK_SECONDS} DATABASE_SETUP_WAIT_SECONDS=${DATABASE_SETUP_WAIT_SECONDS}
+`;
+}
+
+/**
+ * The constants of the ops tool's actions (userdata/constants.ts, settings/git-ref.ts), the same for every host: in
+ * the user data's header, and in the ops tool after the host's configuration, which they override (userdata/ops-tool.ts).
+ */
+export function renderToolConstants(): string {
+  // One readonly line per group, each with its directive (a directive covers one command): the tests' stand-in hosts
+  // shorten the numbers by their readonly lines (__tests__/support/provisioning-harness.ts).
+  return `# shellcheck disable=SC2034 # the ops tool's too
+readonly GIT_SECONDS=${GIT_SECONDS} GIT_STALL_SECONDS=${GIT_STALL_SECONDS} HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES} FREE_MARGIN_MB=${FREE_MARGIN_MB}
+# shellcheck disable=SC2034 # the ops tool's too
+readonly REF_SHAPE=${shellQuote(REF_SHAPE)} REF_FORBIDDEN=${shellQuote(REF_FORBIDDEN)}
 `;
 }
 
@@ -281,7 +373,7 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Secr
   const own = (line: string) => (onScaleOut ? "" : `${line}\n`);
   return `#!/bin/bash
 # First-boot provisioning of the CRM host (spec section 3): this header is rendered by
-# userdata/script.ts, the code below it is userdata/ops.sh and userdata/provision.sh.
+# userdata/script.ts, the code below it the functions of userdata/*.sh the first boot runs, then userdata/first-boot.sh.
 
 ${renderSecretLines(settings, secrets)}
 
@@ -310,6 +402,7 @@ ${own(`readonly ELASTIC_IP='${elasticIp}'`)}readonly FRONTEND_URI=${q(uris.front
 # Which definitions run where a function differs (provision.sh: variant).
 # shellcheck disable=SC2034 # read by name
 readonly TOPOLOGY=${settings.topology.replace("-", "_")} SECRETS=${settings.secrets.replace("-", "_")}
+# shellcheck disable=SC2034 # the ops tool's too
 readonly APP_DB_USER_HOST=${q(APP_DB_USER_HOST[settings.topology])} APP_DB_GRANTS=${q(APP_DB_GRANTS[settings.topology])}
 ${domain ? `readonly DOMAIN_NAME=${q(domain.name)} ACME_DIRECTORY=${q(domain.acmeDirectory)}
 readonly CADDY_URL=${q(domain.caddyUrl)} CADDY_SHA512=${q(domain.caddySha512)}
@@ -325,20 +418,18 @@ readonly NODE_MAJOR=${q(NODE_MAJOR)} NODE_VERSION=${q(NODE_VERSION)}
 readonly NODE_BIN=${q(nodeBinDir(settings.loginHome))}
 readonly SWAP_SIZE=${q(SWAP_SIZE)} SWAP_FILE_MODE=${SWAP_FILE_MODE}
 readonly TOKEN_USERNAME=${q(TOKEN_USERNAME)}
-readonly GIT_SECONDS=${GIT_SECONDS} GIT_STALL_SECONDS=${GIT_STALL_SECONDS}
 readonly ATTEMPTS=${NETWORK_ATTEMPTS} PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}
 readonly APP_PORT=${APP_PORT} HTTP_PORT=${HTTP_PORT} NFTABLES_SERVICE=${q(NFTABLES_SERVICE)}
 readonly SERVICE_UNIT=${q(renderServiceUnit(settings))}
 readonly REFRESH_UNIT_NAME=${q(refreshUnitName(settings))}
 readonly REFRESH_UNIT=${q(renderRefreshUnit(settings))}
 readonly REFRESH_SCRIPT=${q(refreshScriptPath(settings))}
-readonly OPS_COMMAND=${q(ops.command)} RELEASES_DIR=${q(ops.releasesDirectory)}
-readonly OPS_LOG=${q(ops.auditLog)} OPS_LOCK=${q(ops.lockFile)}
-readonly OPS_STATE=${q(ops.stateFile)}
+# shellcheck disable=SC2034 # the ops tool's too
+readonly OPS_COMMAND=${q(ops.command)} RELEASES_DIR=${q(ops.releasesDirectory)} OPS_LOG=${q(ops.auditLog)} OPS_LOCK=${q(ops.lockFile)} \\
+  OPS_STATE=${q(ops.stateFile)}
+# shellcheck disable=SC2034 # the ops tool's too
 readonly USER_DATA_COPY=${q(USER_DATA_COPY)} HEALTH_PATH=${q(settings.healthCheckPath)}
-readonly HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES} FREE_MARGIN_MB=${FREE_MARGIN_MB}
-readonly REF_SHAPE=${q(REF_SHAPE)} REF_FORBIDDEN=${q(REF_FORBIDDEN)}
-# Metrics and logs (settings/host-metrics.ts, userdata/telemetry.sh).
+${renderToolConstants()}# Metrics and logs (settings/host-metrics.ts, userdata/telemetry.sh).
 readonly LOG_GROUP=${q(logGroup)} TELEMETRY_SCRIPT=${q(telemetry.script)} TELEMETRY_STATE=${q(telemetry.stateDirectory)}
 readonly METRIC_NAMESPACE=${q(HOST_METRIC_NAMESPACE)} HEALTH_METRIC=${HOST_METRICS.appHealthy} DISK_METRIC=${HOST_METRICS.diskUsedPercent}
 readonly MEMORY_METRIC=${HOST_METRICS.memoryUsedPercent} INSTANCE_DIMENSION=${HOST_METRIC_DIMENSIONS.instance}

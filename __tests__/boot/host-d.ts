@@ -109,7 +109,8 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     const host = vm;
     // The operator, once the host is up: db-setup with RDS's secret, read on this machine (moto), over ssh.
     await host.waitForSsh(FIRST_BOOT_LIMIT_MS);
-    await host.sshOk(`timeout 600 bash -c 'until [ -x ${opsPaths(settings).command} ]; do sleep 2; done'`, { timeoutMs: 620_000 });
+    // The ops tool's configuration, which the first boot writes before step 1 (npm run ops installs the tool beside it).
+    await host.sshOk(`timeout 600 bash -c 'until [ -f ${opsPaths(settings).command}.conf ]; do sleep 2; done'`, { timeoutMs: 620_000 });
     const operator = await operatorCommand(host, dir, settingsFile, figure, "host D");
     const aws = isolatedMotoEnvironment(ctx.moto.endpoint, BOOT_REGION);
     const setup = await operator.run(["db-setup", "--master-secret", masterSecretArn], aws);

@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { opsPaths } from "../../userdata/ops";
+import { OPS_INSTALLER, renderOpsTool, renderOpsToolBody, shellQuote, stampOpsTool } from "../../userdata";
 import { CommandResult, run, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
 
@@ -139,6 +140,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const status = await opsCommand("status");
   figure("ops status (local command, ssh, sudo)", `exit ${status.code}, ${status.stdout.split("\n").find((l) => l.startsWith("answer:")) ?? lastLine(status)}`,
     status.code === 0 && /answer: HTTP 200/.test(status.stdout));
+  await upgradeRows(vm, ops, opsCommand, figure);
 
   // A good release, its downtime seen from outside, and a second release refused while it runs.
   const before = await current();
@@ -204,14 +206,16 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   reprovision.code === 0 && settledAfter === settledBefore && all(reprovision).includes(`${settings.appDir} is a release of ${ops.command}: not pulling`));
 
   const auditLog = await vm.sshOk(`cat ${ops.auditLog}`);
-  const actions = auditLog.trim().split("\n");
-  figure("ops audit log", `${actions.length} lines, last: ${actions[actions.length - 1].replace(/^\S+ /, "")}`,
-    actions.length === 7 && actions.every((line) => / ec2-user /.test(line)) && /reprovision: 0002-\w{7} -> 0002-\w{7}: ok$/.test(actions[6]));
+  // The actions' lines (the installs of the tool are upgradeRows'), each naming the tool that wrote it.
+  const actions = auditLog.trim().split("\n").filter((line) => !/ install-tool: /.test(line));
+  figure("ops audit log", `${actions.length} action lines, last: ${actions[actions.length - 1].replace(/^\S+ /, "")}`,
+    actions.length === 7 && actions.every((line) => / ec2-user /.test(line) && / \(tool [0-9a-f]{12}\)$/.test(line))
+    && /reprovision: 0002-\w{7} -> 0002-\w{7}: ok \(tool [0-9a-f]{12}\)$/.test(actions[6]));
   // A bad release whose ssh session drops during its health check: the local command (npm run ops, ssh) killed once
   // the switch is recorded; the action goes on in its unit, puts the previous release back, and says so (its output
   // gone with the session, its next write may end it with SIGPIPE first: the same outcome, said so).
   const beforeSilent = await current();
-  const auditBefore = actions.length;
+  const auditBefore = auditLog.trim().split("\n").length;
   const session = spawn("npm", operator.argv(["release", "silent"]), { env: operator.env, stdio: "ignore", detached: true });
   let dropped = false;
   try {
@@ -239,11 +243,52 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const silentBody = await page(3000);
   figure("ops release silent, its ssh session dropped during the health check", `${dropped ? "session killed at the switch" : "the switch never came"}; `
     + `${silentLine || "no audit line"}; ${await current()} serves ${silentBody.includes(V2_LINE) ? "v2" : "NOT v2"}`,
-  dropped && new RegExp(`release silent: ${beforeSilent} -> ${beforeSilent}: \\d{4}-\\w{7} (did not answer|was interrupted by SIG(PIPE|HUP)); ${beforeSilent} serves again \\(exit 3\\)$`).test(silentLine)
+  dropped && new RegExp(`release silent: ${beforeSilent} -> ${beforeSilent}: \\d{4}-\\w{7} (did not answer|was interrupted by SIG(PIPE|HUP)); ${beforeSilent} serves again \\(exit 3\\) \\(tool [0-9a-f]{12}\\)$`).test(silentLine)
     && (await current()) === beforeSilent && silentBody.includes(V2_LINE));
 
   const forms = secretForms();
   const leaked = [...outputs, auditLog].some((text) => forms.some((form) => text.includes(form)));
   figure("ops: secrets in the local command's output and the audit log", leaked ? "found" : `none (${outputs.length} runs, sha256 of the outputs ${createHash("sha256").update(outputs.join("")).digest("hex").slice(0, 12)})`, !leaked);
   return command;
+}
+
+/**
+ * Issue 37's upgrade path on the booted host: an older rendering of the tool (this one without `releases`) installed
+ * through the installer, then the current CLI's `releases`, which installs its own tool first; then two updates
+ * that fail (the tool's copy cut off half way, a full root file system) leave the older tool answering `status`,
+ * and the next CLI call updates it.
+ */
+async function upgradeRows(vm: Vm, ops: ReturnType<typeof opsPaths>, opsCommand: (...args: string[]) => Promise<CommandResult>,
+  figure: OpsScenarioContext["figure"]): Promise<void> {
+  const current = renderOpsTool();
+  const olderBody = renderOpsToolBody().replace("\nops_releases() {", "\nops_releases_removed() {");
+  const older = { text: stampOpsTool(olderBody), version: stampOpsTool(olderBody).split("\n")[1].split("=")[1] };
+  const install = (text: string, version: string) => vm.ssh(`bash -c ${shellQuote(OPS_INSTALLER)} ops-install ${version} ${ops.command} ${ops.lockFile} `
+    + `${ops.auditLog} root`, { input: text, timeoutMs: 60_000 });
+  const hostTool = async () => /^tool: (\S+)$/m.exec((await vm.ssh(`${ops.command} status`)).stdout)?.[1] ?? "none";
+  const short = (version: string) => version.slice(0, 12);
+
+  const installed = await install(older.text, older.version);
+  const oldRuns = await vm.ssh(`${ops.command} releases`);
+  figure("upgrade: an older tool (no releases action) installed", `exit ${installed.code}, host tool ${await hostTool()}, its releases: exit ${oldRuns.code}`,
+    installed.code === 0 && (await hostTool()) === short(older.version) && oldRuns.code !== 0);
+  const releases = await opsCommand("releases");
+  const audit = (await vm.sshOk(`cat ${ops.auditLog}`)).trim().split("\n").pop() ?? "";
+  figure("upgrade: the current CLI's releases on it", `exit ${releases.code}, ${releases.stderr.trim().split("\n").find((l) => l.includes("host tool")) ?? "no update said"}; `
+    + `audit: ${audit.replace(/^\S+ /, "")}`, releases.code === 0 && releases.stderr.includes(`ops: host tool ${short(older.version)} -> ${short(current.version)}`)
+    && /^\* /m.test(releases.stdout) && audit.includes(`install-tool: ${short(older.version)} -> ${short(current.version)}: ok`));
+
+  await install(older.text, older.version);
+  const cut = await install(current.text.slice(0, Math.floor(current.text.length / 2)), current.version);
+  figure("upgrade: the tool's copy cut off half way", `exit ${cut.code}, ${cut.stderr.trim()}; host tool ${await hostTool()}`,
+    cut.code === 1 && (await hostTool()) === short(older.version));
+  // The root file system full (16 KiB left, less than the tool), then freed.
+  await vm.ssh("fallocate -l $(( $(df --output=avail -B1 / | tail -n 1) - 16384 )) /ops-fill", { timeoutMs: 60_000 });
+  const full = await opsCommand("status");
+  const kept = await hostTool();
+  await vm.sshOk("rm -f /ops-fill");
+  const next = await opsCommand("status");
+  figure("upgrade: a full disk, then the next call", `full: exit ${full.code}, ${lastLine(full)}, host tool ${kept}; freed: exit ${next.code}, host tool ${await hostTool()}`,
+    full.code !== 0 && /No space left on device/.test(full.stderr) && kept === short(older.version) && next.code === 0
+    && (await hostTool()) === short(current.version));
 }

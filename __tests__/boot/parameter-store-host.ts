@@ -7,7 +7,7 @@
  * real AWS CLI (Debian's awscli). The scenario:
  *
  *   1. the parameters hold host A's values but one: host B's first boot stops before any step, naming it;
- *   2. the test puts it; the documented repair, `crm-ops reprovision` (the ops command is written before
+ *   2. the test puts it; the documented repair, `crm-ops reprovision` (the ops tool, installed beside the configuration written before
  *      the secrets are read), provisions the host on host A's data volume;
  *   3. a rotation on the running host: new values in Parameter Store, then `npm run ops -- <stack> rotate-secrets`
  *      as the operator runs it (over ssh as the login user, then sudo crm-ops rotate-secrets);
@@ -21,7 +21,7 @@ import { join } from "path";
 import { gunzipSync } from "zlib";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { secretParameterNames } from "../../constructs/secret-parameters";
-import { nodeBinDir, opsPaths } from "../../userdata";
+import { nodeBinDir, OPS_INSTALLER, opsPaths, renderOpsTool, shellQuote } from "../../userdata";
 import { ProvisioningSettings, SecretParameterNames } from "../../settings/provisioning-settings";
 import { MotoServer } from "../support/moto-server";
 import { StandInServer } from "./stand-ins";
@@ -115,8 +115,13 @@ export class ParameterStoreHost {
 
     await this.put({ app_db_password: hostA.app_db_password });
     const started = Date.now();
-    // The documented repair: the ops command, written before the secrets were read, runs the user data again.
-    const repair = await host.ssh(`${opsPaths(this.settings).command} reprovision 2>&1`, { timeoutMs: limitMs });
+    // The documented repair: the ops tool (installed by its installer as npm run ops installs it, beside the configuration
+    // the first boot wrote before the secrets were read) runs the user data again.
+    const ops = opsPaths(this.settings);
+    const tool = renderOpsTool();
+    await host.sshOk(`bash -c ${shellQuote(OPS_INSTALLER)} ops-install ${tool.version} ${ops.command} ${ops.lockFile} ${ops.auditLog} root`,
+      { input: tool.text });
+    const repair = await host.ssh(`${ops.command} reprovision 2>&1`, { timeoutMs: limitMs });
     figure("host B: the repair (crm-ops reprovision) provisions it", `exit ${repair.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
       repair.code === 0 && /provisioning \S+: done/.test(repair.stdout));
   }

@@ -1,4 +1,7 @@
-import { TerraformOutput } from "cdktf";
+import { TerraformOutput, Testing } from "cdktf";
+import { CrmHostStack } from "../../main";
+import { loadEnvironments } from "../../settings/environments";
+import { join } from "path";
 import { ProvisioningUserData, USER_DATA_LIMIT_BYTES, escapeTemplateSyntax, terraformTemplate } from "../../constructs/provisioning-user-data";
 import { renderProvisioningScript } from "../../userdata";
 import { exampleStackSettings, synthesize } from "../support/synth";
@@ -118,5 +121,22 @@ describe("terraformTemplate of the scale-out topology", () => {
     expect(terraformTemplate(scaleOutSettings, names, { scaleOut: { ...values, releaseRef: "release/2026.11" } })).toContain("RELEASE_REF='release/2026.11'");
     expect(() => terraformTemplate(scaleOutSettings, names, { scaleOut: { ...values, releaseRef: "v1..2" } }))
       .toThrow("The scale-out topology's releaseRef must match empty or a branch, tag or commit of 1 to 200 letters");
+  });
+});
+
+describe("the user data of every example stack, as the stack's own check counts it", () => {
+  // Before the ops tool left the user data (ec77b10): 15,268 (settings/example.json), 15,267 (dev), 15,839 (prod),
+  // 15,351 (scale-out). The issue's goal is 10,240 (issue 37, item 3): not reached yet; this keeps what was won.
+  const CEILING = 12_500;
+  test("is at most the ceiling for settings/example.json and examples/*.json (figures printed)", () => {
+    const files = ["settings/example.json", "examples/dev.json", "examples/prod.json", "examples/scale-out.json"];
+    const figures = files.flatMap((file) => loadEnvironments([join(__dirname, "../..", file)]).map((settings) => {
+      const stack = new CrmHostStack(Testing.app(), settings);
+      const [userData] = stack.node.findAll().filter((c): c is ProvisioningUserData => c instanceof ProvisioningUserData);
+      return { file, stack: settings.stackName, bytes: userData.checkedBytes };
+    }));
+    console.log(figures.map(({ file, stack, bytes }) => `${file} (${stack}): ${bytes} bytes`).join("\n"));
+    expect(figures).toHaveLength(4);
+    for (const figure of figures) expect(figure.bytes).toBeLessThanOrEqual(CEILING);
   });
 });

@@ -23,7 +23,7 @@ import { shellQuote } from "../../userdata/script";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { guidedRestore, parseOpsArgs, runOps } from "../../scripts/ops";
 import { findEngine } from "../support/terraform-engine";
-import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { actionAuditLines, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import { exampleStackSettings } from "../support/synth";
 
@@ -51,7 +51,7 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
 
   /** Runs the host's ops command as root through sudo by alice. */
   const run = (args: string[], input?: string): Promise<RunResult> => h.runCommand(ops.command, args, { env: { SUDO_USER: "alice" }, input });
-  const audit = () => readFileSync(ops.auditLog, "utf8").trim().split("\n");
+  const audit = () => actionAuditLines(ops.auditLog);
   const shell = (command: string) => h.shell(command);
 
   beforeAll(async () => {
@@ -314,10 +314,12 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
     expect(await ops("db", "dump", "--output", file)).toBe(0);
     expect(readFileSync(file, "utf8")).toContain("INSERT INTO `customers` VALUES");
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    // A dump that fails (the command is not there) leaves no file, and no partial one.
+    // A dump that fails (no tool there: the installer finds no configuration, and the action does not run) leaves no
+    // file, and no partial one.
     const broken = { ...settings, provisioning: { ...settings.provisioning, scriptDirectory: join(scratch, "nowhere") } };
     const failed = join(scratch, "failed.sql");
-    expect(await runOps(parseOpsArgs([settings.stackName, "db", "dump", "--output", failed, "--host", "127.0.0.1"], {}), broken, scratch, ssh)).toBe(127);
+    expect(await runOps(parseOpsArgs([settings.stackName, "db", "dump", "--output", failed, "--host", "127.0.0.1"], {}), broken, scratch, ssh)).toBe(1);
+    expect(existsSync(join(scratch, "nowhere"))).toBe(false);
     expect(readdirSync(scratch).filter((name) => name.startsWith("failed.sql"))).toEqual([]);
     expect(await ops("logs", "ops", "--lines", "1")).toBe(0);
     const written: string[] = [];

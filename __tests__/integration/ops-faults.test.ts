@@ -19,7 +19,7 @@ import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { ScriptSecrets, SecretParameterNames } from "../../settings/provisioning-settings";
 import { findMotoServer, MotoServer } from "../support/moto-server";
-import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { actionAuditLines, nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 
 jest.setTimeout(240_000);
@@ -94,7 +94,7 @@ class Host {
   }
 
   audit(): string[] {
-    return readFileSync(this.ops.auditLog, "utf8").trim().split("\n").map((line) => line.replace(/^\S+Z /, ""));
+    return actionAuditLines(this.ops.auditLog).map((line) => line.replace(/^\S+Z /, ""));
   }
 
   state(): string {
@@ -395,17 +395,18 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     const sockets: Socket[] = [];
     stuck.on("connection", (socket) => sockets.push(socket));
     await new Promise<void>((resolve) => stuck.listen(0, "127.0.0.1", resolve));
-    const command = readFileSync(host.ops.command, "utf8");
+    const conf = `${host.ops.command}.conf`;
+    const command = readFileSync(conf, "utf8");
     const url = h.settings.repoUrl;
-    // The command's copy of the setting (readonly -p), as a source host that moved would have it.
+    // The tool's configuration's copy of the setting (readonly -p), as a source host that moved would have it.
     const line = `declare -r REPO_URL="${url}"`;
     expect(command).toContain(line);
-    writeFileSync(host.ops.command, command.replace(line, `declare -r REPO_URL="https://127.0.0.1:${(stuck.address() as AddressInfo).port}/crm-app.git"`));
+    writeFileSync(conf, command.replace(line, `declare -r REPO_URL="https://127.0.0.1:${(stuck.address() as AddressInfo).port}/crm-app.git"`));
     let release: RunResult;
     try {
       release = await host.run(["release", "v3"]);
     } finally {
-      writeFileSync(host.ops.command, command);
+      writeFileSync(conf, command);
       sockets.forEach((socket) => socket.destroy());
       stuck.close();
     }

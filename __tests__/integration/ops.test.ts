@@ -6,9 +6,9 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "fs";
 import { get } from "http";
 import { join } from "path";
-import { opsPaths, renderProvisioningScript, renderServiceUnit } from "../../userdata";
+import { opsPaths, renderOpsTool, renderProvisioningScript, renderServiceUnit } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
-import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { actionAuditLines, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 
 jest.setTimeout(180_000);
@@ -61,7 +61,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
   }
   const current = () => readlinkSync(h.settings.appDir).split("/").pop() ?? "";
   const releases = () => readdirSync(ops.releasesDirectory).filter((name) => /^\d{4}-/.test(name)).sort();
-  const audit = () => readFileSync(ops.auditLog, "utf8").trim().split("\n");
+  const audit = () => actionAuditLines(ops.auditLog);
 
   beforeAll(async () => {
     h = await ProvisioningHarness.start({ sourceHostToken: TOKEN, app: true });
@@ -73,14 +73,24 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     await h?.stop();
   });
 
-  test("a first boot that fails at step 3 leaves the command, which refuses a release and repairs the host with reprovision", async () => {
+  test("a first boot that fails at step 3 leaves the configuration; the tool installed beside it refuses a release and repairs the host with reprovision", async () => {
     h.fault = "step_03_start_database";
     const first = await h.run(renderProvisioningScript(h.settings, SECRETS), { retryPauseSeconds: 0 });
     expect(first.exitCode).not.toBe(0);
     expect(first.output).toContain("FAILED: step_03_start_database");
+    // The first boot writes the settings (root's, no secret), and no command: the CLI installs the tool.
+    expect(existsSync(ops.command)).toBe(false);
+    expect(statSync(`${ops.command}.conf`).mode & 0o777).toBe(0o600);
+    const conf = readFileSync(`${ops.command}.conf`, "utf8");
+    expect(conf).toContain(`declare -r APP_NAME="${h.settings.appName}"`);
+    expect(conf).not.toMatch(/^[a-z_0-9]+ \(\)|_B64=/m);
+    for (const form of SECRET_FORMS) expect(conf).not.toContain(form);
+    const installed = await h.installTool(undefined, { who: "alice" });
+    expect(installed.exitCode).toBe(0);
     expect(statSync(ops.command).mode & 0o777).toBe(0o700);
     const command = readFileSync(ops.command, "utf8");
     for (const form of SECRET_FORMS) expect(command).not.toContain(form);
+    expect(readFileSync(ops.auditLog, "utf8")).toMatch(/^\S+Z alice install-tool: none -> [0-9a-f]{12}: ok \(tool [0-9a-f]{12}\)\n$/);
 
     const refused = await run("release", "main");
     expect(refused.exitCode).toBe(1);
@@ -300,6 +310,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     const healthy = await run("status");
     expect(healthy.exitCode).toBe(0);
     expect(healthy.output).toContain(`release: ${join(ops.releasesDirectory, current())}\n`);
+    expect(healthy.output).toContain(`tool: ${renderOpsTool().version.slice(0, 12)}\n`);
     expect(healthy.output).toContain("SubState=running\n");
     expect(healthy.output).toContain("answer: HTTP 200 on /\n");
     expect(healthy.output).toContain(audit().pop());

@@ -94,13 +94,15 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
     });
 
     test("the ops command's rotate-secrets applies new values: old passwords refused, new ones work, .env updated, the app restarted", async () => {
-      expect((statSync(h.opsCommand).mode & 0o777).toString(8)).toBe("700");
+      expect((statSync(`${h.opsCommand}.conf`).mode & 0o777).toString(8)).toBe("600");
       await put(NAMES.dbRootPassword, ROTATED.root);
       await put(NAMES.appDbPassword, ROTATED.app);
       await put(NAMES.sourceHostToken, ROTATED.token);
       h.sourceHostToken = ROTATED.token;
       const rotated = await h.runCommand(h.opsCommand, ["rotate-secrets"]);
       expect({ code: rotated.exitCode, output: rotated.output }).toEqual({ code: 0, output: expect.stringContaining("secrets rotated") });
+      // runCommand installed the tool first, as npm run ops does.
+      expect((statSync(h.opsCommand).mode & 0o777).toString(8)).toBe("700");
       expect(await h.canLogin(h.settings.appDbUser, ROTATED.app)).toBe(true);
       expect(await h.canLogin(h.settings.appDbUser, FIRST.app)).toBe(false);
       const root = await h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'");
@@ -116,11 +118,12 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
     test("a token the source host refuses stops the rotation before anything changes", async () => {
       await put(NAMES.appDbPassword, `never-applied-${Date.now()}`);
       await put(NAMES.sourceHostToken, "ghp_Refused");
-      // No pauses between the git tries (the command holds the script's retry settings, as readonly -p prints them).
-      const command = readFileSync(h.opsCommand, "utf8");
-      expect(command).toContain('declare -r PAUSE="10"\n');
+      // No pauses between the git tries (the tool's configuration holds the script's retry settings, as readonly -p prints them).
+      const conf = readFileSync(`${h.opsCommand}.conf`, "utf8");
+      expect(conf).toContain('declare -r PAUSE="10"\n');
       const quick = join(h.dir, "ops-without-pauses");
-      writeFileSync(quick, command.replace('declare -r PAUSE="10"\n', 'declare -r PAUSE="0"\n'), { mode: 0o700 });
+      writeFileSync(quick, readFileSync(h.opsCommand, "utf8"), { mode: 0o700 });
+      writeFileSync(`${quick}.conf`, conf.replace('declare -r PAUSE="10"\n', 'declare -r PAUSE="0"\n'), { mode: 0o600 });
       const refused = await h.runCommand(quick, ["rotate-secrets"]);
       expect(refused.exitCode).not.toBe(0);
       expect(refused.output).toContain(`the source host refuses the token in ${NAMES.sourceHostToken}; nothing changed`);

@@ -71,9 +71,9 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
       releases = await Promise.all(hosts.map((host) => host.pushCommit({ "RELEASE": `${RELEASE}\n` }, `release ${RELEASE}`, `refs/tags/${RELEASE}`)));
       scripts = hosts.map((host) => renderProvisioningScript(host.settings, NAMES, "", "", values()));
       const running = Promise.all(hosts.map((host, i) => host.run(scripts[i], { timeoutMs: 180_000 })));
-      // The ops command is written before step 1; the hosts wait at step 4 for the account db-setup makes.
+      // The ops tool's configuration is written before step 1; the hosts wait at step 4 for the account db-setup makes.
       const deadline = Date.now() + 60_000;
-      while (!existsSync(hosts[0].opsCommand) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      while (!existsSync(`${hosts[0].opsCommand}.conf`) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       setup = await dbSetup(hosts[0]);
       runs = await running;
       for (const run of [setup, ...runs]) if (run.exitCode !== 0) console.error(run.output);

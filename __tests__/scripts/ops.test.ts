@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from "net";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
+import { renderOpsTool } from "../../userdata/ops-tool";
 import {
   HelpRequested, hostFromOutputs, OPS_ACTION_SUMMARIES, OPS_ACTIONS, OpsError, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings, USAGE,
 } from "../../scripts/ops";
@@ -98,7 +99,13 @@ describe("parseOpsArgs", () => {
 
   test("refuses a missing or unknown action, an unknown option, arguments the remote shell would read, a bad port or host", () => {
     expect(refusal(["CrmHostStack"])).toEqual({ message: "usage: npm run ops -- <stack> <action> [args] [options]   (npm run ops -- --help: this text)", exitCode: 2 });
-    expect(refusal(["CrmHostStack", "deploy"]).message).toBe('unknown action "deploy"');
+    // One line: the actions' names, and where the help is.
+    expect(refusal(["CrmHostStack", "deploy"])).toEqual({ message: "unknown action \"deploy\": the actions are release, rollback, patch, reprovision, "
+      + "rotate-secrets, restart, releases, status, db, db-setup, logs, backup, restore (npm run ops -- --help)", exitCode: 2 });
+    expect(refusal(["CrmHostStack", "deploy"]).message.split("\n")).toHaveLength(1);
+    // release without its ref is refused here, before ssh.
+    expect(refusal(["CrmHostStack", "release"])).toEqual({ message: "release takes one git ref (a branch, tag or commit): npm run ops -- CrmHostStack release <ref>; got none", exitCode: 2 });
+    expect(refusal(["CrmHostStack", "release", "a", "b"]).message).toMatch(/^release takes one git ref .*; got "a b"$/);
     expect(refusal(["CrmHostStack", "status", "--verbose"]).message).toBe("unknown option --verbose");
     expect(refusal(["CrmHostStack", "status", "--host"]).message).toBe("--host needs a value (a host name or an IP address)");
     for (const bad of ["v2;reboot", "$(id)", "a b", "main'", "v1..2", "refs/heads/../x", "x.lock", "x/", "x.", ".x", "a//b"]) {
@@ -376,10 +383,15 @@ describe("npm run ops db-setup: RDS's master secret through the SDK's usual chai
     const client = new SecretsManagerClient({ region: "us-east-1", endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
     const arn = (await client.send(new CreateSecretCommand({ Name: "rds!db-0123456789abcdef", SecretString: secret }))).ARN!;
     client.destroy();
-    // An ssh that records its arguments and its standard input, as the host's sudo would pass them on.
+    // An ssh that records its arguments and its standard input, as the host's sudo would pass them on; to the ops tool's
+    // installer, which the CLI runs first, it answers as a host whose tool is the CLI's (its version, the first argument).
     const bin = join(dir, "bin");
     mkdirSync(bin);
-    writeFileSync(join(bin, "ssh"), `#!/bin/bash\nprintf '%s\\n' "$@" >${join(dir, "argv")}\ncat >${join(dir, "stdin")}\n`, { mode: 0o755 });
+    writeFileSync(join(bin, "ssh"), `#!/bin/bash
+if [[ \${@: -1} == *" 'ops-install' '"* ]]; then
+  cat >${join(dir, "tool")}; v=\${@: -1}; v=\${v#*" 'ops-install' '"}; echo "\${v%%"'"*}"; exit 0
+fi
+printf '%s\\n' "$@" >${join(dir, "argv")}\ncat >${join(dir, "stdin")}\n`, { mode: 0o755 });
     const npm = (args: string[], settingsFile: string) => new Promise<{ code: number; stdout: string; stderr: string }>((resolveRun) => {
       execFile("npm", ["run", "--silent", "ops", "--", ...args], { cwd: ROOT, timeout: 60_000,
         env: { ...process.env, ...aws, PATH: `${bin}:${process.env.PATH}`, CRM_SETTINGS: resolve(ROOT, settingsFile) } },
@@ -393,6 +405,8 @@ describe("npm run ops db-setup: RDS's master secret through the SDK's usual chai
     const argv = readFileSync(join(dir, "argv"), "utf8").trim().split("\n");
     expect(argv.slice(-4)).toEqual(["sudo", "-n", "/usr/local/sbin/crm-ops", "db-setup"]);
     expect(argv.join(" ")).not.toContain("Master");
+    // The ops tool went first, whole, to its installer.
+    expect(readFileSync(join(dir, "tool"), "utf8")).toBe(renderOpsTool().text);
 
     const missing = await npm(["CrmHost-scale", "db-setup", "--host", "127.0.0.1", "--master-secret", `${arn.slice(0, -6)}XXXXXX`], "examples/scale-out.json");
     expect(missing.code).toBe(1);

@@ -37,6 +37,7 @@ import {
   NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, TOKEN_USERNAME, USER_DATA_COPY,
 } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
+import { OPS_INSTALLER, renderOpsToolBody, stampOpsTool } from "../../userdata/ops-tool";
 import { HOST_FILE_VARIABLES, shellQuote } from "../../userdata/script";
 import { HOST_FILES, HostFiles } from "../../settings/host-layout";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
@@ -270,6 +271,17 @@ export function relocateHostFiles(script: string, root: string): string {
   return script;
 }
 
+/**
+ * The actions' lines of an audit log (ops.sh: audit_line), each without the version of the tool that wrote it, which
+ * every line must end with (`(tool <12 hex digits>)`); the installer's lines (install-tool) left out.
+ */
+export function actionAuditLines(file: string): string[] {
+  return readFileSync(file, "utf8").trim().split("\n").filter((line) => !/ install-tool: /.test(line)).map((line) => {
+    if (!/ \(tool [0-9a-f]{12}\)$/.test(line)) throw new Error(`the audit line does not name its tool's version: ${line}`);
+    return line.replace(/ \(tool [0-9a-f]{12}\)$/, "");
+  });
+}
+
 export class ProvisioningHarness {
   /** Commands this harness needs that are missing on this machine (empty when it can run). */
   static toolsMissing(): string[] {
@@ -344,6 +356,8 @@ export class ProvisioningHarness {
   private callsSeen = 0;
   private stopped = false;
   private scriptPid?: number;
+  /** The numbers of the header the last run() shortened (its `header` option): the tool's constants take them too. */
+  private header: Record<string, number> = {};
 
   private constructor(options: HarnessOptions) {
     // Not under /tmp: settings refuse a swap file there (a tmpfs on Amazon Linux 2023), and the
@@ -478,6 +492,7 @@ export class ProvisioningHarness {
   async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number; header?: Record<string, number> } = {}):
   Promise<RunResult> {
     const { timeoutMs = 90_000, retryPauseSeconds, header = {} } = options;
+    if (script.includes(`\nreadonly ${HOST_FILE_VARIABLES.unitDirectory}=`)) this.header = header;
     const file = join(this.dir, "provision.sh");
     const rewrite = (from: string, to: string) => {
       if (!script.includes(from)) throw new Error(`the script does not hold ${from.trim()}`);
@@ -503,12 +518,37 @@ export class ProvisioningHarness {
   }
 
   /**
-   * Runs a command the script installed (the ops command) as root, with the stand-ins first on PATH;
-   * `env` adds variables (SUDO_USER, as sudo sets it).
+   * Runs a command the script installed as root, with the stand-ins first on PATH; `env` adds variables (SUDO_USER, as
+   * sudo sets it). The ops command is the ops tool, which the real installer installs first, as `npm run ops` does
+   * (installTool); an install that fails throws.
    */
-  runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; control?: (child: ChildProcess) => void; input?: string } = {}):
+  async runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; control?: (child: ChildProcess) => void; input?: string } = {}):
   Promise<RunResult> {
+    if (file === this.opsCommand) {
+      const installed = await this.installTool();
+      if (installed.exitCode !== 0) throw new Error(`the ops tool was not installed (exit ${installed.exitCode}): ${installed.output}`);
+    }
     return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env, options.control, options.input);
+  }
+
+  /**
+   * This code's ops tool (with the numbers the last run's `header` shortened), or `text`, sent to the real installer
+   * (userdata/ops-install.sh) on this host's paths, as `npm run ops` runs it before a host action.
+   */
+  installTool(text = this.opsTool(), options: { who?: string; control?: (child: ChildProcess) => void } = {}): Promise<RunResult> {
+    const ops = opsPaths(this.settings);
+    const version = /^OPS_TOOL_VERSION=([0-9a-f]{64})$/m.exec(text)?.[1] ?? "";
+    return this.spawnScript(["-c", OPS_INSTALLER, "ops-install", version, ops.command, ops.lockFile, ops.auditLog, options.who ?? "root"], 60_000, {},
+      options.control, text);
+  }
+
+  /** The ops tool of this code, with the numbers of the last run's `header` (a test's shorter waits and limits). */
+  opsTool(body = renderOpsToolBody()): string {
+    for (const [name, value] of Object.entries(this.header)) {
+      const found = new RegExp(`^(readonly .*\\b${name}=)[0-9]+\\b`, "m");
+      if (found.test(body)) body = body.replace(found, `$1${value}`);
+    }
+    return stampOpsTool(body);
   }
 
   /**

@@ -10,13 +10,13 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
-import { CADDY_PATHS, PROVISIONING_CODE, renderProvisioningScript, renderScriptHeader, scriptModules, shellQuote } from "../../userdata";
+import { CADDY_PATHS, renderProvisioningScript, renderScriptHeader, scriptModules, shellQuote } from "../../userdata";
 import { haveTool, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
 const DOMAIN_SETTINGS = parseStackSettings({ ...exampleSettings, domain: { hostedZone: "example.com", name: "crm.example.com" } }).provisioning;
 const script = renderProvisioningScript(DOMAIN_SETTINGS, SECRETS, "vol-0123456789abcdef0", "203.0.113.25");
-/** The module as the user data carries it: between the rendered header and provision.sh. */
-const moduleCode = script.slice(renderScriptHeader(DOMAIN_SETTINGS, SECRETS, "vol-0123456789abcdef0", "203.0.113.25").length, script.indexOf(PROVISIONING_CODE));
+/** The modules as the user data carries them: between the rendered header and provision.sh (its top-level code first). */
+const moduleCode = script.slice(renderScriptHeader(DOMAIN_SETTINGS, SECRETS, "vol-0123456789abcdef0", "203.0.113.25").length, script.indexOf("\nset -Eeuo pipefail\n"));
 
 describe("the HTTPS module in the user data", () => {
   test("is in the script only with a domain, between the header and provision.sh, and main runs it after step 15", () => {

@@ -5,7 +5,7 @@
 import { spawnSync } from "child_process";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { HEALTH_SECONDS, KEEP_RELEASES, opsPaths, renderProvisioningScript, renderScriptHeader, USER_DATA_COPY, compactShell } from "../../userdata";
+import { HEALTH_SECONDS, KEEP_RELEASES, opsPaths, renderOpsTool, renderProvisioningScript, renderScriptHeader, USER_DATA_COPY, compactShell } from "../../userdata";
 import { PRODUCTION_SETTINGS, SECRETS } from "./fixtures";
 
 const OPS_SH = readFileSync(join(__dirname, "../../userdata/ops.sh"), "utf8");
@@ -42,8 +42,10 @@ describe("the ops module", () => {
     expect(body).toEqual([]);
   });
 
-  test("is in every user data, and the header gives it its paths and limits, quoted", () => {
-    expect(renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS)).toContain(`\nops_main() {\n`);
+  test("is in the ops tool, not the user data (but the lock), and the header gives it its paths and limits, quoted", () => {
+    expect(renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS)).not.toContain(`\nops_main() {\n`);
+    expect(renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS)).toContain(`\nops_lock() {\n`);
+    expect(renderOpsTool().text).toContain(`\nops_main() {\n`);
     const settings = { ...PRODUCTION_SETTINGS, healthCheckPath: "/health?deep=1&x=%20" };
     expect(headerValue("HEALTH_PATH", settings)).toBe("/health?deep=1&x=%20");
     expect(headerValue("OPS_COMMAND")).toBe("/usr/local/sbin/crm-ops");

@@ -7,7 +7,7 @@ import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
   renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, renderTelemetryService, renderTelemetryTimer, scriptModules,
   SECRET_VARIABLES,
-  shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, compactShell,
+  shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, compactShell, FIRST_BOOT_CODE, SHELL_FILES, splitShell,
 } from "../../userdata";
 import { haveTool, PARAMETER_NAMES, PARAMETER_STORE_SETTINGS, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 import { relocateHostFiles } from "../support/provisioning-harness";
@@ -152,23 +152,42 @@ describe("renderProvisioningScript", () => {
     expect(() => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "", "", undefined, "/crm/x'y")).toThrow(`The log group must be 1 to 512 letters, digits and . _ / # -; got "/crm/x'y".`);
   });
 
-  test("is the rendered header, the ops, telemetry and local-database modules and userdata/provision.sh, without their comment lines", () => {
-    const [ops, telemetry, local, code] = ["ops", "telemetry", "local-database", "provision"]
-      .map((name) => readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8"));
+  test("is the rendered header, the functions of the modules and provision.sh the first boot runs, and userdata/first-boot.sh, without their comment lines", () => {
     expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry", "local-database"]);
-    expect(code.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(script).toBe(`${renderScriptHeader(PRODUCTION_SETTINGS, SECRETS)}\n${compactShell(ops)}\n${compactShell(telemetry)}\n`
-      + `${compactShell(local).replace(/^#!.*\n/, "")}\n${compactShell(code)}`);
+    const header = renderScriptHeader(PRODUCTION_SETTINGS, SECRETS);
+    expect(script.startsWith(`${header}\n`)).toBe(true);
+    expect(script.endsWith(FIRST_BOOT_CODE.replace(/^#!.*\n/, ""))).toBe(true);
+    // Every function the user data holds is one of userdata/*.sh as it is there, compacted.
+    const sources = new Map(SHELL_FILES.flatMap((file) => splitShell(readFileSync(join(__dirname, `../../userdata/${file}.sh`), "utf8")).functions)
+      .map((f) => [f.name, f.code]));
+    const names = [...script.matchAll(/^([a-z_0-9]+)\(\) \{/gm)].map((match) => match[1]);
+    for (const name of names) expect(script).toContain(sources.get(name));
+    // What the first boot runs, and what it installs (the refresh and telemetry scripts), and not the ops tool's actions.
+    expect(names).toEqual(expect.arrayContaining(["main", "run_step", ...STEP_FUNCTIONS, "refresh_public_uris", "telemetry_main", "ops_lock",
+      "install_command", "settings_text", "step_03_start_database_single_host"]));
+    for (const name of ["ops_main", "ops_release", "ops_rollback", "ops_status", "ops_change", "step_03_start_database_scale_out", "install_https"]) {
+      expect(names).not.toContain(name);
+    }
     expect(script.split("\n").filter((line) => /^\s*#/.test(line) && !/^(#!|\s*# shellcheck )/.test(line))
-      .every((line) => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS).includes(line))).toBe(true);
+      .every((line) => header.includes(line))).toBe(true);
+  });
+
+  // The files of definitions only (the others run: first-boot.sh, ops-install.sh).
+  test.each(SHELL_FILES)("splitShell finds every function bash defines from %s.sh, each as bash reads it", (file) => {
+    const code = readFileSync(join(__dirname, `../../userdata/${file}.sh`), "utf8");
+    const defined = (text: string) => spawnSync("bash", ["-c", `${text}\ndeclare -F | cut -d' ' -f3; echo; declare -f`], { encoding: "utf8" });
+    const full = defined(code);
+    expect(full.stderr).toBe("");
+    const parts = splitShell(code);
+    expect(parts.functions.map((f) => f.name).sort()).toEqual(full.stdout.split("\n\n")[0].split("\n").sort());
+    expect(defined(parts.functions.map((f) => f.code).join("\n")).stdout).toBe(full.stdout);
   });
 
   test("compacting provision.sh changes none of the functions bash reads from it", () => {
     const code = readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8");
-    // Everything up to the lines that run main: bash defines the functions, then prints them.
+    // bash defines the functions, then prints them (the run is first-boot.sh's).
     const definitions = (text: string) => {
-      const body = text.slice(0, text.indexOf('\nmkdir -p "$(dirname "$LOG_FILE")"'));
-      const result = spawnSync("bash", ["-c", `${body}\ndeclare -f`], { encoding: "utf8" });
+      const result = spawnSync("bash", ["-c", `${text}\ndeclare -f`], { encoding: "utf8" });
       expect(result.stderr).toBe("");
       return result.stdout;
     };
@@ -215,10 +234,10 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     expect(result.stdout).toBe(`eu-west-1|${PARAMETER_NAMES.dbRootPassword}|${PARAMETER_NAMES.appDbPassword}|${PARAMETER_NAMES.sourceHostToken}||`);
     expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "telemetry", "parameter-store", "local-database"]);
     expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry", "local-database"]);
-    expect(withParameters).toContain("\nrotate_secrets_parameter_store() {\n");
-    // The ops command's rotate-secrets runs it where the module is; elsewhere it says why not.
-    expect(script).not.toContain("\nrotate_secrets_parameter_store() {");
-    expect(script).toContain("\nrotate_secrets_user_data() {\ndie \"rotate-secrets needs");
+    expect(withParameters).toContain("\nload_secrets_parameter_store() {\n");
+    // The rotation is the ops tool's (userdata/ops-tool.ts), in no user data.
+    expect(withParameters).not.toContain("\nrotate_secrets_parameter_store() {");
+    expect(script).not.toContain("\nload_secrets_parameter_store() {");
     expect(script).not.toContain("aws ssm");
   });
 
