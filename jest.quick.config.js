@@ -13,6 +13,8 @@ module.exports = {
     "/__tests__/integration/",
     // moto: every example stack through the real AWS provider, the S3 backend, the user data read back.
     "/__tests__/engine/(real-provider|s3-backend|user-data-readback)\\.test\\.ts$",
+    // moto: the README's deploy as written, and the deploy policy under moto's IAM judge (the real provider).
+    "/__tests__/engine/(readme-deploy|deploy-policy-judge)\\.test\\.ts$",
     // The engine's user data provisioning a real MariaDB.
     "/__tests__/engine/user-data\\.test\\.ts$",
     // npm run ops / secrets / doctor against moto.

@@ -395,6 +395,16 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
     const shell: HostShell = (command) => spawn(ssh, sshArguments(request, { ...target, remote: command }), { stdio: "pipe" });
     const report = (line: string) => console.error(`ops: ${line}`);
     let code: number;
+    // db dump --output: written beside the file, renamed over it only when complete (mode 600). Checked and
+    // opened before ssh first starts (the tool's install included), so that a file that cannot be written
+    // stops the dump before the host is reached; named for removal only once this command made it.
+    let dump: { file: string; partial: string; fd: number } | undefined;
+    if (request.extra.output !== undefined) {
+      const file = checkDumpTarget(request.extra.output);
+      const fd = openPartial(`${file}.partial-${process.pid}`);
+      partial = `${file}.partial-${process.pid}`;
+      dump = { file, partial, fd };
+    }
     if (OPS_ACTIONS.includes(action)) {
       // The host runs the tool of this CLI: installed first when it differs (userdata/ops-tool.ts); else the action does not run.
       code = await installTool(() => spawn(ssh, sshArguments(request, { ...target, remote: OPS_INSTALLER, remoteArgs: installerArguments(settings, user) }),
@@ -415,20 +425,15 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
       // Following, on a terminal: one on the host too, so that Ctrl-C ends journalctl or tail there as well.
       const tty = options.follow && process.stdin.isTTY === true;
       code = await finished(spawn(ssh, sshArguments(request, { ...target, remote: logsCommand(settings, source, options), tty }), { stdio: "inherit" }));
-    } else if (request.extra.output !== undefined) {
-      // db dump --output: written beside the file, renamed over it only when complete (mode 600).
-      const file = checkDumpTarget(request.extra.output);
-      // Opened before ssh starts, so that a file that cannot be written stops the dump before the host runs it;
-      // named for removal only once this command made it.
-      const fd = openPartial(`${file}.partial-${process.pid}`);
-      partial = `${file}.partial-${process.pid}`;
+    } else if (dump !== undefined) {
+      const { file, fd } = dump;
       const out = createWriteStream("", { fd });
       const child = spawn(ssh, sshArguments(request, target), { stdio: ["inherit", "pipe", "inherit"] });
       child.stdout?.pipe(out);
       code = await finished(child);
       await new Promise<void>((resolvePromise, reject) => { out.on("error", reject); if (out.writableFinished) resolvePromise(); else out.on("finish", () => resolvePromise()); });
       if (code === 0) {
-        renameSync(partial, file);
+        renameSync(dump.partial, file);
         partial = undefined;
         report(`db dump: ${file}`);
       }
