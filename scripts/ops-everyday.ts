@@ -20,26 +20,12 @@ import { HOST_FILES } from "../settings/host-layout";
 import { StackSettings } from "../settings/stack-settings";
 import { DATA_FILE_SYSTEM, DATABASE_SERVICE } from "../userdata/constants";
 import { opsPaths } from "../userdata/ops";
+import { SCALE_OUT_BACKUPS } from "../userdata/ops-actions";
 import { shellQuote } from "../userdata/script";
 import { isSince, SINCE_EXPECTED } from "./journal-since";
 
 /** Runs `command` (a bash command line) as root on the host; its standard streams are pipes. */
 export type HostShell = (command: string) => ChildProcess;
-
-/** The actions that run from the workstation, their arguments and what each does (for --help). */
-export const LOCAL_ACTIONS: Readonly<Record<string, { readonly args: string; readonly summary: string }>> = {
-  logs: { args: "[log]", summary: "app (the default: its journal), provisioning, ops (the audit log) or database; --lines, --since, --follow" },
-  backup: { args: "", summary: "snapshot the data volume now, application-consistent, and wait for it (single host)" },
-  restore: { args: "", summary: "--drill: check a snapshot on a scratch volume; else the guided real restore (single host)" },
-};
-
-/** The options each action takes, besides the ssh options that every action takes. */
-export const ACTION_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  logs: ["lines", "since", "follow"],
-  db: ["output"],
-  restore: ["drill", "snapshot", "var-file"],
-  "db-setup": ["master-secret"],
-};
 
 /** The logs `logs` shows. */
 export const LOG_SOURCES = ["app", "provisioning", "ops", "database"] as const;
@@ -232,9 +218,6 @@ export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSe
 }
 
 /** Why the scale-out topology refuses backup and restore. */
-export const SCALE_OUT_BACKUPS = "backup and restore work on a single host's data volume; a scale-out stack's database is RDS, "
-  + "which keeps its own automated backups (docs/scale-out.md)";
-
 /** The snapshots of the stack's data volume, oldest first; `id`: that one only, which must be the stack's. */
 export async function dataSnapshots(ec2: EC2Client, settings: StackSettings, id?: string): Promise<Snapshot[]> {
   const tags = snapshotTags(settings);
