@@ -25,9 +25,9 @@ import { opsPaths } from "../userdata/ops";
 import { HOST_ACTIONS, OPS_ACTION_DECLARATIONS, OPS_ACTION_LIST, topologyRefusal } from "../userdata/ops-actions";
 import { OPS_INSTALLER, renderOpsTool, shortVersion } from "../userdata/ops-tool";
 import { shellQuote } from "../userdata/script";
-import { CommandLine, CommandLineError, OptionSpec, parseCommandLine, sshFileOption } from "./cli-options";
+import { CommandLine, CommandLineError, HelpRequested, OptionSpec, parseCommandLine, sshFileOption, UserError } from "./cli-options";
 import {
-  backup, chooseSnapshot, EverydayError, HostShell, logOptions, logsCommand, restoreDrill,
+  backup, chooseSnapshot, HostShell, logOptions, logsCommand, restoreDrill,
 } from "./ops-everyday";
 import { checkDumpTarget, checkSecretRegion, userFileOrText, userPath, withUserPaths } from "./ops-inputs";
 import { checkRestoreInputs, restoreGuide, restoreRecovery, restoreSteps } from "./ops-restore";
@@ -74,20 +74,6 @@ export const USAGE = [
   "  -h, --help              this help",
 ].join("\n");
 
-/** Thrown for --help: the usage goes to standard output and the command exits 0. */
-export class HelpRequested extends Error {
-  constructor() {
-    super(USAGE);
-  }
-}
-
-/** A mistake in the command line (exit 2), or a problem found before ssh runs (exit 1). */
-export class OpsError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-  }
-}
-
 export interface OpsRequest {
   readonly stack: string;
   /** One of OPS_ACTIONS. */
@@ -111,46 +97,42 @@ const OPTIONS: OptionSpec = { ...SSH_OPTIONS, ...Object.fromEntries(ACTION_OPTIO
 
 /** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
 export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
-  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested();
+  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(USAGE);
   let line: CommandLine;
   try {
     line = parseCommandLine(argv, OPTIONS);
   } catch (error) {
-    if (error instanceof CommandLineError) throw new OpsError(`${error.message}\n${USAGE}`, 2);
+    if (error instanceof CommandLineError) throw new UserError(`${error.message}\n${USAGE}`, 2);
     throw error;
   }
   const { positional } = line;
   const options = withUserPaths(line.options, env);
   const acceptNewHostKey = options["accept-new-host-key"] === "true";
   const [stack, action, ...args] = positional;
-  if (!stack || !action) throw new OpsError(USAGE, 2);
+  if (!stack || !action) throw new UserError(USAGE, 2);
   const declared = OPS_ACTION_DECLARATIONS.get(action);
   if (!declared) {
-    throw new OpsError(`unknown action "${action}": the actions are ${OPS_ACTION_LIST.map(({ name }) => name).join(", ")} (npm run ops -- --help)`, 2);
+    throw new UserError(`unknown action "${action}": the actions are ${OPS_ACTION_LIST.map(({ name }) => name).join(", ")} (npm run ops -- --help)`, 2);
   }
   const extra = Object.fromEntries(Object.entries(options).filter(([name]) => !(name in SSH_OPTIONS)));
   for (const name of Object.keys(extra)) {
     const own = declared.options?.find((option) => option.name === name);
     if (!own || (own.argument !== undefined && args[0] !== own.argument)) {
       const of = ACTION_OPTION_LIST.find(({ option }) => option.name === name)!;
-      throw new OpsError(`--${name} is an option of ${[of.action.name, of.option.argument].filter(Boolean).join(" ")}, not of ${[action, ...args].join(" ")}`, 2);
+      throw new UserError(`--${name} is an option of ${[of.action.name, of.option.argument].filter(Boolean).join(" ")}, not of ${[action, ...args].join(" ")}`, 2);
     }
   }
-  try {
-    if (action === "logs") logOptions(args, extra);
-  } catch (error) {
-    if (error instanceof EverydayError) throw new OpsError(error.message, 2);
-    throw error;
-  }
+  // The log and the values of its options (exit 2).
+  if (action === "logs") logOptions(args, extra);
   for (const option of declared.options ?? []) {
     const wrong = extra[option.name] === undefined ? undefined : option.check?.(extra[option.name]);
-    if (wrong !== undefined) throw new OpsError(wrong, 2);
+    if (wrong !== undefined) throw new UserError(wrong, 2);
   }
   const wrongArgs = declared.checkArgs?.(args, stack);
-  if (wrongArgs !== undefined) throw new OpsError(wrongArgs, 2);
+  if (wrongArgs !== undefined) throw new UserError(wrongArgs, 2);
   const bad = args.find((arg) => !ARGUMENT.test(arg));
   if (bad !== undefined) {
-    throw new OpsError(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`, 2);
+    throw new UserError(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`, 2);
   }
   const port = Number(options.port ?? "22");
   return {
@@ -165,7 +147,7 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
 export function stackSettings(stack: string, environments: StackSettings[] = loadEnvironments()): StackSettings {
   const found = environments.find((settings) => settings.stackName === stack);
   if (!found) {
-    throw new OpsError(`no stack "${stack}" in the settings (CRM_SETTINGS): the stacks are ${environments.map((s) => s.stackName).join(", ")}`);
+    throw new UserError(`no stack "${stack}" in the settings (CRM_SETTINGS): the stacks are ${environments.map((s) => s.stackName).join(", ")}`);
   }
   return found;
 }
@@ -176,29 +158,29 @@ export function stackSettings(stack: string, environments: StackSettings[] = loa
  */
 export function stackOutput(stackDirectory: string, name: string, instead: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
   const hint = `deploy it first, or ${instead}`;
-  if (!existsSync(stackDirectory)) throw new OpsError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
+  if (!existsSync(stackDirectory)) throw new UserError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
   const result = spawnSync(terraform, ["output", "-json", "-no-color"], {
     cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
   });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
-    throw new OpsError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
+    throw new UserError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
       + `(npm run doctor checks every prerequisite); or ${instead}`);
   }
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
     // A fresh synth of a stack whose state is in S3: the state is there, the working directory is not initialized.
     if (/Backend initialization required|please run "terraform init"/i.test(result.stderr ?? "")) {
-      throw new OpsError(`terraform output in ${stackDirectory} needs its backend initialized (${why.trim()}): `
+      throw new UserError(`terraform output in ${stackDirectory} needs its backend initialized (${why.trim()}): `
         + `run \`terraform -chdir=${stackDirectory} init\`, or ${instead}`);
     }
     // The state in S3 needs the account's credentials to be read.
     const credentials = /credential|ExpiredToken|AccessDenied|InvalidClientTokenId|security token/i.test(result.stderr ?? "")
       ? "; reading the state in S3 needs AWS credentials: check them with `aws sts get-caller-identity` (npm run doctor)" : "";
-    throw new OpsError(`terraform output failed in ${stackDirectory} (${why.trim()})${credentials}: ${hint}`);
+    throw new UserError(`terraform output failed in ${stackDirectory} (${why.trim()})${credentials}: ${hint}`);
   }
   const outputs = JSON.parse(result.stdout || "{}") as Record<string, { value?: unknown }>;
   const value = outputs[name]?.value;
-  if (typeof value !== "string" || value === "") throw new OpsError(`the stack has no output ${name} yet: ${hint}`);
+  if (typeof value !== "string" || value === "") throw new UserError(`the stack has no output ${name} yet: ${hint}`);
   return value;
 }
 
@@ -220,7 +202,7 @@ export interface SshFiles {
 export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshFiles {
   const asFile = (value: string | undefined, name: string, isText: (text: string) => boolean, what: string) => {
     if (value === undefined || existsSync(value)) return value;
-    if (!isText(value)) throw new OpsError(`${what} is neither a file nor ${name === "key" ? "a private key" : "known_hosts lines"}`);
+    if (!isText(value)) throw new UserError(`${what} is neither a file nor ${name === "key" ? "a private key" : "known_hosts lines"}`);
     const file = join(makeDirectory(), name);
     writeFileSync(file, `${value.trim()}\n`, { mode: 0o600 });
     return file;
@@ -283,7 +265,7 @@ export async function masterSecretText(request: OpsRequest, settings: StackSetti
   const client = new SecretsManagerClient({ region: settings.region });
   try {
     const text = (await client.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString;
-    if (!text) throw new OpsError(`the secret ${arn} holds no text: it is not the database's master secret`);
+    if (!text) throw new UserError(`the secret ${arn} holds no text: it is not the database's master secret`);
     return text;
   } finally {
     client.destroy();
@@ -337,10 +319,10 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
   const { action, args } = request;
   // The topology's refusals (userdata/ops-actions.ts), before anything reaches AWS or the host.
   const refusal = topologyRefusal(OPS_ACTION_DECLARATIONS.get(action)!, args, settings.provisioning.topology);
-  if (refusal) throw new OpsError(refusal.message, 2);
+  if (refusal) throw new UserError(refusal.message, 2);
   if (action === "restore" && request.extra.drill === undefined) return guidedRestore(request, settings, ec2(settings), stacksDirectory);
   if (request.host === undefined && scaleOut) {
-    throw new OpsError(`the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> `
+    throw new UserError(`the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> `
       + "(a host's address from the EC2 console or `aws autoscaling describe-auto-scaling-instances`; docs/scale-out.md)", 2);
   }
   const host = request.host ?? hostFromOutputs(join(stacksDirectory, request.stack), settings.instanceName);
@@ -362,7 +344,7 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
   };
   for (const name of CLEAN_UP_SIGNALS) process.once(name, onSignal);
   const notInstalled = (error: NodeJS.ErrnoException) => (error.code === "ENOENT"
-    ? new OpsError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
+    ? new UserError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
     : error);
   const finished = (child: ChildProcess) => new Promise<number>((resolvePromise, reject) => {
     child.on("error", (error: NodeJS.ErrnoException) => reject(notInstalled(error)));
@@ -434,7 +416,7 @@ function openPartial(partial: string): number {
   try {
     return openSync(partial, "wx", 0o600);
   } catch (error) {
-    throw new OpsError(`db dump --output: cannot create ${partial} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was dumped`);
+    throw new UserError(`db dump --output: cannot create ${partial} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was dumped`);
   }
 }
 
@@ -484,21 +466,17 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return await runOps(request, stackSettings(request.stack));
   } catch (error) {
     if (error instanceof HelpRequested) {
-      console.log(USAGE);
+      console.log(error.message);
       return 0;
-    }
-    if (error instanceof EverydayError) {
-      console.error(`ops: ${error.message}`);
-      return error.exitCode;
     }
     // The AWS SDK's own errors (credentials, permissions, a missing resource): its name and message, one line.
     if (error instanceof Error && ("$metadata" in error || /Credential|Waiter|TimeoutError/.test(error.name))) {
       console.error(`ops: AWS: ${error.name}: ${error.message.split("\n")[0]} (check the credentials: aws sts get-caller-identity; npm run doctor)`);
       return 1;
     }
-    if (!(error instanceof OpsError || error instanceof SettingsProblem)) throw error;
+    if (!(error instanceof UserError || error instanceof SettingsProblem)) throw error;
     console.error(`ops: ${error.message}`);
-    return error instanceof OpsError ? error.exitCode : 1;
+    return error instanceof UserError ? error.exitCode : 1;
   }
 }
 

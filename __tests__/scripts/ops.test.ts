@@ -12,11 +12,12 @@ import { tmpdir } from "os";
 import { join, resolve } from "path";
 import { renderOpsTool } from "../../userdata/ops-tool";
 import {
-  HelpRequested, hostFromOutputs, OPS_ACTIONS, OpsError, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings, USAGE,
+  hostFromOutputs, OPS_ACTIONS, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings, USAGE,
 } from "../../scripts/ops";
 import { exampleStackJson } from "../../scripts/docs";
 import { SNAPSHOT_ID_EXPECTED, SNAPSHOT_ID_SHAPE } from "../../settings/snapshot-id";
 import { OPS_ACTION_LIST } from "../../userdata/ops-actions";
+import { HelpRequested, UserError } from "../../scripts/cli-options";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { isolatedMotoEnvironment } from "../support/real-provider";
 import { exampleStackSettings } from "../support/synth";
@@ -45,7 +46,7 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): { message: string
   try {
     parseOpsArgs(argv, env);
   } catch (error) {
-    if (error instanceof OpsError) return { message: error.message.split("\n")[0], exitCode: error.exitCode };
+    if (error instanceof UserError) return { message: error.message.split("\n")[0], exitCode: error.exitCode };
     throw error;
   }
   throw new Error(`accepted: ${argv.join(" ")}`);
@@ -462,7 +463,7 @@ describeWithTools("logs --since, held against the real journalctl (systemd's par
       parseOpsArgs(["S", "logs", "--since", value], {});
       return undefined;
     } catch (error) {
-      if (error instanceof OpsError) return error.message;
+      if (error instanceof UserError) return error.message;
       throw error;
     }
   }
