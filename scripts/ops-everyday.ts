@@ -23,6 +23,7 @@ import { opsPaths } from "../userdata/ops";
 import { SCALE_OUT_BACKUPS } from "../userdata/ops-actions";
 import { shellQuote } from "../userdata/script";
 import { UserError } from "./cli-options";
+import { OPS_TIMEOUTS } from "./ops-timeouts";
 import { isSince, SINCE_EXPECTED } from "./journal-since";
 
 /** Runs `command` (a bash command line) as root on the host; its standard streams are pipes. */
@@ -78,7 +79,7 @@ export function logsCommand(settings: StackSettings, source: LogSource, options:
 }
 
 /** The output of a host command and its exit status, bounded to `timeoutMs`. */
-export function hostRun(shell: HostShell, command: string, input = "", timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function hostRun(shell: HostShell, command: string, input = "", timeoutMs = OPS_TIMEOUTS.hostCommandSeconds * 1000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = shell(command);
     let stdout = "";
@@ -134,7 +135,7 @@ export const BACKUP_LOCK_COMMAND = "exec mariadb --user=root --batch --skip-colu
  * held (rejects if the session ends first or not within `timeoutMs`). Ending the session, however it
  * ends, releases the lock.
  */
-export function holdBackupLock(shell: HostShell, timeoutMs = 60_000): { held: Promise<void>; release: () => Promise<void> } {
+export function holdBackupLock(shell: HostShell, timeoutMs = OPS_TIMEOUTS.backupLockSeconds * 1000): { held: Promise<void>; release: () => Promise<void> } {
   const child = shell(BACKUP_LOCK_COMMAND);
   let stdout = "";
   let stderr = "";
@@ -161,7 +162,7 @@ export function holdBackupLock(shell: HostShell, timeoutMs = 60_000): { held: Pr
   const release = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.stdin?.end("BACKUP STAGE END;\n");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const timer = setTimeout(() => child.kill("SIGKILL"), OPS_TIMEOUTS.backupLockReleaseSeconds * 1000);
       await closed;
       clearTimeout(timer);
     }
@@ -182,7 +183,7 @@ export interface BackupResult {
  * BLOCK_COMMIT) in one session, the file system synced, CreateSnapshot (the snapshot's point in time),
  * the lock released, then a wait (at most `waitSeconds`) until the snapshot is completed.
  */
-export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSettings, report: Report, waitSeconds = 3600): Promise<BackupResult> {
+export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSettings, report: Report, waitSeconds: number = OPS_TIMEOUTS.snapshotSeconds): Promise<BackupResult> {
   if (settings.provisioning.topology === "scale-out") throw new UserError(SCALE_OUT_BACKUPS, 2);
   const volume = await findDataVolume(ec2, settings);
   const volumeId = volume.VolumeId ?? "";
@@ -193,7 +194,7 @@ export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSe
   try {
     await lock.held;
     // The file systems' dirty pages on the volume too (what the database wrote before its lock).
-    const sync = await hostRun(shell, "exec sync", "", 60_000);
+    const sync = await hostRun(shell, "exec sync", "", OPS_TIMEOUTS.syncSeconds * 1000);
     if (sync.code !== 0) throw new UserError(`sync failed on the host: ${sync.stderr.trim()}`);
     const created = await ec2.send(new CreateSnapshotCommand({
       VolumeId: volumeId,
@@ -279,7 +280,7 @@ export const DRILL_DEVICE = "/dev/sdg";
  * live database), detached and deleted whatever happened. Resolves with the host's exit status.
  */
 export async function restoreDrill(ec2: EC2Client, shell: HostShell, settings: StackSettings, report: Report,
-  snapshotId?: string, waitSeconds = 900): Promise<number> {
+  snapshotId?: string, waitSeconds: number = OPS_TIMEOUTS.drillSeconds): Promise<number> {
   if (settings.provisioning.topology === "scale-out") throw new UserError(SCALE_OUT_BACKUPS, 2);
   const volume = await findDataVolume(ec2, settings);
   const instanceId = volume.Attachments?.find((a) => a.State === "attached")?.InstanceId;

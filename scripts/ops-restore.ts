@@ -12,6 +12,7 @@ import { SINGLE_HOST_ADDRESSES, SINGLE_HOST_RESOURCES } from "../constructs/addr
 import { StackSettings } from "../settings/stack-settings";
 import { shellQuote } from "../userdata/script";
 import { UserError } from "./cli-options";
+import { OPS_TIMEOUTS } from "./ops-timeouts";
 
 /** `word` as one word of a shell command line: as it is when the shell reads it so, else quoted. */
 function shellWord(word: string): string {
@@ -62,7 +63,7 @@ export function checkRestoreInputs(stackDirectory: string, varFile: string, terr
     throw new UserError(`--var-file ${varFile} cannot be read (permissions); nothing changed`, 2);
   }
   if (!existsSync(stackDirectory)) throw new UserError(`there is no ${stackDirectory}: run npx cdktf synth and terraform init there first; nothing changed`);
-  const listed = spawnSync(terraform, ["state", "list", "-no-color"], { cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env });
+  const listed = spawnSync(terraform, ["state", "list", "-no-color"], { cwd: stackDirectory, encoding: "utf8", timeout: OPS_TIMEOUTS.terraformSeconds * 1000, env });
   if ((listed.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
     throw new UserError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later (npm run doctor checks every prerequisite); nothing changed`);
   }
@@ -80,7 +81,7 @@ export function checkRestoreInputs(stackDirectory: string, varFile: string, terr
 
 /** The data volume's id as the state records it (the raw state: no provider needed), or undefined. */
 function stateVolumeId(stackDirectory: string, terraform: string, env: NodeJS.ProcessEnv): string | undefined {
-  const pulled = spawnSync(terraform, ["state", "pull"], { cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env });
+  const pulled = spawnSync(terraform, ["state", "pull"], { cwd: stackDirectory, encoding: "utf8", timeout: OPS_TIMEOUTS.terraformSeconds * 1000, env });
   const { type, name } = SINGLE_HOST_RESOURCES.dataVolume;
   try {
     const state = JSON.parse(pulled.stdout) as { resources?: { mode: string; module?: string; type: string; name: string; instances?: { attributes?: { id?: unknown } }[] }[] };

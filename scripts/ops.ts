@@ -31,6 +31,7 @@ import {
 } from "./ops-everyday";
 import { checkDumpTarget, checkSecretRegion, userFileOrText, userPath, withUserPaths } from "./ops-inputs";
 import { checkRestoreInputs, restoreGuide, restoreRecovery, restoreSteps } from "./ops-restore";
+import { OPS_TIMEOUTS } from "./ops-timeouts";
 
 /** The actions of the host's ops command (userdata/ops-actions.ts: the tool's dispatcher has exactly these). */
 export const OPS_ACTIONS: readonly string[] = HOST_ACTIONS;
@@ -160,7 +161,7 @@ export function stackOutput(stackDirectory: string, name: string, instead: strin
   const hint = `deploy it first, or ${instead}`;
   if (!existsSync(stackDirectory)) throw new UserError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
   const result = spawnSync(terraform, ["output", "-json", "-no-color"], {
-    cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
+    cwd: stackDirectory, encoding: "utf8", timeout: OPS_TIMEOUTS.terraformSeconds * 1000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
   });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
     throw new UserError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
@@ -221,7 +222,8 @@ export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshF
 export function sshArguments(request: OpsRequest, target: { host: string; user: string; command: string; remote?: string; remoteArgs?: string[]; tty?: boolean } & SshFiles): string[] {
   return [
     ...(target.tty ? ["-t"] : []),
-    "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
+    "-o", "BatchMode=yes", "-o", `ConnectTimeout=${OPS_TIMEOUTS.sshConnectSeconds}`,
+    "-o", `ServerAliveInterval=${OPS_TIMEOUTS.sshAliveIntervalSeconds}`, "-o", `ServerAliveCountMax=${OPS_TIMEOUTS.sshAliveCountMax}`,
     "-o", `StrictHostKeyChecking=${request.acceptNewHostKey ? "accept-new" : "yes"}`,
     // Files as -o Key="path": ssh splits a bare -o value on whitespace and expands % in file names.
     ...(target.knownHostsFile ? ["-o", sshFileOption("UserKnownHostsFile", target.knownHostsFile)] : []),
