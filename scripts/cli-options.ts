@@ -17,6 +17,16 @@ import { isIPv6 } from "net";
 /** A mistake in a command line: exit 2, one line that names the option and what is expected. */
 export class CommandLineError extends Error {}
 
+/** A mistake or a refusal that the user can act on (the ops command's): one line, exit `exitCode` (2: the command line). */
+export class UserError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+/** Thrown for --help: its message (the command's help) goes to standard output and the command exits 0. */
+export class HelpRequested extends Error {}
+
 /** What an option's value is. */
 export type OptionKind = "flag" | "port" | "host" | "user" | "path" | "text";
 

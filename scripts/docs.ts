@@ -17,6 +17,7 @@ import {
 import { readJsonFile } from "../settings/json-file";
 import { deployPolicyJson } from "./docs/deploy-policy";
 import { destroyedList } from "./docs/destroyed";
+import { opsActionsTable } from "./docs/ops-actions";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
 import { hostPathsTable, outputsTable, pathSettingsTable, repositoryVariablesTable, settingsTable, variablesTable } from "./docs/tables";
@@ -89,9 +90,9 @@ export function generatedGithubActionsDoc(text: string, policy: string, stacks: 
   });
 }
 
-/** docs/operations.md with the list of what destroy deletes, from the single-host examples' stacks. */
+/** docs/operations.md with the table of the ops actions (userdata/ops-actions.ts) and the list of what destroy deletes, from the single-host examples' stacks. */
 export function generatedOperationsDoc(text: string, stacks: readonly StackJson[]): string {
-  return withSections(OPERATIONS_DOC_FILE, text, { destroyed: destroyedList(stacks) });
+  return withSections(OPERATIONS_DOC_FILE, text, { "ops-actions": opsActionsTable(), destroyed: destroyedList(stacks) });
 }
 
 /** The user data of the example settings' stack, as it measures itself at synthesis, with `changes` to the settings. */

@@ -20,26 +20,14 @@ import { HOST_FILES } from "../settings/host-layout";
 import { StackSettings } from "../settings/stack-settings";
 import { DATA_FILE_SYSTEM, DATABASE_SERVICE } from "../userdata/constants";
 import { opsPaths } from "../userdata/ops";
+import { SCALE_OUT_BACKUPS } from "../userdata/ops-actions";
 import { shellQuote } from "../userdata/script";
+import { UserError } from "./cli-options";
+import { OPS_TIMEOUTS } from "./ops-timeouts";
 import { isSince, SINCE_EXPECTED } from "./journal-since";
 
 /** Runs `command` (a bash command line) as root on the host; its standard streams are pipes. */
 export type HostShell = (command: string) => ChildProcess;
-
-/** The actions that run from the workstation, their arguments and what each does (for --help). */
-export const LOCAL_ACTIONS: Readonly<Record<string, { readonly args: string; readonly summary: string }>> = {
-  logs: { args: "[log]", summary: "app (the default: its journal), provisioning, ops (the audit log) or database; --lines, --since, --follow" },
-  backup: { args: "", summary: "snapshot the data volume now, application-consistent, and wait for it (single host)" },
-  restore: { args: "", summary: "--drill: check a snapshot on a scratch volume; else the guided real restore (single host)" },
-};
-
-/** The options each action takes, besides the ssh options that every action takes. */
-export const ACTION_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  logs: ["lines", "since", "follow"],
-  db: ["output"],
-  restore: ["drill", "snapshot", "var-file"],
-  "db-setup": ["master-secret"],
-};
 
 /** The logs `logs` shows. */
 export const LOG_SOURCES = ["app", "provisioning", "ops", "database"] as const;
@@ -51,13 +39,6 @@ export type LogSource = (typeof LOG_SOURCES)[number];
  */
 export const DATABASE_ERROR_LOG = "/var/log/mariadb/mariadb.log";
 
-/** A mistake or a refusal of an everyday action: one line, exit `exitCode`. */
-export class EverydayError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-  }
-}
-
 /** The checked options of `logs`. */
 export interface LogOptions {
   readonly lines: number;
@@ -65,17 +46,17 @@ export interface LogOptions {
   readonly follow: boolean;
 }
 
-/** Reads `logs`' source and options; throws EverydayError (exit 2) naming a bad value. */
+/** Reads `logs`' source and options; throws UserError (exit 2) naming a bad value. */
 export function logOptions(args: readonly string[], options: Record<string, string>): { source: LogSource; options: LogOptions } {
-  if (args.length > 1) throw new EverydayError(`logs takes one log (${LOG_SOURCES.join(", ")}); got "${args.join(" ")}"`, 2);
+  if (args.length > 1) throw new UserError(`logs takes one log (${LOG_SOURCES.join(", ")}); got "${args.join(" ")}"`, 2);
   const source = (args[0] ?? "app") as LogSource;
-  if (!LOG_SOURCES.includes(source)) throw new EverydayError(`logs: no log "${source}": the logs are ${LOG_SOURCES.join(", ")}`, 2);
+  if (!LOG_SOURCES.includes(source)) throw new UserError(`logs: no log "${source}": the logs are ${LOG_SOURCES.join(", ")}`, 2);
   const lines = options.lines ?? "100";
-  if (!/^[1-9][0-9]{0,5}$/.test(lines)) throw new EverydayError(`--lines must be a number of lines from 1 to 999999, got ${JSON.stringify(lines)}`, 2);
+  if (!/^[1-9][0-9]{0,5}$/.test(lines)) throw new UserError(`--lines must be a number of lines from 1 to 999999, got ${JSON.stringify(lines)}`, 2);
   const since = options.since;
-  if (since !== undefined && !isSince(since)) throw new EverydayError(`--since must be ${SINCE_EXPECTED}, got ${JSON.stringify(since)}`, 2);
+  if (since !== undefined && !isSince(since)) throw new UserError(`--since must be ${SINCE_EXPECTED}, got ${JSON.stringify(since)}`, 2);
   if (since !== undefined && (source === "provisioning" || source === "ops")) {
-    throw new EverydayError(`--since reads the journal; the ${source} log is a file: use --lines`, 2);
+    throw new UserError(`--since reads the journal; the ${source} log is a file: use --lines`, 2);
   }
   return { source, options: { lines: Number(lines), since, follow: options.follow === "true" } };
 }
@@ -98,7 +79,7 @@ export function logsCommand(settings: StackSettings, source: LogSource, options:
 }
 
 /** The output of a host command and its exit status, bounded to `timeoutMs`. */
-export function hostRun(shell: HostShell, command: string, input = "", timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function hostRun(shell: HostShell, command: string, input = "", timeoutMs = OPS_TIMEOUTS.hostCommandSeconds * 1000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = shell(command);
     let stdout = "";
@@ -130,7 +111,7 @@ export async function findDataVolume(ec2: EC2Client, settings: StackSettings): P
   }));
   const described = Object.entries(tags).map(([key, value]) => `${key}=${value}`).join(", ");
   if (Volumes.length !== 1) {
-    throw new EverydayError(`${Volumes.length === 0 ? "no" : `${Volumes.length}`} volumes tagged ${described} in ${settings.region}: `
+    throw new UserError(`${Volumes.length === 0 ? "no" : `${Volumes.length}`} volumes tagged ${described} in ${settings.region}: `
       + "is the stack deployed there, with these credentials' account?");
   }
   return Volumes[0];
@@ -154,7 +135,7 @@ export const BACKUP_LOCK_COMMAND = "exec mariadb --user=root --batch --skip-colu
  * held (rejects if the session ends first or not within `timeoutMs`). Ending the session, however it
  * ends, releases the lock.
  */
-export function holdBackupLock(shell: HostShell, timeoutMs = 60_000): { held: Promise<void>; release: () => Promise<void> } {
+export function holdBackupLock(shell: HostShell, timeoutMs = OPS_TIMEOUTS.backupLockSeconds * 1000): { held: Promise<void>; release: () => Promise<void> } {
   const child = shell(BACKUP_LOCK_COMMAND);
   let stdout = "";
   let stderr = "";
@@ -163,7 +144,7 @@ export function holdBackupLock(shell: HostShell, timeoutMs = 60_000): { held: Pr
   child.stdin?.on("error", () => undefined);
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const held = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new EverydayError(`the database's backup lock was not taken within ${timeoutMs / 1000} s: ${stderr.trim()}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new UserError(`the database's backup lock was not taken within ${timeoutMs / 1000} s: ${stderr.trim()}`)), timeoutMs);
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       if (stdout.includes("crm-backup-locked")) {
@@ -173,7 +154,7 @@ export function holdBackupLock(shell: HostShell, timeoutMs = 60_000): { held: Pr
     });
     void closed.then((code) => {
       clearTimeout(timer);
-      reject(new EverydayError(`the database session ended (exit ${code}) before it held the backup lock: ${stderr.trim() || "no message"}`));
+      reject(new UserError(`the database session ended (exit ${code}) before it held the backup lock: ${stderr.trim() || "no message"}`));
     });
   });
   held.catch(() => undefined);
@@ -181,7 +162,7 @@ export function holdBackupLock(shell: HostShell, timeoutMs = 60_000): { held: Pr
   const release = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.stdin?.end("BACKUP STAGE END;\n");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const timer = setTimeout(() => child.kill("SIGKILL"), OPS_TIMEOUTS.backupLockReleaseSeconds * 1000);
       await closed;
       clearTimeout(timer);
     }
@@ -202,8 +183,8 @@ export interface BackupResult {
  * BLOCK_COMMIT) in one session, the file system synced, CreateSnapshot (the snapshot's point in time),
  * the lock released, then a wait (at most `waitSeconds`) until the snapshot is completed.
  */
-export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSettings, report: Report, waitSeconds = 3600): Promise<BackupResult> {
-  if (settings.provisioning.topology === "scale-out") throw new EverydayError(SCALE_OUT_BACKUPS, 2);
+export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSettings, report: Report, waitSeconds: number = OPS_TIMEOUTS.snapshotSeconds): Promise<BackupResult> {
+  if (settings.provisioning.topology === "scale-out") throw new UserError(SCALE_OUT_BACKUPS, 2);
   const volume = await findDataVolume(ec2, settings);
   const volumeId = volume.VolumeId ?? "";
   report(`data volume ${volumeId}: holding the database's commits (BACKUP STAGE BLOCK_COMMIT)`);
@@ -213,8 +194,8 @@ export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSe
   try {
     await lock.held;
     // The file systems' dirty pages on the volume too (what the database wrote before its lock).
-    const sync = await hostRun(shell, "exec sync", "", 60_000);
-    if (sync.code !== 0) throw new EverydayError(`sync failed on the host: ${sync.stderr.trim()}`);
+    const sync = await hostRun(shell, "exec sync", "", OPS_TIMEOUTS.syncSeconds * 1000);
+    if (sync.code !== 0) throw new UserError(`sync failed on the host: ${sync.stderr.trim()}`);
     const created = await ec2.send(new CreateSnapshotCommand({
       VolumeId: volumeId,
       Description: `${settings.stackName}/${settings.instanceName} data, application-consistent: npm run ops backup`,
@@ -232,9 +213,6 @@ export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSe
 }
 
 /** Why the scale-out topology refuses backup and restore. */
-export const SCALE_OUT_BACKUPS = "backup and restore work on a single host's data volume; a scale-out stack's database is RDS, "
-  + "which keeps its own automated backups (docs/scale-out.md)";
-
 /** The snapshots of the stack's data volume, oldest first; `id`: that one only, which must be the stack's. */
 export async function dataSnapshots(ec2: EC2Client, settings: StackSettings, id?: string): Promise<Snapshot[]> {
   const tags = snapshotTags(settings);
@@ -251,7 +229,7 @@ export async function chooseSnapshot(ec2: EC2Client, settings: StackSettings, id
   const tags = Object.entries(snapshotTags(settings)).map(([k, v]) => `${k}=${v}`).join(", ");
   const found = await dataSnapshots(ec2, settings, id);
   const chosen = found[found.length - 1];
-  if (!chosen) throw new EverydayError(id ? `no completed snapshot ${id} tagged ${tags}` : `no completed snapshot tagged ${tags} in ${settings.region}`);
+  if (!chosen) throw new UserError(id ? `no completed snapshot ${id} tagged ${tags}` : `no completed snapshot tagged ${tags} in ${settings.region}`);
   return chosen;
 }
 
@@ -302,11 +280,11 @@ export const DRILL_DEVICE = "/dev/sdg";
  * live database), detached and deleted whatever happened. Resolves with the host's exit status.
  */
 export async function restoreDrill(ec2: EC2Client, shell: HostShell, settings: StackSettings, report: Report,
-  snapshotId?: string, waitSeconds = 900): Promise<number> {
-  if (settings.provisioning.topology === "scale-out") throw new EverydayError(SCALE_OUT_BACKUPS, 2);
+  snapshotId?: string, waitSeconds: number = OPS_TIMEOUTS.drillSeconds): Promise<number> {
+  if (settings.provisioning.topology === "scale-out") throw new UserError(SCALE_OUT_BACKUPS, 2);
   const volume = await findDataVolume(ec2, settings);
   const instanceId = volume.Attachments?.find((a) => a.State === "attached")?.InstanceId;
-  if (!instanceId) throw new EverydayError(`the data volume ${volume.VolumeId} is not attached to a host`);
+  if (!instanceId) throw new UserError(`the data volume ${volume.VolumeId} is not attached to a host`);
   const snapshot = await chooseSnapshot(ec2, settings, snapshotId);
   await removeScratchVolumes(ec2, settings, report, waitSeconds);
   report(`drill: snapshot ${snapshot.SnapshotId} (${snapshot.StartTime?.toISOString()}) to a scratch volume in ${volume.AvailabilityZone}`);

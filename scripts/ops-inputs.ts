@@ -2,12 +2,12 @@
  * Checks of the ops command's inputs that must hold before AWS, ssh or the host is reached (docs/operations.md):
  * the paths the user names, read where the user typed them; `--since` as the host's journalctl reads it; the
  * file `db dump --output` writes; the Region and partition of `--master-secret`. Each refusal is one line naming
- * the value and what is expected (an EverydayError). `--since`'s rule is scripts/journal-since.ts's.
+ * the value and what is expected (an UserError). `--since`'s rule is scripts/journal-since.ts's.
  */
 import { existsSync, statSync } from "fs";
 import { dirname, resolve } from "path";
 import { partition } from "@aws-sdk/util-endpoints";
-import { EverydayError } from "./ops-everyday";
+import { UserError } from "./cli-options";
 
 /** The options whose values are paths on the workstation. */
 export const PATH_OPTIONS = ["output", "var-file", "identity", "known-hosts"] as const;
@@ -35,10 +35,10 @@ export function checkDumpTarget(output: string): string {
   const file = resolve(output);
   const directory = dirname(file);
   if (!existsSync(directory) || !statSync(directory).isDirectory()) {
-    throw new EverydayError(`--output ${JSON.stringify(output)}: the directory ${directory} is not there; expected a file in an existing directory`, 2);
+    throw new UserError(`--output ${JSON.stringify(output)}: the directory ${directory} is not there; expected a file in an existing directory`, 2);
   }
   if (existsSync(file) && !statSync(file).isFile()) {
-    throw new EverydayError(`--output ${JSON.stringify(output)} is a directory or another non-file; expected a file (new or replaced)`, 2);
+    throw new UserError(`--output ${JSON.stringify(output)} is a directory or another non-file; expected a file (new or replaced)`, 2);
   }
   return file;
 }
@@ -67,7 +67,7 @@ export function checkSecretRegion(arn: string, region: string): void {
   const [, arnPartition, , arnRegion] = arn.split(":");
   const expected = regionPartition(region);
   if (arnPartition !== expected || arnRegion !== region) {
-    throw new EverydayError(`--master-secret ${arn} is in ${arnPartition}:${arnRegion}; expected a secret of the stack's Region, `
+    throw new UserError(`--master-secret ${arn} is in ${arnPartition}:${arnRegion}; expected a secret of the stack's Region, `
       + `arn:${expected}:secretsmanager:${region}:…`, 2);
   }
 }

@@ -11,7 +11,8 @@ import { Snapshot } from "@aws-sdk/client-ec2";
 import { SINGLE_HOST_ADDRESSES, SINGLE_HOST_RESOURCES } from "../constructs/addresses";
 import { StackSettings } from "../settings/stack-settings";
 import { shellQuote } from "../userdata/script";
-import { EverydayError } from "./ops-everyday";
+import { UserError } from "./cli-options";
+import { OPS_TIMEOUTS } from "./ops-timeouts";
 
 /** `word` as one word of a shell command line: as it is when the shell reads it so, else quoted. */
 function shellWord(word: string): string {
@@ -54,33 +55,33 @@ export function restoreGuide(settings: StackSettings, snapshot: Snapshot, varFil
  */
 export function checkRestoreInputs(stackDirectory: string, varFile: string, terraform: string, env: NodeJS.ProcessEnv): string | undefined {
   if (!existsSync(varFile) || !statSync(varFile).isFile()) {
-    throw new EverydayError(`--var-file ${varFile} is not a file: expected your stack's tfvars (a copy of examples/terraform.tfvars.example); nothing changed`, 2);
+    throw new UserError(`--var-file ${varFile} is not a file: expected your stack's tfvars (a copy of examples/terraform.tfvars.example); nothing changed`, 2);
   }
   try {
     accessSync(varFile, constants.R_OK);
   } catch {
-    throw new EverydayError(`--var-file ${varFile} cannot be read (permissions); nothing changed`, 2);
+    throw new UserError(`--var-file ${varFile} cannot be read (permissions); nothing changed`, 2);
   }
-  if (!existsSync(stackDirectory)) throw new EverydayError(`there is no ${stackDirectory}: run npx cdktf synth and terraform init there first; nothing changed`);
-  const listed = spawnSync(terraform, ["state", "list", "-no-color"], { cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env });
+  if (!existsSync(stackDirectory)) throw new UserError(`there is no ${stackDirectory}: run npx cdktf synth and terraform init there first; nothing changed`);
+  const listed = spawnSync(terraform, ["state", "list", "-no-color"], { cwd: stackDirectory, encoding: "utf8", timeout: OPS_TIMEOUTS.terraformSeconds * 1000, env });
   if ((listed.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
-    throw new EverydayError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later (npm run doctor checks every prerequisite); nothing changed`);
+    throw new UserError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later (npm run doctor checks every prerequisite); nothing changed`);
   }
   if (listed.error || listed.status !== 0) {
     const why = listed.error?.message ?? listed.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${listed.status}`;
-    throw new EverydayError(`terraform state list failed in ${stackDirectory} (${why.trim()}): run terraform init there (with the state's credentials); nothing changed`);
+    throw new UserError(`terraform state list failed in ${stackDirectory} (${why.trim()}): run terraform init there (with the state's credentials); nothing changed`);
   }
   const addresses = listed.stdout.split("\n").map((line) => line.trim());
   const missing = Object.values(SINGLE_HOST_ADDRESSES).filter((address) => !addresses.includes(address));
   if (missing.length > 0) {
-    throw new EverydayError(`the state in ${stackDirectory} holds no ${missing.join(" or ")}: is the stack deployed, and this its directory? nothing changed`);
+    throw new UserError(`the state in ${stackDirectory} holds no ${missing.join(" or ")}: is the stack deployed, and this its directory? nothing changed`);
   }
   return stateVolumeId(stackDirectory, terraform, env);
 }
 
 /** The data volume's id as the state records it (the raw state: no provider needed), or undefined. */
 function stateVolumeId(stackDirectory: string, terraform: string, env: NodeJS.ProcessEnv): string | undefined {
-  const pulled = spawnSync(terraform, ["state", "pull"], { cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env });
+  const pulled = spawnSync(terraform, ["state", "pull"], { cwd: stackDirectory, encoding: "utf8", timeout: OPS_TIMEOUTS.terraformSeconds * 1000, env });
   const { type, name } = SINGLE_HOST_RESOURCES.dataVolume;
   try {
     const state = JSON.parse(pulled.stdout) as { resources?: { mode: string; module?: string; type: string; name: string; instances?: { attributes?: { id?: unknown } }[] }[] };

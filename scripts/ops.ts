@@ -21,56 +21,50 @@ import { join, resolve } from "path";
 import { loadEnvironments } from "../settings/environments";
 import { SettingsProblem } from "../settings/errors";
 import { StackSettings } from "../settings/stack-settings";
-import { hostOpsActions, opsPaths } from "../userdata/ops";
+import { opsPaths } from "../userdata/ops";
+import { HOST_ACTIONS, OPS_ACTION_DECLARATIONS, OPS_ACTION_LIST, topologyRefusal } from "../userdata/ops-actions";
 import { OPS_INSTALLER, renderOpsTool, shortVersion } from "../userdata/ops-tool";
 import { shellQuote } from "../userdata/script";
-import { isGitRef, REF_EXPECTED } from "../settings/git-ref";
-import { CommandLine, CommandLineError, OptionSpec, parseCommandLine, sshFileOption } from "./cli-options";
+import { CommandLine, CommandLineError, HelpRequested, OptionSpec, parseCommandLine, sshFileOption, UserError } from "./cli-options";
 import {
-  ACTION_OPTIONS, backup, chooseSnapshot, EverydayError, HostShell, LOCAL_ACTIONS, logOptions, logsCommand, restoreDrill, SCALE_OUT_BACKUPS,
+  backup, chooseSnapshot, HostShell, logOptions, logsCommand, restoreDrill,
 } from "./ops-everyday";
 import { checkDumpTarget, checkSecretRegion, userFileOrText, userPath, withUserPaths } from "./ops-inputs";
 import { checkRestoreInputs, restoreGuide, restoreRecovery, restoreSteps } from "./ops-restore";
-import { isSnapshotId, SNAPSHOT_ID_EXPECTED } from "../settings/snapshot-id";
+import { OPS_TIMEOUTS } from "./ops-timeouts";
 
-/** The actions of the host's ops command, as its dispatcher (userdata/ops.sh, ops_main) has them. */
-export const OPS_ACTIONS: readonly string[] = hostOpsActions().map((action) => action.name);
-/** What each action does, in one line, for --help (a test checks that every action of the host has one). */
-export const OPS_ACTION_SUMMARIES: Readonly<Record<string, string>> = {
-  release: "build the git ref in a new release and switch to it when it answers; back by itself if not",
-  rollback: "switch back to a kept release (default: the good release before the current one, further back each time; never a newer one)",
-  releases: "list the kept releases, the current one marked *",
-  status: "the release, the service, the app's answer, the lock and the last actions",
-  patch: "operating-system updates (to a version, default the latest); reboots only if needed",
-  reprovision: "run the first-boot provisioning again: the repair of a failed first boot",
-  "rotate-secrets": "apply the values that `npm run secrets -- <stack> rotate` put in Parameter Store",
-  restart: "restart the app's unit, then wait for its health check (audited)",
-  db: "a MariaDB shell on the app's database as the app user; db dump: a consistent dump to stdout or --output",
-  "db-setup": "scale-out: the database and the app's account, with RDS's master secret (read with your credentials, sent over ssh's stdin)",
-};
+/** The actions of the host's ops command (userdata/ops-actions.ts: the tool's dispatcher has exactly these). */
+export const OPS_ACTIONS: readonly string[] = HOST_ACTIONS;
 /** Arguments the actions take (a git ref, a release, a version): safe as words of the remote shell. */
 const ARGUMENT = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
 /** Where `npx cdktf synth` writes the stacks (cdktf.json's output). */
 const STACKS_DIRECTORY = resolve(__dirname, "..", "cdktf.out", "stacks");
 
-/** The command's help: every action of the host's command and every option, one line each. */
+/** The options of the actions (each declared by its action), with the action they belong to. */
+const ACTION_OPTION_LIST = OPS_ACTION_LIST.flatMap((action) => (action.options ?? []).map((option) => ({ action, option })));
+/** The actions a scale-out stack refuses, grouped by why, for the help: `release, rollback (the group rolls them out), …`. */
+const scaleOutRefused = (() => {
+  const groups = new Map<string, string[]>();
+  for (const action of OPS_ACTION_LIST) {
+    const refusal = action.refusals?.find((r) => r.topology === "scale-out" && r.argument === undefined);
+    if (refusal) groups.set(refusal.short, [...(groups.get(refusal.short) ?? []), action.name]);
+  }
+  return [...groups].map(([short, names]) => `${names.join(", ")} (${short})`).join("; ");
+})();
+const scaleOutTaken = OPS_ACTION_LIST.filter((action) => !action.refusals?.some((r) => r.topology === "scale-out" && r.argument === undefined))
+  .map((action) => `${action.name}${(action.refusals ?? []).filter((r) => r.topology === "scale-out").map((r) => ` (not ${r.argument})`).join("")}`);
+
+/** The command's help: every action (userdata/ops-actions.ts) and every option, one line each. */
 export const USAGE = [
   "usage: npm run ops -- <stack> <action> [args] [options]   (npm run ops -- --help: this text)",
   "runs the host's ops command (sudo <scriptDirectory>/<appName>-ops) over ssh; docs/operations.md",
   "actions:",
-  ...hostOpsActions().map(({ name, args }) => `  ${`${name} ${args}`.trim().padEnd(24)}${OPS_ACTION_SUMMARIES[name] ?? "see docs/operations.md"}`),
-  ...Object.entries(LOCAL_ACTIONS).map(([name, { args, summary }]) => `  ${`${name} ${args}`.trim().padEnd(24)}${summary}`),
-  "options of logs, db dump, restore and db-setup:",
-  "  --lines <n>             logs: the last n lines (default 100)",
-  "  --since <time>          logs: from then on (journals: app, database), e.g. \"2026-05-01 14:00\", \"2h ago\", today",
-  "  --follow                logs: go on printing new lines until Ctrl-C",
-  "  --output <file>         db dump: into this file (mode 600, complete or not there) instead of standard output",
-  "  --drill                 restore: check a snapshot on a scratch volume, change nothing",
-  "  --snapshot <snap-id>    restore: this snapshot of the stack (default: the newest)",
-  "  --var-file <file>       restore: the stack's tfvars, for the guided real restore's terraform apply",
-  "  --master-secret <arn>   db-setup: the master secret's ARN (default: the stack's output <instanceName>DatabaseSecretArn)",
-  "a scale-out stack (--host <one of its hosts>): status, releases, patch, reprovision, restart, db, db-setup, logs (not database);",
-  "  not release, rollback, rotate-secrets (the group rolls them out), backup or restore (RDS keeps its own backups)",
+  ...OPS_ACTION_LIST.map(({ name, args, summary }) => `  ${`${name} ${args}`.trim().padEnd(24)}${summary}`),
+  `options of ${ACTION_OPTION_LIST.map(({ action, option }) => (option.argument ? `${action.name} ${option.argument}` : action.name))
+    .filter((name, index, names) => names.indexOf(name) === index).join(", ")}:`,
+  ...ACTION_OPTION_LIST.map(({ option }) => `  ${option.usage.padEnd(24)}${option.summary}`),
+  `a scale-out stack (--host <one of its hosts>): ${scaleOutTaken.join(", ")};`,
+  `  not ${scaleOutRefused}`,
   "options:",
   "  --host <address>        the host, instead of the stack's output <instanceName>PublicIP (needed for a scale-out stack)",
   "  --port <n>              ssh port (default 22)",
@@ -80,20 +74,6 @@ export const USAGE = [
   "  --accept-new-host-key   trust the host's key if it is not known yet (first contact only)",
   "  -h, --help              this help",
 ].join("\n");
-
-/** Thrown for --help: the usage goes to standard output and the command exits 0. */
-export class HelpRequested extends Error {
-  constructor() {
-    super(USAGE);
-  }
-}
-
-/** A mistake in the command line (exit 2), or a problem found before ssh runs (exit 1). */
-export class OpsError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-  }
-}
 
 export interface OpsRequest {
   readonly stack: string;
@@ -108,66 +88,52 @@ export interface OpsRequest {
   /** A known_hosts file, or known_hosts lines (from $CRM_OPS_KNOWN_HOSTS). */
   readonly knownHosts?: string;
   readonly acceptNewHostKey: boolean;
-  /** The options of the everyday actions (ACTION_OPTIONS), by name; a flag's value is "true". */
+  /** The options of the action (userdata/ops-actions.ts), by name; a flag's value is "true". */
   readonly extra: Readonly<Record<string, string>>;
 }
 
 /** The options of the command and the kinds of their values (scripts/cli-options.ts checks them). */
 const SSH_OPTIONS: OptionSpec = { host: "host", port: "port", user: "user", identity: "path", "known-hosts": "path", "accept-new-host-key": "flag" };
-const OPTIONS: OptionSpec = {
-  ...SSH_OPTIONS, lines: "text", since: "text", follow: "flag", output: "path", drill: "flag", snapshot: "text", "var-file": "path",
-  "master-secret": "text",
-};
-/** `--master-secret`: a Secrets Manager secret's ARN (RDS names the secret it manages rds!db-<id>). */
-const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@!-]{1,512}$/;
+const OPTIONS: OptionSpec = { ...SSH_OPTIONS, ...Object.fromEntries(ACTION_OPTION_LIST.map(({ option }) => [option.name, option.value])) };
 
 /** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
 export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
-  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested();
+  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(USAGE);
   let line: CommandLine;
   try {
     line = parseCommandLine(argv, OPTIONS);
   } catch (error) {
-    if (error instanceof CommandLineError) throw new OpsError(`${error.message}\n${USAGE}`, 2);
+    if (error instanceof CommandLineError) throw new UserError(`${error.message}\n${USAGE}`, 2);
     throw error;
   }
   const { positional } = line;
   const options = withUserPaths(line.options, env);
   const acceptNewHostKey = options["accept-new-host-key"] === "true";
   const [stack, action, ...args] = positional;
-  if (!stack || !action) throw new OpsError(USAGE, 2);
-  if (!OPS_ACTIONS.includes(action) && !(action in LOCAL_ACTIONS)) {
-    throw new OpsError(`unknown action "${action}": the actions are ${[...OPS_ACTIONS, ...Object.keys(LOCAL_ACTIONS)].join(", ")} (npm run ops -- --help)`, 2);
+  if (!stack || !action) throw new UserError(USAGE, 2);
+  const declared = OPS_ACTION_DECLARATIONS.get(action);
+  if (!declared) {
+    throw new UserError(`unknown action "${action}": the actions are ${OPS_ACTION_LIST.map(({ name }) => name).join(", ")} (npm run ops -- --help)`, 2);
   }
   const extra = Object.fromEntries(Object.entries(options).filter(([name]) => !(name in SSH_OPTIONS)));
   for (const name of Object.keys(extra)) {
-    if (!(ACTION_OPTIONS[action] ?? []).includes(name) || (name === "output" && args[0] !== "dump")) {
-      const of = Object.entries(ACTION_OPTIONS).find(([, names]) => names.includes(name))?.[0];
-      throw new OpsError(`--${name} is an option of ${of === "db" ? "db dump" : of}, not of ${[action, ...args].join(" ")}`, 2);
+    const own = declared.options?.find((option) => option.name === name);
+    if (!own || (own.argument !== undefined && args[0] !== own.argument)) {
+      const of = ACTION_OPTION_LIST.find(({ option }) => option.name === name)!;
+      throw new UserError(`--${name} is an option of ${[of.action.name, of.option.argument].filter(Boolean).join(" ")}, not of ${[action, ...args].join(" ")}`, 2);
     }
   }
-  try {
-    if (action === "logs") logOptions(args, extra);
-  } catch (error) {
-    if (error instanceof EverydayError) throw new OpsError(error.message, 2);
-    throw error;
+  // The log and the values of its options (exit 2).
+  if (action === "logs") logOptions(args, extra);
+  for (const option of declared.options ?? []) {
+    const wrong = extra[option.name] === undefined ? undefined : option.check?.(extra[option.name]);
+    if (wrong !== undefined) throw new UserError(wrong, 2);
   }
-  if (extra.snapshot !== undefined && !isSnapshotId(extra.snapshot)) {
-    throw new OpsError(`--snapshot must be ${SNAPSHOT_ID_EXPECTED}, got ${JSON.stringify(extra.snapshot)}`, 2);
-  }
-  if (extra["master-secret"] !== undefined && !SECRET_ARN.test(extra["master-secret"])) {
-    throw new OpsError(`--master-secret must be a Secrets Manager secret's ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got ${JSON.stringify(extra["master-secret"])}`, 2);
-  }
-  if ((action === "backup" || action === "restore") && args.length > 0) throw new OpsError(`${action} takes no arguments; got "${args.join(" ")}"`, 2);
-  if (action === "release" && args.length !== 1) {
-    throw new OpsError(`release takes one git ref (a branch, tag or commit): npm run ops -- ${stack} release <ref>; got ${args.length === 0 ? "none" : `"${args.join(" ")}"`}`, 2);
-  }
-  if (action === "release" && !isGitRef(args[0])) {
-    throw new OpsError(`the ref "${args[0]}" of release must be ${REF_EXPECTED}`, 2);
-  }
+  const wrongArgs = declared.checkArgs?.(args, stack);
+  if (wrongArgs !== undefined) throw new UserError(wrongArgs, 2);
   const bad = args.find((arg) => !ARGUMENT.test(arg));
   if (bad !== undefined) {
-    throw new OpsError(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`, 2);
+    throw new UserError(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`, 2);
   }
   const port = Number(options.port ?? "22");
   return {
@@ -182,7 +148,7 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
 export function stackSettings(stack: string, environments: StackSettings[] = loadEnvironments()): StackSettings {
   const found = environments.find((settings) => settings.stackName === stack);
   if (!found) {
-    throw new OpsError(`no stack "${stack}" in the settings (CRM_SETTINGS): the stacks are ${environments.map((s) => s.stackName).join(", ")}`);
+    throw new UserError(`no stack "${stack}" in the settings (CRM_SETTINGS): the stacks are ${environments.map((s) => s.stackName).join(", ")}`);
   }
   return found;
 }
@@ -193,29 +159,29 @@ export function stackSettings(stack: string, environments: StackSettings[] = loa
  */
 export function stackOutput(stackDirectory: string, name: string, instead: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
   const hint = `deploy it first, or ${instead}`;
-  if (!existsSync(stackDirectory)) throw new OpsError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
+  if (!existsSync(stackDirectory)) throw new UserError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
   const result = spawnSync(terraform, ["output", "-json", "-no-color"], {
-    cwd: stackDirectory, encoding: "utf8", timeout: 120_000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
+    cwd: stackDirectory, encoding: "utf8", timeout: OPS_TIMEOUTS.terraformSeconds * 1000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
   });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
-    throw new OpsError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
+    throw new UserError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
       + `(npm run doctor checks every prerequisite); or ${instead}`);
   }
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
     // A fresh synth of a stack whose state is in S3: the state is there, the working directory is not initialized.
     if (/Backend initialization required|please run "terraform init"/i.test(result.stderr ?? "")) {
-      throw new OpsError(`terraform output in ${stackDirectory} needs its backend initialized (${why.trim()}): `
+      throw new UserError(`terraform output in ${stackDirectory} needs its backend initialized (${why.trim()}): `
         + `run \`terraform -chdir=${stackDirectory} init\`, or ${instead}`);
     }
     // The state in S3 needs the account's credentials to be read.
     const credentials = /credential|ExpiredToken|AccessDenied|InvalidClientTokenId|security token/i.test(result.stderr ?? "")
       ? "; reading the state in S3 needs AWS credentials: check them with `aws sts get-caller-identity` (npm run doctor)" : "";
-    throw new OpsError(`terraform output failed in ${stackDirectory} (${why.trim()})${credentials}: ${hint}`);
+    throw new UserError(`terraform output failed in ${stackDirectory} (${why.trim()})${credentials}: ${hint}`);
   }
   const outputs = JSON.parse(result.stdout || "{}") as Record<string, { value?: unknown }>;
   const value = outputs[name]?.value;
-  if (typeof value !== "string" || value === "") throw new OpsError(`the stack has no output ${name} yet: ${hint}`);
+  if (typeof value !== "string" || value === "") throw new UserError(`the stack has no output ${name} yet: ${hint}`);
   return value;
 }
 
@@ -237,7 +203,7 @@ export interface SshFiles {
 export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshFiles {
   const asFile = (value: string | undefined, name: string, isText: (text: string) => boolean, what: string) => {
     if (value === undefined || existsSync(value)) return value;
-    if (!isText(value)) throw new OpsError(`${what} is neither a file nor ${name === "key" ? "a private key" : "known_hosts lines"}`);
+    if (!isText(value)) throw new UserError(`${what} is neither a file nor ${name === "key" ? "a private key" : "known_hosts lines"}`);
     const file = join(makeDirectory(), name);
     writeFileSync(file, `${value.trim()}\n`, { mode: 0o600 });
     return file;
@@ -256,7 +222,8 @@ export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshF
 export function sshArguments(request: OpsRequest, target: { host: string; user: string; command: string; remote?: string; remoteArgs?: string[]; tty?: boolean } & SshFiles): string[] {
   return [
     ...(target.tty ? ["-t"] : []),
-    "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
+    "-o", "BatchMode=yes", "-o", `ConnectTimeout=${OPS_TIMEOUTS.sshConnectSeconds}`,
+    "-o", `ServerAliveInterval=${OPS_TIMEOUTS.sshAliveIntervalSeconds}`, "-o", `ServerAliveCountMax=${OPS_TIMEOUTS.sshAliveCountMax}`,
     "-o", `StrictHostKeyChecking=${request.acceptNewHostKey ? "accept-new" : "yes"}`,
     // Files as -o Key="path": ssh splits a bare -o value on whitespace and expands % in file names.
     ...(target.knownHostsFile ? ["-o", sshFileOption("UserKnownHostsFile", target.knownHostsFile)] : []),
@@ -300,7 +267,7 @@ export async function masterSecretText(request: OpsRequest, settings: StackSetti
   const client = new SecretsManagerClient({ region: settings.region });
   try {
     const text = (await client.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString;
-    if (!text) throw new OpsError(`the secret ${arn} holds no text: it is not the database's master secret`);
+    if (!text) throw new UserError(`the secret ${arn} holds no text: it is not the database's master secret`);
     return text;
   } finally {
     client.destroy();
@@ -352,16 +319,12 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
   ec2: Ec2Factory = defaultEc2): Promise<number> {
   const scaleOut = settings.provisioning.topology === "scale-out";
   const { action, args } = request;
-  if (scaleOut && (action === "backup" || action === "restore")) throw new OpsError(SCALE_OUT_BACKUPS, 2);
-  if (scaleOut && action === "logs" && args[0] === "database") {
-    throw new OpsError("logs database: a scale-out stack's database is RDS, whose logs RDS keeps (the console, or aws rds describe-db-log-files)", 2);
-  }
-  if (!scaleOut && action === "db-setup") {
-    throw new OpsError("db-setup is the scale-out topology's: the single host's database is its own, set up by its first boot", 2);
-  }
+  // The topology's refusals (userdata/ops-actions.ts), before anything reaches AWS or the host.
+  const refusal = topologyRefusal(OPS_ACTION_DECLARATIONS.get(action)!, args, settings.provisioning.topology);
+  if (refusal) throw new UserError(refusal.message, 2);
   if (action === "restore" && request.extra.drill === undefined) return guidedRestore(request, settings, ec2(settings), stacksDirectory);
   if (request.host === undefined && scaleOut) {
-    throw new OpsError(`the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> `
+    throw new UserError(`the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> `
       + "(a host's address from the EC2 console or `aws autoscaling describe-auto-scaling-instances`; docs/scale-out.md)", 2);
   }
   const host = request.host ?? hostFromOutputs(join(stacksDirectory, request.stack), settings.instanceName);
@@ -383,7 +346,7 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
   };
   for (const name of CLEAN_UP_SIGNALS) process.once(name, onSignal);
   const notInstalled = (error: NodeJS.ErrnoException) => (error.code === "ENOENT"
-    ? new OpsError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
+    ? new UserError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
     : error);
   const finished = (child: ChildProcess) => new Promise<number>((resolvePromise, reject) => {
     child.on("error", (error: NodeJS.ErrnoException) => reject(notInstalled(error)));
@@ -460,7 +423,7 @@ function openPartial(partial: string): number {
   try {
     return openSync(partial, "wx", 0o600);
   } catch (error) {
-    throw new OpsError(`db dump --output: cannot create ${partial} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was dumped`);
+    throw new UserError(`db dump --output: cannot create ${partial} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was dumped`);
   }
 }
 
@@ -510,21 +473,17 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return await runOps(request, stackSettings(request.stack));
   } catch (error) {
     if (error instanceof HelpRequested) {
-      console.log(USAGE);
+      console.log(error.message);
       return 0;
-    }
-    if (error instanceof EverydayError) {
-      console.error(`ops: ${error.message}`);
-      return error.exitCode;
     }
     // The AWS SDK's own errors (credentials, permissions, a missing resource): its name and message, one line.
     if (error instanceof Error && ("$metadata" in error || /Credential|Waiter|TimeoutError/.test(error.name))) {
       console.error(`ops: AWS: ${error.name}: ${error.message.split("\n")[0]} (check the credentials: aws sts get-caller-identity; npm run doctor)`);
       return 1;
     }
-    if (!(error instanceof OpsError || error instanceof SettingsProblem)) throw error;
+    if (!(error instanceof UserError || error instanceof SettingsProblem)) throw error;
     console.error(`ops: ${error.message}`);
-    return error instanceof OpsError ? error.exitCode : 1;
+    return error instanceof UserError ? error.exitCode : 1;
   }
 }
 

@@ -24,7 +24,7 @@ import { MAX_SECRET_LENGTH } from "../constructs/constants";
 import { SECRET_PARAMETER_LEAVES, SECRET_PARAMETER_TAG, secretParameterNames } from "../constructs/secret-parameters";
 import { isPrintableDotenvValue, isPrintableText, UNPRINTABLE_WORDS } from "../constructs/variable-rules";
 import { loadEnvironments } from "../settings/environments";
-import { CommandLineError, parseCommandLine } from "./cli-options";
+import { CommandLineError, HelpRequested, parseCommandLine } from "./cli-options";
 import { StackSettings } from "../settings/stack-settings";
 
 type Secret = (typeof SECRET_PARAMETER_LEAVES)[keyof typeof SECRET_PARAMETER_LEAVES];
@@ -60,9 +60,6 @@ export const HELP = [
   "  -h, --help   this help",
   "needs AWS credentials for the stack's account and region (check: aws sts get-caller-identity; npm run doctor)",
 ].join("\n");
-
-/** Thrown for --help: the help goes to standard output and the command exits 0. */
-export class HelpRequested extends Error {}
 
 /** Parses `<stackName> <command> [secret…]`. */
 export function parseArguments(args: string[]): { stackName: string; command: Command; secrets: Secret[]; named: boolean } {

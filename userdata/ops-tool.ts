@@ -1,7 +1,8 @@
 import { createHash } from "crypto";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { renderToolConstants, SHELL_FILES, shellParts, splitShell } from "./script";
+import { hostFunction, OPS_ACTION_LIST } from "./ops-actions";
+import { renderToolConstants, SHELL_FILES, shellParts, shellQuote, splitShell } from "./script";
 
 /**
  * The host's ops tool (`<scriptDirectory>/<app>-ops`, docs/operations.md): one bash file, the same for every host,
@@ -25,8 +26,34 @@ OPS_CONFIG=\${BASH_SOURCE[0]}.conf
 # shellcheck disable=SC1090
 source <(sed -E 's/^declare -([a-zA-Z]*)r([a-zA-Z]*) ([A-Za-z_][A-Za-z0-9_]*=)/declare -g\\1\\2 \\3/' "$OPS_CONFIG")
 ${renderToolConstants()}${functions.join("\n")}
+${renderOpsDispatcher()}
 ops_main "$@"
 `;
+}
+
+/**
+ * The tool's dispatcher, ops_dispatch (ops_main calls it), from the declaration of the actions (userdata/ops-actions.ts):
+ * for each host action its topologies' refusals (TOPOLOGY is single_host or scale_out), then a changing action through
+ * ops_unit (its transient unit, then ops_change: lock, audit) and any other straight to its function; else the usage.
+ */
+export function renderOpsDispatcher(): string {
+  const host = OPS_ACTION_LIST.filter((action) => action.runs === "host");
+  const arms = host.map((action) => {
+    const refusals = (action.refusals ?? []).map((refusal) => {
+      const test = [`$TOPOLOGY != ${refusal.topology.replace("-", "_")}`, ...(refusal.argument ? [`\${2:-} != ${shellQuote(refusal.argument)}`] : [])];
+      return `      [[ ${test.join(" || ")} ]] || die ${shellQuote(refusal.message)}\n`;
+    });
+    const run = action.changes ? 'ops_unit "$@"' : `${hostFunction(action.name)} "\${@:2}"`;
+    return `    ${action.name})\n${refusals.join("")}      ${run} ;;`;
+  });
+  const usage = host.map(({ name, args }) => [name, ...args.split(" ").filter(Boolean).map((arg) => arg.replace(/[<>]/g, "").toUpperCase())].join(" ")).join("|");
+  return `# ops_dispatch ACTION ARGS...: rendered from the declaration of the actions (userdata/ops-actions.ts, renderOpsDispatcher).
+ops_dispatch() {
+  case \${1:-} in
+${arms.join("\n")}
+    *) die "usage: $OPS_COMMAND "${shellQuote(usage)} ;;
+  esac
+}`;
 }
 
 /** The sha256 of a tool's body: its version. */

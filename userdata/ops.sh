@@ -22,9 +22,9 @@
 # the next action, or the next boot, settles (settle_unverified).
 # shellcheck disable=SC2154 # the variables come from the rendered header
 
-# ops_main ACTION ARGS...: the dispatcher. A changing action runs in a transient systemd unit of its own
-# (systemd-run, OPS_RUN set), which a hang-up or the end of this session does not stop: this command
-# passes its output on and ends with its status (--wait --pipe).
+# ops_main ACTION ARGS...: root only; the hidden settle-boot, else the dispatcher that the tool renders from the
+# declaration of the actions (userdata/ops-actions.ts, renderOpsDispatcher: ops_dispatch): a topology's refusal,
+# then a changing action through ops_unit, any other straight to its function ops_ACTION (- as _).
 ops_main() {
   ((EUID == 0)) || die "run it as root (sudo)"
   # The refresh script's, at each boot before the app starts (provision.sh: refresh_public_uris); no user's action.
@@ -32,14 +32,16 @@ ops_main() {
     settle_unverified boot
     return
   fi
-  case ${1:-} in
-    release | rollback | patch | reprovision | rotate-secrets | restart)
-      [[ -n ${OPS_RUN:-} ]] || exec systemd-run --unit="$APP_NAME-ops-$$" --wait --pipe --quiet --collect --setenv=OPS_RUN=1 \
-        --setenv=SUDO_USER="${SUDO_USER:-root}" -- "$OPS_COMMAND" "$@"
-      ops_change "$@" ;;
-    releases | status | db | db-setup) "ops_${1//-/_}" "${@:2}" ;;
-    *) die "usage: $OPS_COMMAND release REF|rollback [RELEASE]|releases|status|restart|db [DUMP]|db-setup|patch [VERSION]|reprovision|rotate-secrets" ;;
-  esac
+  ops_dispatch "$@"
+}
+
+# ops_unit ACTION ARGS...: a changing action, run in a transient systemd unit of its own (systemd-run, OPS_RUN
+# set), which a hang-up or the end of this session does not stop: this command passes its output on and ends
+# with its status (--wait --pipe); in the unit, ops_change.
+ops_unit() {
+  [[ -n ${OPS_RUN:-} ]] || exec systemd-run --unit="$APP_NAME-ops-$$" --wait --pipe --quiet --collect --setenv=OPS_RUN=1 \
+    --setenv=SUDO_USER="${SUDO_USER:-root}" -- "$OPS_COMMAND" "$@"
+  ops_change "$@"
 }
 
 # check_ref ARGS...: one ref that passes the one rule (settings/git-ref.ts: REF_SHAPE, and not REF_FORBIDDEN).
@@ -68,11 +70,6 @@ ops_change() {
     exec > >(redact >&2) 2>&1
   fi
   settle_unverified
-  variant TOPOLOGY ops_action "$@"
-}
-
-# ops_action ACTION ARGS...: runs ops_ACTION (- as _) with ARGS; the single host takes every action.
-ops_action_single_host() {
   "ops_${1//-/_}" "${@:2}"
 }
 
@@ -470,14 +467,11 @@ ops_db() {
 # ops_db_setup: the scale-out topology's database set up with its master user's credentials, which only
 # this action reads, on standard input (`npm run ops -- <stack> db-setup` sends RDS's secret there): the
 # database and the app's account for app_db_password (db_setup_scale_out, userdata/remote-database.sh).
-# The hosts hold no administrator's secret; run it after the first apply and after each rotation.
+# The hosts hold no administrator's secret; run it after the first apply and after each rotation. The
+# dispatcher refuses it on a single host (userdata/ops-actions.ts).
 ops_db_setup() {
   (($# == 0)) || die "db-setup takes no arguments; got '$*'"
-  variant TOPOLOGY db_setup
-}
-
-db_setup_single_host() {
-  die "db-setup is the scale-out topology's: the single host's database is its own, set up by its first boot"
+  db_setup_scale_out
 }
 
 # os_release: the operating system's release (Amazon Linux 2023: with its date).

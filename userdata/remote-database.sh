@@ -12,9 +12,9 @@
 # Function definitions only: the scale-out topology's definitions (NAME_scale_out) of the functions that
 # provision.sh and ops.sh run through `variant TOPOLOGY NAME` (provision.sh says how): the database's
 # administrator (load_database_admin), steps 3, 4, 6 and 8, step 9 one host at a time
-# (one_host_at_a_time), the public name (read_public_hostname), db-setup (db_setup), and the ops
-# command's actions (ops_action: those that would change one host where the whole group must change are
-# refused).
+# (one_host_at_a_time) and the public name (read_public_hostname); and db-setup's work (db_setup_scale_out).
+# The ops actions that would change one host where the whole group must change are refused by the tool's
+# dispatcher, as userdata/ops-actions.ts declares them.
 # shellcheck disable=SC2154,SC2034 # the variables come from the rendered header; those set here, provision.sh's functions read
 
 # No administrator at boot: step 4 makes the app's account the one root_sql logs in as. No root password
@@ -147,17 +147,6 @@ one_host_at_a_time_scale_out() {
   "$1"
   exec {input}>&-
   wait "$session" || true
-}
-
-# ops_action ACTION ARGS... (ops_change): but the actions that would change one host of the group only: a
-# release, and new secrets, reach every host as a new launch template version or a new host (docs/scale-out.md).
-ops_action_scale_out() {
-  case $1 in
-    release) die "release: the group's hosts deploy the launch template's release_ref; set it and apply, and the instance refresh rolls it out (docs/scale-out.md)" ;;
-    rollback) die "rollback: set release_ref back and apply; the instance refresh rolls it out (docs/scale-out.md)" ;;
-    rotate-secrets) die "rotate-secrets: new secrets reach the group's hosts as new hosts, through an instance refresh (docs/scale-out.md)" ;;
-    *) "ops_${1//-/_}" "${@:2}" ;;
-  esac
 }
 
 # db_setup_scale_out (ops_db_setup): the master user from standard input (read_master_secret) and

@@ -14,8 +14,7 @@ import { spawnSync } from "child_process";
 import { existsSync, readdirSync, readFileSync } from "fs";
 import { resolve } from "path";
 import { EXAMPLE_SETTINGS_FILES, exampleStackJson } from "../../scripts/docs";
-import { OPS_ACTIONS } from "../../scripts/ops";
-import { LOCAL_ACTIONS } from "../../scripts/ops-everyday";
+import { OPS_ACTION_DECLARATIONS } from "../../userdata/ops-actions";
 import { findEngine } from "../support/terraform-engine";
 
 const ROOT = resolve(__dirname, "../..");
@@ -140,7 +139,7 @@ export function problemOf(command: string, ask: (program: string, args: string[]
       if (unknown) return `npm run ops: no option ${unknown}`;
       const positional = args.filter((word, i) => !word.startsWith("-") && !(i > 0 && OPS_VALUE_OPTIONS.includes(args[i - 1])));
       const action = positional[1];
-      if (action !== undefined && !placeholder(action) && !OPS_ACTIONS.includes(action) && !(action in LOCAL_ACTIONS)) return `npm run ops: no action "${action}"`;
+      if (action !== undefined && !placeholder(action) && !OPS_ACTION_DECLARATIONS.has(action)) return `npm run ops: no action "${action}"`;
     }
     if (words[2] === "secrets" && words.includes("--")) {
       const sub = args.filter((word) => !word.startsWith("-"))[1];

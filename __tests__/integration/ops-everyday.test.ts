@@ -13,9 +13,10 @@ import {
   AttachVolumeCommand, CreateVolumeCommand, DescribeImagesCommand, DescribeSnapshotsCommand, DescribeVolumesCommand, EC2Client, RunInstancesCommand,
 } from "@aws-sdk/client-ec2";
 import {
-  backup, BACKUP_LOCK_COMMAND, DRILL_SCRIPT, EverydayError, holdBackupLock, hostRun, logOptions, logsCommand, restoreDrill,
+  backup, BACKUP_LOCK_COMMAND, DRILL_SCRIPT, holdBackupLock, hostRun, logOptions, logsCommand, restoreDrill,
 } from "../../scripts/ops-everyday";
 import { restoreGuide, restoreSteps } from "../../scripts/ops-restore";
+import { UserError } from "../../scripts/cli-options";
 import { opsPaths, renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
 import { StackSettings } from "../../settings/stack-settings";
@@ -143,7 +144,7 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
       try {
         logOptions(args, options);
       } catch (error) {
-        expect(error).toBeInstanceOf(EverydayError);
+        expect(error).toBeInstanceOf(UserError);
         return (error as Error).message;
       }
       throw new Error("accepted");

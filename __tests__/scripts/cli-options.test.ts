@@ -7,8 +7,8 @@ import { spawnSync } from "child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { CommandLineError, parseCommandLine, sshFileOption } from "../../scripts/cli-options";
-import { OpsError, parseOpsArgs, sshArguments } from "../../scripts/ops";
+import { CommandLineError, parseCommandLine, sshFileOption, UserError } from "../../scripts/cli-options";
+import { parseOpsArgs, sshArguments } from "../../scripts/ops";
 import { parseArguments, SecretsCommandError } from "../../scripts/secrets";
 
 const SPEC = { host: "host", port: "port", user: "user", file: "path", yes: "flag" } as const;
@@ -62,12 +62,12 @@ describe("parseCommandLine", () => {
   });
 
   test("both commands apply it: ops exits 2 naming the option, secrets refuses a positional that starts with -", () => {
-    expect(() => parseOpsArgs(["CrmHostStack", "status", "--user", "-oProxyCommand=id"], {})).toThrow(OpsError);
+    expect(() => parseOpsArgs(["CrmHostStack", "status", "--user", "-oProxyCommand=id"], {})).toThrow(UserError);
     try {
       parseOpsArgs(["CrmHostStack", "status", "--user", "-oProxyCommand=id"], {});
     } catch (error) {
-      expect((error as OpsError).exitCode).toBe(2);
-      expect((error as OpsError).message.split("\n")[0]).toMatch(/^--user must not start with -/);
+      expect((error as UserError).exitCode).toBe(2);
+      expect((error as UserError).message.split("\n")[0]).toMatch(/^--user must not start with -/);
     }
     expect(() => parseArguments(["CrmHostStack", "set", "-oProxyCommand=id"])).toThrow(SecretsCommandError);
     expect(() => parseArguments(["-v", "check"])).toThrow(/unknown option -v/);

@@ -12,11 +12,12 @@ import { tmpdir } from "os";
 import { join, resolve } from "path";
 import { renderOpsTool } from "../../userdata/ops-tool";
 import {
-  HelpRequested, hostFromOutputs, OPS_ACTION_SUMMARIES, OPS_ACTIONS, OpsError, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings, USAGE,
+  hostFromOutputs, OPS_ACTIONS, parseOpsArgs, runOps, sshArguments, sshFiles, stackSettings, USAGE,
 } from "../../scripts/ops";
 import { exampleStackJson } from "../../scripts/docs";
 import { SNAPSHOT_ID_EXPECTED, SNAPSHOT_ID_SHAPE } from "../../settings/snapshot-id";
-import { hostOpsActions } from "../../userdata/ops";
+import { OPS_ACTION_LIST } from "../../userdata/ops-actions";
+import { HelpRequested, UserError } from "../../scripts/cli-options";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { isolatedMotoEnvironment } from "../support/real-provider";
 import { exampleStackSettings } from "../support/synth";
@@ -45,33 +46,26 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): { message: string
   try {
     parseOpsArgs(argv, env);
   } catch (error) {
-    if (error instanceof OpsError) return { message: error.message.split("\n")[0], exitCode: error.exitCode };
+    if (error instanceof UserError) return { message: error.message.split("\n")[0], exitCode: error.exitCode };
     throw error;
   }
   throw new Error(`accepted: ${argv.join(" ")}`);
 }
 
 describe("the actions", () => {
-  test("are the host's: every action userdata/ops.sh's dispatcher runs, with the arguments its function's comment names", () => {
-    const script = readFileSync(resolve(ROOT, "userdata/ops.sh"), "utf8");
-    const dispatcher = script.slice(script.indexOf("\nops_main() {"), script.indexOf("\n}\n", script.indexOf("\nops_main() {")));
-    const dispatched = [...dispatcher.matchAll(/^ {4}([a-z| -]+)\)/gm)].flatMap((m) => m[1].split("|").map((name) => name.trim()));
-    expect([...OPS_ACTIONS].sort()).toEqual([...dispatched].sort());
+  test("are the declared ones (userdata/ops-actions.ts): the host's, with their arguments, then the workstation's", () => {
+    expect(OPS_ACTIONS).toEqual(OPS_ACTION_LIST.filter((action) => action.runs === "host").map((action) => action.name));
     expect(OPS_ACTIONS).toEqual(expect.arrayContaining(["release", "rollback", "releases", "status", "patch", "reprovision", "rotate-secrets"]));
-    expect(hostOpsActions().filter((action) => action.args)).toEqual([
-      { name: "release", args: "<ref>" }, { name: "rollback", args: "[release]" }, { name: "patch", args: "[version]" }, { name: "db", args: "[dump]" }]);
-  });
-
-  test("a dispatcher without a comment for an action's function is refused, not guessed", () => {
-    expect(() => hostOpsActions("ops_main() {\n  case $1 in\n    fly) ops_change ;;\n  esac\n}\n"))
-      .toThrow('userdata/ops.sh dispatches fly but has no comment "# ops_fly [ARGS]: …"');
+    expect(OPS_ACTION_LIST.filter((action) => action.args).map(({ name, args }) => ({ name, args }))).toEqual([
+      { name: "release", args: "<ref>" }, { name: "rollback", args: "[release]" }, { name: "patch", args: "[version]" }, { name: "db", args: "[dump]" },
+      { name: "logs", args: "[log]" }]);
   });
 
   test("--help lists every action with what it does and every option, one line each", () => {
-    for (const action of OPS_ACTIONS) {
-      expect(OPS_ACTION_SUMMARIES[action]).toBeDefined();
-      expect(USAGE.split("\n").filter((line) => line.startsWith(`  ${action} `))).toHaveLength(1);
-    }
+    // Exactly the declared actions, each with its summary.
+    const listed = USAGE.slice(USAGE.indexOf("actions:\n") + 9, USAGE.indexOf("\noptions of ")).split("\n");
+    expect(listed).toEqual(OPS_ACTION_LIST.map(({ name, args, summary }) => `  ${`${name} ${args}`.trim().padEnd(24)}${summary}`));
+    for (const option of OPS_ACTION_LIST.flatMap((action) => action.options ?? [])) expect(USAGE).toContain(`\n  ${option.usage.padEnd(24)}${option.summary}\n`);
     for (const option of ["--host", "--port", "--user", "--identity", "--known-hosts", "--accept-new-host-key", "--help"]) {
       expect(USAGE).toMatch(new RegExp(`^  (-h, )?${option} .*\\S$`, "m"));
     }
@@ -167,12 +161,21 @@ describe("the everyday actions' command lines", () => {
     }
   });
 
-  test("refuse backup, restore and the database's logs on a scale-out stack, in one line, before anything runs", async () => {
+  test("refuse backup, restore, the database's logs, release, rollback and rotate-secrets on a scale-out stack, in one line, before anything runs", async () => {
     const scaleOut = exampleStackSettings(JSON.parse(readFileSync(resolve(ROOT, "examples/scale-out.json"), "utf8")) as Record<string, unknown>);
     expect(scaleOut.provisioning.topology).toBe("scale-out");
     for (const argv of [["S", "backup", "--host", "127.0.0.1"], ["S", "restore", "--drill"], ["S", "logs", "database", "--host", "127.0.0.1"]]) {
       await expect(runOps(parseOpsArgs(argv, {}), scaleOut, "/nonexistent", "no-such-ssh")).rejects.toThrow(/RDS/);
     }
+    // And every refusal the declaration gives a scale-out stack, with its message and exit 2, before ssh (there is none here).
+    for (const action of OPS_ACTION_LIST) {
+      for (const refusal of (action.refusals ?? []).filter(({ topology }) => topology === "scale-out")) {
+        const argv = ["S", action.name, ...(refusal.argument ? [refusal.argument] : action.name === "release" ? ["main"] : []), "--host", "127.0.0.1"];
+        await expect(runOps(parseOpsArgs(argv, {}), scaleOut, "/nonexistent", "no-such-ssh")).rejects.toMatchObject({ message: refusal.message, exitCode: 2 });
+      }
+    }
+    expect(OPS_ACTION_LIST.filter(({ refusals }) => refusals?.some(({ topology }) => topology === "scale-out")).map(({ name }) => name))
+      .toEqual(["release", "rollback", "rotate-secrets", "logs", "backup", "restore"]);
   });
 });
 
@@ -460,7 +463,7 @@ describeWithTools("logs --since, held against the real journalctl (systemd's par
       parseOpsArgs(["S", "logs", "--since", value], {});
       return undefined;
     } catch (error) {
-      if (error instanceof OpsError) return error.message;
+      if (error instanceof UserError) return error.message;
       throw error;
     }
   }

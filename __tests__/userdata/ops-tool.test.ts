@@ -9,7 +9,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from "os";
 import { join } from "path";
 import { OPS_INSTALLER, opsToolVersion, renderOpsTool, renderOpsToolBody, renderScriptHeader, stampOpsTool } from "../../userdata";
-import { hostOpsActions } from "../../userdata/ops";
+import { hostFunction, HOST_ACTIONS, OPS_ACTION_LIST } from "../../userdata/ops-actions";
+import { TOPOLOGIES } from "../../settings/provisioning-settings";
 import { PRODUCTION_SETTINGS, SECRETS } from "./fixtures";
 
 const tool = renderOpsTool();
@@ -57,16 +58,49 @@ describe("the ops tool", () => {
 });
 
 describe("the tool's actions", () => {
-  test("every action the CLI accepts (hostOpsActions) has its function in the tool, and every ops_ function is an action's or the dispatcher's", () => {
+  test("every declared host action (userdata/ops-actions.ts) has its function in the tool, and every ops_ function is an action's or the dispatcher's", () => {
     const declared = spawnSync("bash", ["-c", `${tool.text.replace(/\nops_main "\$@"\n$/, "\n").replace(/\nOPS_CONFIG=[\s\S]*?\n# shellcheck disable=SC2034/, "\n# shellcheck disable=SC2034")}
 declare -F | cut -d' ' -f3 | grep '^ops_'`], { encoding: "utf8" });
     expect(declared.stderr).toBe("");
     const functions = declared.stdout.trim().split("\n");
-    const actions = hostOpsActions().map(({ name }) => `ops_${name.replace(/-/g, "_")}`);
+    const actions = HOST_ACTIONS.map(hostFunction);
     // The dispatcher's own: the dispatcher, a changing action's frame (lock, audit, signals), and each topology's refusals.
-    const dispatcher = ["ops_main", "ops_change", "ops_finish", "ops_signal", "ops_lock", "ops_unlock", "ops_action_single_host", "ops_action_scale_out"];
+    const dispatcher = ["ops_main", "ops_dispatch", "ops_unit", "ops_change", "ops_finish", "ops_signal", "ops_lock", "ops_unlock"];
     expect(actions.filter((name) => !functions.includes(name))).toEqual([]);
     expect(functions.filter((name) => !actions.includes(name) && !dispatcher.includes(name))).toEqual([]);
+  });
+
+  /** The tool's dispatcher run on `topology` with each action's function (and ops_unit) replaced by one that names itself. */
+  function dispatch(topology: string, args: string[]) {
+    const stubs = [...HOST_ACTIONS.map(hostFunction), "ops_unit"].map((name) => `${name}() { echo "${name} $*"; }`).join("\n");
+    const script = `${tool.text.replace(/\nops_main "\$@"\n$/, "\n").replace(/\nOPS_CONFIG=[\s\S]*?\n# shellcheck disable=SC2034/, "\n# shellcheck disable=SC2034")}
+${stubs}
+LOG_FILE=/dev/null TOPOLOGY=${topology} OPS_COMMAND=/sbin/crm-ops
+ops_dispatch "$@"`;
+    const run = spawnSync("bash", ["-c", script, "crm-ops", ...args], { encoding: "utf8", timeout: 30_000 });
+    return { status: run.status, stdout: run.stdout, refusal: /ERROR: (.*)/.exec(run.stderr)?.[1] ?? "" };
+  }
+
+  test("the dispatcher runs each action as declared: a changing one through its transient unit, others straight; a topology's refusal first", () => {
+    for (const action of OPS_ACTION_LIST.filter(({ runs }) => runs === "host")) {
+      for (const topology of TOPOLOGIES) {
+        const refusal = action.refusals?.find((r) => r.topology === topology);
+        const ran = dispatch(topology.replace("-", "_"), [action.name, "a1"]);
+        if (refusal) expect(ran).toEqual({ status: 1, stdout: "", refusal: refusal.message });
+        else expect(ran).toEqual({ status: 0, stdout: action.changes ? `ops_unit ${action.name} a1\n` : `${hostFunction(action.name)} a1\n`, refusal: "" });
+      }
+    }
+    // Anything else: the usage, which names exactly the declared host actions.
+    const usage = dispatch("single_host", ["deploy"]);
+    expect(usage.status).toBe(1);
+    expect(usage.refusal.startsWith("usage: /sbin/crm-ops ")).toBe(true);
+    expect(usage.refusal.slice("usage: /sbin/crm-ops ".length).split("|").map((word) => word.split(" ")[0])).toEqual(HOST_ACTIONS);
+  });
+
+  test("passes shellcheck, its rendered dispatcher too", () => {
+    const checked = spawnSync("shellcheck", ["-s", "bash", "--severity=warning", "-"], { input: tool.text, encoding: "utf8", timeout: 60_000 });
+    expect(checked.stdout).toBe("");
+    expect(checked.status).toBe(0);
   });
 });
 
