@@ -92,7 +92,10 @@ mapfile -d '' docs < <(files '*.md' '*.yml' '*.yaml' '*.sh' | grep -zv -e '^scri
 renames="$cli"'
 s#@cdktf/provider-aws#@cdktn/provider-aws#g
 s#(node-version: *["'"'"']?)(1[0-9]|20|21)\b#\122#g
-s#^( *node: \[)"20\.[0-9.]+", 22, #\1"22.19.0", #'
+s#^( *node: \[)"20\.[0-9.]+", 22, #\1"22.19.0", #
+s#Node\.js 20\.19\.0, 22, 24#Node.js 22.19.0, 24#g
+s#"test and synth \(Node\.js 20\.19\.0\)", "test and synth \(Node\.js 22\)", #"test and synth (Node.js 22.19.0)", #g
+s#CI tests 20\.19\.0, 22, 24#CI tests 22.19.0, 24#g'
 versions=""
 if [[ -n "${old_cdktf:-}" ]]; then
   versions="s#\\bcdktf $old_cdktf\\b#cdktn $CDKTN_VERSION#g
