@@ -3,8 +3,11 @@
 # stack, engine and integration tests), the CDK Terrain conversion check, checkov's scan of the
 # synthesized stacks, and actionlint and zizmor on the workflows.
 # The boot test is the long pole (emulated VMs, CPU-bound): it starts first, at normal priority; the
-# other phases run one after another in a second lane under `nice -n 10`, so that they take the CPU
-# the VMs leave idle (jest's real-provider test mostly waits on the provider's waiters). Each phase's
+# other phases run one after another in a second lane under `nice -n 10`. The niceness ranks that lane
+# below the boot test's own processes (its CLI runs, ssh), not below the VMs: qemu runs in a session of
+# its own (__tests__/boot/vm.ts spawns it detached), and with the kernel's autogroups
+# (/proc/sys/kernel/sched_autogroup_enabled) sessions share the CPU fairly whatever their niceness, so
+# the VMs get about half of it while the lane is busy (docs/testing.md, The phases of one run). Each phase's
 # output is printed whole when it ends; the run ends with the table of phases (also written to
 # test-results/check-run.tsv, which `npm run docs:run` pastes into the docs) and the line
 # `total: N passed, N failed`. A failing phase fails the run; the others still run to their end.

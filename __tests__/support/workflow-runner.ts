@@ -153,6 +153,8 @@ export function commitUnderTest(repo: string): string {
 export class WorkflowRun {
   public readonly workflow: Workflow;
   public readonly dir: string;
+  /** A short private directory for the plugins' Unix sockets (PLUGIN_UNIX_SOCKET_DIR). */
+  private readonly sockets: string;
   private readonly artifacts = new Map<string, string>();
   /** Artifacts that a step would have uploaded had it not needed AWS: name -> that step's place. */
   private readonly artifactsNeedingAws = new Map<string, string>();
@@ -170,6 +172,7 @@ export class WorkflowRun {
   ) {
     this.workflow = parseWorkflow(execFileSync("git", ["-C", repo, "show", `${commit}:${workflowPath}`], { encoding: "utf8" }));
     this.dir = mkdtempSync(join(tmpdir(), "crm-workflow-run-")); // once nothing can fail any more
+    this.sockets = mkdtempSync("/tmp/crm-sockets-");
   }
 
   /** The job ids in an order that runs every job after the jobs it needs. */
@@ -215,6 +218,7 @@ export class WorkflowRun {
 
   public remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.sockets, { recursive: true, force: true });
   }
 
   private async runJob(id: string, beforeStep?: BeforeStep, selected?: string[]): Promise<JobResult> {
@@ -317,6 +321,11 @@ export class WorkflowRun {
         GITHUB_PATH: files.PATH,
         GITHUB_STEP_SUMMARY: files.STEP_SUMMARY,
         RUNNER_TEMP: temp,
+        // A plugin's Unix socket goes into TMPDIR unless this names another directory (go-plugin), and a
+        // socket path holds at most 107 bytes: under a long TMPDIR, this run's nested job directories
+        // leave the AWS provider no room ("Failed to read any lines from plugin's stdout"). GitHub's
+        // RUNNER_TEMP is short (/home/runner/work/_temp).
+        PLUGIN_UNIX_SOCKET_DIR: this.sockets,
         RUNNER_OS: "Linux",
         RUNNER_ARCH: "X64",
         npm_config_cache: npmCache(),
