@@ -20,15 +20,14 @@
  * Node.js, on `h.appPort`), restarting it as systemd's Restart=always does; `h.runCommand(h.opsCommand,
  * ["release", "v2"])` runs the command the script installed, as root, with the same stand-ins.
  */
-import { ChildProcess, execFile, spawn, spawnSync } from "child_process";
+import { ChildProcess, spawn, spawnSync } from "child_process";
 import { createHash, randomBytes } from "crypto";
 import {
-  accessSync, chmodSync, constants, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
+  chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
   symlinkSync, writeFileSync,
 } from "fs";
 import * as http from "http";
 import * as https from "https";
-import { AddressInfo } from "net";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
 import { gzipSync } from "zlib";
@@ -38,10 +37,19 @@ import {
 } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
 import { OPS_INSTALLER, renderOpsToolBody, stampOpsTool } from "../../userdata/ops-tool";
-import { HOST_FILE_VARIABLES, shellQuote } from "../../userdata/script";
-import { HOST_FILES, HostFiles } from "../../settings/host-layout";
+import { HOST_FILE_VARIABLES } from "../../userdata/script";
+import { HostFiles } from "../../settings/host-layout";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
+import { Fault } from "./harness/faults";
+import { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
+import { close, exec, findTool, freePort, groupAlive, killGroup, listen, mustExec, RecordedRequest, shq, tool } from "./harness/shared";
+
+export { FAULTS } from "./harness/faults";
+export type { Fault } from "./harness/faults";
+export { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
+export { findTool, tool } from "./harness/shared";
+export type { RecordedRequest } from "./harness/shared";
 
 /** The stand-ins' shell files (writeStandIns copies them into each harness's directory). */
 const STAND_INS = join(__dirname, "stand-ins");
@@ -62,46 +70,6 @@ const REQUIRED_TTL = "21600";
 const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "mariadb-dump", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
   "mkswap", "blkid", "flock", "python3"];
 
-/** What each fault breaks: the step's own failure, as a stand-in or a stand-in server produces it. */
-export const FAULTS = {
-  step_01_update_packages: "dnf upgrade fails",
-  step_02_install_packages: "dnf install fails",
-  step_03_start_database: "systemctl enable --now mariadb fails",
-  step_04_set_root_password: "SET PASSWORD fails (the one tolerated failure)",
-  step_05_create_database: "CREATE DATABASE fails",
-  step_06_create_app_user: "CREATE USER fails",
-  step_07_configure_git: "git config fails",
-  step_08_fetch_repository: "the git server answers 500",
-  step_09_import_database: "the import of export.sql fails",
-  step_10_read_public_hostname: "the metadata service answers 500",
-  step_11_write_env_file: "chown of the new .env fails",
-  step_12_install_node: "the nvm download fails",
-  step_13_enable_swap: "swapon fails",
-  step_14_install_dependencies: "yarn install fails",
-  step_15_install_service: "systemctl daemon-reload fails",
-  "kill:step_08_fetch_repository": "SIGKILL while the git server sends the pack",
-  "kill:step_09_import_database": "SIGKILL after half of export.sql",
-  "kill:step_11_write_env_file": "SIGKILL once the temporary .env is written",
-  "echo-token": "the git server refuses the clone with a message holding the token it was given",
-  // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
-  "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
-  "ops:slow-build": "yarn takes 30 s (its pid in <dir>/build.pid)",
-  "ops:leave-child": "yarn leaves a process behind (a daemon of its own session, with the descriptors it inherited but stdio), whose pid is in <dir>/leftover.pid",
-  "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
-  "ops:kill-after-app-password": "SIGKILL to the action once the app user's new password is set (ALTER USER)",
-  "ops:kill-before-root-password": "SIGKILL to the action before the root password is set (SET PASSWORD FOR 'root')",
-  "ops:kill-restart": "SIGKILL to the action at the app's restart, after the switch",
-  "ops:kill-health": "SIGKILL to the action at its first health check of the app",
-  "ops:hup-health": "SIGHUP to the action's shell at its first health check of the app",
-  "ops:term-health": "SIGTERM to the action's shell at its first health check of the app",
-  "ops:int-health": "SIGINT to the action's shell at its first health check of the app",
-  "ops:pipe-health": "SIGPIPE to the action's shell at its first health check of the app",
-} as const;
-/**
- * Also `ops:kill-at:WORDS`: SIGKILL to the script instead of the runuser call (as_login, as_node) whose
- * command contains WORDS (bin/runuser.sh): a kill at that exact line.
- */
-export type Fault = keyof typeof FAULTS | `ops:kill-at:${string}`;
 
 export interface RunResult {
   /** Exit code of the script (null when it was killed). */
@@ -113,14 +81,6 @@ export interface RunResult {
   /** The stand-in calls recorded during this run only. */
   readonly newCalls: string[];
   readonly durationMs: number;
-}
-
-export interface RecordedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: http.IncomingHttpHeaders;
-  /** HTTP status the stand-in answered with. */
-  readonly status: number;
 }
 
 export interface HarnessOptions {
@@ -166,109 +126,10 @@ export const TEST_ROLE_NAME = "CrmHostStack-crm-host-role";
 /** Name of the database unit the script starts (userdata/constants.ts). */
 const DATABASE_UNIT = "mariadb";
 
-export function findTool(name: string): string | undefined {
-  const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/local/sbin", "/usr/sbin", "/sbin"];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
-export function tool(name: string): string {
-  const path = findTool(name);
-  if (!path) throw new Error(`${name} is not installed`);
-  return path;
-}
-
-interface ExecOptions {
-  env?: NodeJS.ProcessEnv;
-  input?: string;
-  cwd?: string;
-  /** Kills the command after this many milliseconds (every wait is bounded). Default: 60 s. */
-  timeoutMs?: number;
-}
-
-function exec(file: string, args: string[], options: ExecOptions = {}):
-Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(file, args, {
-      env: options.env ?? process.env, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024,
-      timeout: options.timeoutMs ?? 60_000, killSignal: "SIGKILL",
-    },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : -1) : 0;
-        if (error && code === -1) reject(error);
-        else resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
-    // A command that reads no input may exit before it is written; that is no error here.
-    child.stdin?.on("error", () => undefined);
-    child.stdin?.end(options.input ?? "");
-  });
-}
-
-async function mustExec(file: string, args: string[], options: ExecOptions = {}):
-Promise<string> {
-  const result = await exec(file, args, options);
-  if (result.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
-  return result.stdout;
-}
-
-function listen(server: http.Server | https.Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
-/** A TCP port that was free a moment ago on loopback. */
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  const port = await listen(server);
-  await close(server);
-  return port;
-}
-
-function close(server: http.Server | https.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections?.();
-    server.close(() => resolve());
-  });
-}
-
 /** The mysql_native_password hash of a password, as MariaDB's PASSWORD() computes it. */
 export function nativePasswordHash(password: string): string {
   const once = createHash("sha1").update(Buffer.from(password, "utf8")).digest();
   return `*${createHash("sha1").update(once).digest("hex").toUpperCase()}`;
-}
-
-/** The host's own paths (HOST_FILES) under `root`: where a stand-in host keeps them. */
-export function hostFilesUnder(root: string): HostFiles {
-  return Object.fromEntries(Object.entries(HOST_FILES).map(([name, path]) => [name, join(root, path)])) as unknown as HostFiles;
-}
-
-/**
- * A rendered script whose host paths (the header's HOST_FILE_VARIABLES) lie under `root`: the stand-in
- * hosts' own route for what is a constant on an instance, never a setting. A path the script's topology
- * has no use for is not in its header (a scale-out host's DEVICE_DIR); any other form of a line throws.
- */
-export function relocateHostFiles(script: string, root: string): string {
-  const moved = hostFilesUnder(root);
-  for (const [name, variable] of Object.entries(HOST_FILE_VARIABLES) as [keyof HostFiles, string][]) {
-    const line = `\nreadonly ${variable}=${shellQuote(HOST_FILES[name])}\n`;
-    if (!script.includes(line)) {
-      if (!script.includes(`\nreadonly ${variable}=`)) continue;
-      throw new Error(`the script does not hold${line.trimEnd()}`);
-    }
-    script = script.replace(line, `\nreadonly ${variable}=${shellQuote(moved[name])}\n`);
-  }
-  return script;
 }
 
 /**
@@ -1005,27 +866,4 @@ export class ProvisioningHarness {
     writeFileSync(join(this.standIns, "config.sh"), ["# This harness's values, read by the stand-ins (lib.sh).",
       ...Object.entries(values).map(([name, value]) => `${name}=${shq(String(value))}`), ""].join("\n"));
   }
-}
-
-/** True while a process of the group `pgid` runs. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** SIGKILL to a process group, if it is still there. */
-function killGroup(pid: number | undefined): void {
-  try {
-    if (pid) process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
-
-function shq(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
 }
