@@ -26,45 +26,36 @@ import {
   chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
   symlinkSync, writeFileSync,
 } from "fs";
-import * as http from "http";
-import * as https from "https";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
 import { gzipSync } from "zlib";
 import { APP_PORT } from "../../settings/ports";
 import {
-  NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, TOKEN_USERNAME, USER_DATA_COPY,
+  NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, USER_DATA_COPY,
 } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
 import { OPS_INSTALLER, renderOpsToolBody, stampOpsTool } from "../../userdata/ops-tool";
 import { HOST_FILE_VARIABLES } from "../../userdata/script";
 import { HostFiles } from "../../settings/host-layout";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
-import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
+import { gitExecPath } from "./git-http";
 import { Fault } from "./harness/faults";
 import { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
-import { close, exec, findTool, freePort, groupAlive, killGroup, listen, mustExec, RecordedRequest, shq, tool } from "./harness/shared";
+import { Journal } from "./harness/journal";
+import { MetadataService } from "./harness/metadata-service";
+import { exec, findTool, freePort, groupAlive, killGroup, mustExec, RecordedRequest, shq, tool } from "./harness/shared";
+import { SourceHost, SourceHostRequest } from "./harness/source-host";
 
 export { FAULTS } from "./harness/faults";
 export type { Fault } from "./harness/faults";
 export { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
+export { JOURNAL_REMOTE } from "./harness/journal";
+export { TEST_INSTANCE_ID, TEST_PUBLIC_HOSTNAME, TEST_PUBLIC_IP, TEST_REGION, TEST_ROLE_NAME } from "./harness/metadata-service";
 export { findTool, tool } from "./harness/shared";
 export type { RecordedRequest } from "./harness/shared";
 
 /** The stand-ins' shell files (writeStandIns copies them into each harness's directory). */
 const STAND_INS = join(__dirname, "stand-ins");
-
-/** Hostname and public IPv4 address the stand-in metadata service reports (until a test changes them). */
-export const TEST_PUBLIC_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
-export const TEST_PUBLIC_IP = "203.0.113.25";
-/** The instance id and Region the stand-in metadata service reports. */
-export const TEST_INSTANCE_ID = "i-0123456789abcdef0";
-export const TEST_REGION = "us-east-1";
-
-/** systemd-journal-remote, which writes the harness's journal file (Debian's systemd-journal-remote package). */
-export const JOURNAL_REMOTE = "/usr/lib/systemd/systemd-journal-remote";
-/** TTL the stand-in metadata service insists on. */
-const REQUIRED_TTL = "21600";
 
 /** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */
 const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "mariadb-dump", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
@@ -120,9 +111,6 @@ export interface HarnessOptions {
   readonly app?: boolean;
 }
 
-/** Name of the role whose credentials the metadata stand-in serves. */
-export const TEST_ROLE_NAME = "CrmHostStack-crm-host-role";
-
 /** Name of the database unit the script starts (userdata/constants.ts). */
 const DATABASE_UNIT = "mariadb";
 
@@ -176,17 +164,10 @@ export class ProvisioningHarness {
 
   /** Temporary directory holding everything (removed by stop()). */
   readonly dir: string;
-  /** The token the git server accepts (a test may change it: a rotated token). */
-  sourceHostToken: string;
-  /** Requests the metadata stand-in received, in order. */
-  readonly metadataRequests: RecordedRequest[] = [];
-  /** Requests the git server received, in order, with the basic-auth user name (or "" when none). */
-  readonly gitRequests: (RecordedRequest & { readonly user: string; readonly authorized: boolean })[] = [];
-  /** Milliseconds the git server waits before answering each request (to watch a clone in progress). */
-  gitDelayMs = 0;
-  /** What the metadata stand-in reports as public-hostname and public-ipv4 (an Elastic IP's association changes both). */
-  publicHostname = TEST_PUBLIC_HOSTNAME;
-  publicIpv4 = TEST_PUBLIC_IP;
+  /** The stand-in servers: the metadata service, the source host; and the journal. */
+  private readonly metadata: MetadataService;
+  private readonly source: SourceHost;
+  private readonly journal: Journal;
 
   private readonly appName: string;
   private readonly databaseOnDataVolume: boolean;
@@ -196,8 +177,6 @@ export class ProvisioningHarness {
   private readonly app: boolean;
   /** The port the app listens on (app mode). */
   appPort = 0;
-  /** The user data the metadata stand-in serves (`/latest/user-data`): the gzip of the last script run. */
-  userData?: Buffer;
   /** The stand-ins' copy (writeStandIns), and its commands, first on the scripts' PATH. */
   private readonly standIns: string;
   private readonly binDir: string;
@@ -205,15 +184,8 @@ export class ProvisioningHarness {
   private readonly socket: string;
   /** Private temporary directory of this harness's MariaDB and scripts: nothing shares the machine's /tmp. */
   private readonly tmp: string;
-  private readonly reposDir: string;
-  private readonly certFile: string;
-  private readonly metadataToken = `imds-${randomBytes(12).toString("hex")}`;
   private mariadbd?: ChildProcess;
   private mariadbdExit?: Promise<void>;
-  private gitServer?: https.Server;
-  private metadataServer?: http.Server;
-  private gitPort = 0;
-  private metadataPort = 0;
   private callsSeen = 0;
   private stopped = false;
   private scriptPid?: number;
@@ -224,7 +196,6 @@ export class ProvisioningHarness {
     // Not under /tmp: settings refuse a swap file there (a tmpfs on Amazon Linux 2023), and the
     // harness's settings must be valid ones.
     this.dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "crm-provision-"));
-    this.sourceHostToken = options.sourceHostToken ?? randomBytes(16).toString("hex");
     this.appName = options.appName ?? "crm-test";
     this.databaseOnDataVolume = options.databaseOnDataVolume ?? false;
     this.dataVolumeWaitSeconds = options.dataVolumeWaitSeconds ?? 5;
@@ -237,8 +208,65 @@ export class ProvisioningHarness {
     this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
     this.tmp = join(this.dir, "tmp");
-    this.reposDir = join(this.dir, "repos");
-    this.certFile = join(this.dir, "tls", "cert.pem");
+    this.metadata = new MetadataService(() => this.fault);
+    this.source = new SourceHost({
+      dir: this.dir, token: options.sourceHostToken ?? randomBytes(16).toString("hex"), fault: () => this.fault, killScript: () => this.killScript(),
+    });
+    this.journal = new Journal(this.dir);
+  }
+
+  /** The token the git server accepts (a test may change it: a rotated token). */
+  get sourceHostToken(): string {
+    return this.source.token;
+  }
+
+  set sourceHostToken(token: string) {
+    this.source.token = token;
+  }
+
+  /** Requests the metadata stand-in received, in order. */
+  get metadataRequests(): RecordedRequest[] {
+    return this.metadata.requests;
+  }
+
+  /** Requests the git server received, in order, with the basic-auth user name (or "" when none). */
+  get gitRequests(): SourceHostRequest[] {
+    return this.source.requests;
+  }
+
+  /** Milliseconds the git server waits before answering each request (to watch a clone in progress). */
+  get gitDelayMs(): number {
+    return this.source.delayMs;
+  }
+
+  set gitDelayMs(ms: number) {
+    this.source.delayMs = ms;
+  }
+
+  /** What the metadata stand-in reports as public-hostname and public-ipv4 (an Elastic IP's association changes both). */
+  get publicHostname(): string {
+    return this.metadata.publicHostname;
+  }
+
+  set publicHostname(hostname: string) {
+    this.metadata.publicHostname = hostname;
+  }
+
+  get publicIpv4(): string {
+    return this.metadata.publicIpv4;
+  }
+
+  set publicIpv4(address: string) {
+    this.metadata.publicIpv4 = address;
+  }
+
+  /** The user data the metadata stand-in serves (`/latest/user-data`): the gzip of the last script run. */
+  get userData(): Buffer | undefined {
+    return this.metadata.userData;
+  }
+
+  set userData(userData: Buffer | undefined) {
+    this.metadata.userData = userData;
   }
 
   /** The host's own paths (HOST_FILES) on this stand-in host: under its temporary directory (see run()). */
@@ -251,7 +279,7 @@ export class ProvisioningHarness {
     return {
       appName: this.appName,
       appDir: join(this.dir, "home", "crm-app"),
-      repoUrl: `https://127.0.0.1:${this.gitPort}/crm-app.git`,
+      repoUrl: this.source.repoUrl,
       databaseName: "crm_test",
       appDbUser: "crm_app",
       gitUser: "CRM 'Deploy' Bot",
@@ -260,7 +288,7 @@ export class ProvisioningHarness {
       loginHome: join(this.dir, "home"),
       swapFile: join(this.dir, "swapfile"),
       logFile: join(this.dir, "log", "provisioning.log"),
-      metadataEndpoint: `http://127.0.0.1:${this.metadataPort}`,
+      metadataEndpoint: this.metadata.endpoint,
       dataMount: join(this.dir, "var", "lib", "crm-data"),
       dataVolumeWaitSeconds: this.dataVolumeWaitSeconds,
       scriptDirectory: join(this.dir, "usr", "local", "sbin"),
@@ -430,7 +458,7 @@ export class ProvisioningHarness {
       // mktemp and friends write here, so a test can see what a run leaves behind.
       TMPDIR: this.tmp,
       // The only test-specific variable: git must trust the local server's self-signed certificate.
-      GIT_SSL_CAINFO: this.certFile,
+      GIT_SSL_CAINFO: this.source.certFile,
       ...extraEnv,
     };
   }
@@ -485,21 +513,15 @@ export class ProvisioningHarness {
 
   /** The journal file that the journalctl stand-in reads (created by the first appendJournal). */
   get journalFile(): string {
-    return join(this.dir, "journal", "system.journal");
+    return this.journal.file;
   }
 
   /**
    * Appends entries to the harness's journal as journald writes them (real journal file format, through
    * systemd-journal-remote): each message (one line) from `unit`, one microsecond apart from now on.
    */
-  async appendJournal(unit: string, messages: readonly string[]): Promise<void> {
-    mkdirSync(join(this.journalFile, ".."), { recursive: true });
-    const start = Date.now() * 1000;
-    const entries = messages.map((message, i) => {
-      if (/[\n\r]/.test(message)) throw new Error("appendJournal: one line per message");
-      return `__REALTIME_TIMESTAMP=${start + i}\n__MONOTONIC_TIMESTAMP=${start + i}\n_BOOT_ID=${"0".repeat(32)}\n_SYSTEMD_UNIT=${unit}\nMESSAGE=${message}\n\n`;
-    });
-    await mustExec(JOURNAL_REMOTE, [`--output=${this.journalFile}`, "-"], { input: entries.join("") });
+  appendJournal(unit: string, messages: readonly string[]): Promise<void> {
+    return this.journal.append(unit, messages);
   }
 
   /** SIGKILL to the running script's process group (a power cut, as far as the script can tell). */
@@ -523,11 +545,8 @@ export class ProvisioningHarness {
       rmSync(join(this.dir, file), { force: true });
     }
     this.callsSeen = 0;
-    this.metadataRequests.length = 0;
-    this.gitRequests.length = 0;
-    this.gitDelayMs = 0;
-    this.publicHostname = TEST_PUBLIC_HOSTNAME;
-    this.publicIpv4 = TEST_PUBLIC_IP;
+    this.metadata.reset();
+    this.source.reset();
   }
 
   /** Every stand-in call recorded so far. */
@@ -573,30 +592,16 @@ export class ProvisioningHarness {
   }
 
   /** Adds a commit to the served repository (to prove that a rerun pulls). */
-  async commitToRepository(files: Record<string, string>, message: string): Promise<void> {
-    const work = join(this.dir, "seed");
-    for (const [name, content] of Object.entries(files)) writeFileSync(join(work, name), content);
-    await this.git(["add", "--all"], work);
-    await this.git(["commit", "--quiet", "-m", message], work);
-    await this.git(["push", "--quiet", "origin", "HEAD:main"], work);
+  commitToRepository(files: Record<string, string>, message: string): Promise<void> {
+    return this.source.commitToRepository(files, message);
   }
 
   /**
    * Adds a commit on top of `base` and pushes it as `ref` (refs/heads/… or refs/tags/…), leaving main
    * as it is; returns its id.
    */
-  async pushCommit(files: Record<string, string>, message: string, ref: string, base = "main"): Promise<string> {
-    const work = join(this.dir, "seed");
-    await this.git(["checkout", "--quiet", "--detach", base], work);
-    try {
-      for (const [name, content] of Object.entries(files)) writeFileSync(join(work, name), content);
-      await this.git(["add", "--all"], work);
-      await this.git(["commit", "--quiet", "-m", message], work);
-      await this.git(["push", "--quiet", "--force", "origin", `HEAD:${ref}`], work);
-      return (await this.git(["rev-parse", "HEAD"], work)).trim();
-    } finally {
-      await this.git(["checkout", "--quiet", "--force", "main"], work);
-    }
+  pushCommit(files: Record<string, string>, message: string, ref: string, base = "main"): Promise<string> {
+    return this.source.pushCommit(files, message, ref, base);
   }
 
   /** Forgets the active swap areas, as a reboot does (the script adds no fstab entry). */
@@ -619,8 +624,8 @@ export class ProvisioningHarness {
       await this.mariadbdExit;
       clearTimeout(killer);
     }
-    if (this.gitServer) await close(this.gitServer);
-    if (this.metadataServer) await close(this.metadataServer);
+    await this.source.stop();
+    await this.metadata.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -648,8 +653,7 @@ export class ProvisioningHarness {
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
     const database = this.databaseOnDataVolume || this.remoteDatabase ? Promise.resolve() : this.startDatabase();
-    await Promise.all([this.createRepository(), this.makeCertificate()]);
-    await Promise.all([this.startGitServer(), this.startMetadataServer()]);
+    await Promise.all([this.source.start(), this.metadata.start()]);
     this.writeStandIns();
     await database;
   }
@@ -682,126 +686,6 @@ export class ProvisioningHarness {
 
   private readIfExists(file: string): string {
     return existsSync(file) ? readFileSync(file, "utf8") : "";
-  }
-
-  private git(args: string[], cwd: string): Promise<string> {
-    return mustExec(tool("git"), ["-c", "user.name=Harness", "-c", "user.email=harness@example.com", ...args],
-      { cwd, env: { PATH: process.env.PATH, HOME: this.dir, GIT_CONFIG_NOSYSTEM: "1" } });
-  }
-
-  private async createRepository(): Promise<void> {
-    const seed = join(this.dir, "seed");
-    const bare = join(this.reposDir, "crm-app.git");
-    mkdirSync(seed);
-    writeFileSync(join(seed, "server.js"), "require('http').createServer((q, r) => r.end('crm')).listen(process.env.PORT || 3000);\n");
-    writeFileSync(join(seed, ".env"), "# settings of the CRM server\nPORT=3000\nFRONTENDURI=http://localhost:8080\nSESSION_SECRET=keep-me\n");
-    // Two tables, so that an import stopped half way leaves one and not the other.
-    writeFileSync(join(seed, "export.sql"), [
-      "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
-      "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
-      "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
-      "INSERT INTO orders VALUES (10, 1), (11, 3);",
-      "",
-    ].join("\n"));
-    await this.git(["init", "--quiet", "--initial-branch=main"], seed);
-    await this.git(["add", "--all"], seed);
-    await this.git(["commit", "--quiet", "-m", "initial"], seed);
-    await this.git(["init", "--quiet", "--bare", "--initial-branch=main", bare], this.dir);
-    await this.git(["remote", "add", "origin", bare], seed);
-    await this.git(["push", "--quiet", "origin", "main"], seed);
-  }
-
-  private async makeCertificate(): Promise<void> {
-    await mustExec(tool("openssl"), ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-      "-keyout", join(this.dir, "tls", "key.pem"), "-out", this.certFile,
-      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]);
-  }
-
-  /** git smart HTTP over TLS, only with basic auth `<TOKEN_USERNAME>:<token>`: proves the token really travels. */
-  private async startGitServer(): Promise<void> {
-    const server = https.createServer({
-      key: readFileSync(join(this.dir, "tls", "key.pem")),
-      cert: readFileSync(this.certFile),
-    }, async (req, res) => {
-      if (this.gitDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.gitDelayMs));
-      const url = new URL(req.url ?? "/", "https://127.0.0.1");
-      const [user, password] = parseBasicAuth(req.headers.authorization);
-      const authorized = user === TOKEN_USERNAME && password === this.sourceHostToken;
-      const record = (status: number) => this.gitRequests.push({
-        method: req.method ?? "", path: url.pathname + url.search, headers: req.headers, status, user, authorized,
-      });
-      if (!authorized) {
-        record(401);
-        res.writeHead(401, { "WWW-Authenticate": 'Basic realm="crm-app"' }).end("authentication required\n");
-        return;
-      }
-      const fault = this.fault;
-      if (fault === "step_08_fetch_repository") {
-        record(500);
-        res.writeHead(500).end("injected fault\n");
-        return;
-      }
-      if (fault === "echo-token" && url.search.includes("service=git-upload-pack")) {
-        // A server that quotes the credentials it was given in its error: git prints the message.
-        record(200);
-        const line = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`;
-        res.writeHead(200, { "Content-Type": "application/x-git-upload-pack-advertisement" })
-          .end(`${line("# service=git-upload-pack\n")}0000${line(`ERR access denied for ${user}:${password}\n`)}`);
-        return;
-      }
-      if (fault === "kill:step_08_fetch_repository" && req.method === "POST") {
-        // The clone has begun (refs known, directory created) and now gets no pack: a power cut.
-        record(0);
-        this.killScript();
-        res.destroy();
-        return;
-      }
-      void serveGit(req, res, this.reposDir, this.dir, user).then(record);
-    });
-    this.gitServer = server;
-    this.gitPort = await listen(server);
-  }
-
-  /** IMDSv2: a token only for the TTL header, the hostname and address only for that token. */
-  private async startMetadataServer(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      const answer = (status: number, body: string) => {
-        this.metadataRequests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, status });
-        res.writeHead(status, { "Content-Type": "text/plain" }).end(body);
-      };
-      if (req.url === "/latest/api/token") {
-        if (req.method !== "PUT") return answer(405, "");
-        if (req.headers["x-aws-ec2-metadata-token-ttl-seconds"] !== REQUIRED_TTL) return answer(400, "");
-        if (this.fault === "step_10_read_public_hostname") return answer(500, "");
-        return answer(200, this.metadataToken);
-      }
-      if (req.method === "GET" && req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
-      const meta = {
-        "/latest/meta-data/public-hostname": this.publicHostname, "/latest/meta-data/public-ipv4": this.publicIpv4,
-        "/latest/meta-data/instance-id": TEST_INSTANCE_ID, "/latest/meta-data/placement/region": TEST_REGION,
-      }[req.url ?? ""];
-      if (meta !== undefined && req.method === "GET") return answer(200, meta);
-      // The instance role's credentials, as EC2 serves them (moto takes any).
-      const credentials = "/latest/meta-data/iam/security-credentials/";
-      if (req.url === credentials && req.method === "GET") return answer(200, TEST_ROLE_NAME);
-      if (req.url === `${credentials}${TEST_ROLE_NAME}` && req.method === "GET") {
-        return answer(200, JSON.stringify({
-          Code: "Success", LastUpdated: new Date().toISOString(), Type: "AWS-HMAC", AccessKeyId: "ASIAMOTOTESTROLE0001",
-          SecretAccessKey: "moto-test-secret-access-key", Token: "moto-test-session-token",
-          Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
-        }));
-      }
-      if (req.url === "/latest/user-data" && req.method === "GET") {
-        if (req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
-        if (!this.userData) return answer(404, "");
-        this.metadataRequests.push({ method: req.method, path: req.url, headers: req.headers, status: 200 });
-        res.writeHead(200, { "Content-Type": "application/octet-stream" }).end(this.userData);
-        return;
-      }
-      return answer(404, "");
-    });
-    this.metadataServer = server;
-    this.metadataPort = await listen(server);
   }
 
   /**
@@ -859,9 +743,9 @@ export class ProvisioningHarness {
       NODE_VERSION,
       REAL_AWS: this.awsEndpoint ? tool("aws") : "",
       REAL_JOURNALCTL: findTool("journalctl") ?? "",
-      JOURNAL_FILE: this.journalFile,
+      JOURNAL_FILE: this.journal.file,
       AWS_ENDPOINT: this.awsEndpoint ?? "",
-      METADATA_URL: `http://127.0.0.1:${this.metadataPort}/`,
+      METADATA_URL: `${this.metadata.endpoint}/`,
     };
     writeFileSync(join(this.standIns, "config.sh"), ["# This harness's values, read by the stand-ins (lib.sh).",
       ...Object.entries(values).map(([name, value]) => `${name}=${shq(String(value))}`), ""].join("\n"));
