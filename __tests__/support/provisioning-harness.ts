@@ -7,6 +7,11 @@
  * __tests__/support/stand-ins, which shellcheck reads. The host's own paths (HOST_FILES) lie under the
  * harness's directory too (relocateHostFiles).
  *
+ * This file composes the parts, one stand-in per module of __tests__/support/harness/ (the TypeScript; the
+ * shell files the commands' stand-in copies are in __tests__/support/stand-ins/): metadata-service.ts,
+ * source-host.ts, database.ts, journal.ts, stand-in-commands.ts; faults.ts, host-files.ts and shared.ts
+ * (tools, child processes, servers) beside them. It re-exports what the tests import.
+ *
  *   const h = await ProvisioningHarness.start({ sourceHostToken });
  *   const result = await h.run(renderProvisioningScript(h.settings, secrets));
  *   await h.query("SELECT 1"); await h.canLogin(user, password);
@@ -21,31 +26,30 @@
  * ["release", "v2"])` runs the command the script installed, as root, with the same stand-ins.
  */
 import { ChildProcess, spawn, spawnSync } from "child_process";
-import { createHash, randomBytes } from "crypto";
-import {
-  chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
-  symlinkSync, writeFileSync,
-} from "fs";
+import { randomBytes } from "crypto";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
 import { gzipSync } from "zlib";
 import { APP_PORT } from "../../settings/ports";
-import {
-  NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, USER_DATA_COPY,
-} from "../../userdata/constants";
+import { NETWORK_RETRY_PAUSE_SECONDS, USER_DATA_COPY } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
 import { OPS_INSTALLER, renderOpsToolBody, stampOpsTool } from "../../userdata/ops-tool";
 import { HOST_FILE_VARIABLES } from "../../userdata/script";
 import { HostFiles } from "../../settings/host-layout";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { gitExecPath } from "./git-http";
+import { HarnessDatabase } from "./harness/database";
 import { Fault } from "./harness/faults";
 import { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
 import { Journal } from "./harness/journal";
 import { MetadataService } from "./harness/metadata-service";
-import { exec, findTool, freePort, groupAlive, killGroup, mustExec, RecordedRequest, shq, tool } from "./harness/shared";
+import { exec, findTool, freePort, killGroup, RecordedRequest, shq, tool } from "./harness/shared";
 import { SourceHost, SourceHostRequest } from "./harness/source-host";
+import { StandInCommands } from "./harness/stand-in-commands";
 
+// What the tests import from here.
+export { nativePasswordHash } from "./harness/database";
 export { FAULTS } from "./harness/faults";
 export type { Fault } from "./harness/faults";
 export { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
@@ -54,13 +58,9 @@ export { TEST_INSTANCE_ID, TEST_PUBLIC_HOSTNAME, TEST_PUBLIC_IP, TEST_REGION, TE
 export { findTool, tool } from "./harness/shared";
 export type { RecordedRequest } from "./harness/shared";
 
-/** The stand-ins' shell files (writeStandIns copies them into each harness's directory). */
-const STAND_INS = join(__dirname, "stand-ins");
-
 /** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */
 const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "mariadb-dump", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
   "mkswap", "blkid", "flock", "python3"];
-
 
 export interface RunResult {
   /** Exit code of the script (null when it was killed). */
@@ -114,12 +114,6 @@ export interface HarnessOptions {
 /** Name of the database unit the script starts (userdata/constants.ts). */
 const DATABASE_UNIT = "mariadb";
 
-/** The mysql_native_password hash of a password, as MariaDB's PASSWORD() computes it. */
-export function nativePasswordHash(password: string): string {
-  const once = createHash("sha1").update(Buffer.from(password, "utf8")).digest();
-  return `*${createHash("sha1").update(once).digest("hex").toUpperCase()}`;
-}
-
 /**
  * The actions' lines of an audit log (ops.sh: audit_line), each without the version of the tool that wrote it, which
  * every line must end with (`(tool <12 hex digits>)`); the installer's lines (install-tool) left out.
@@ -164,10 +158,12 @@ export class ProvisioningHarness {
 
   /** Temporary directory holding everything (removed by stop()). */
   readonly dir: string;
-  /** The stand-in servers: the metadata service, the source host; and the journal. */
+  /** The stand-ins: the metadata service, the source host, the database, the journal and the commands on PATH. */
   private readonly metadata: MetadataService;
   private readonly source: SourceHost;
+  private readonly database: HarnessDatabase;
   private readonly journal: Journal;
+  private readonly commands: StandInCommands;
 
   private readonly appName: string;
   private readonly databaseOnDataVolume: boolean;
@@ -177,16 +173,9 @@ export class ProvisioningHarness {
   private readonly app: boolean;
   /** The port the app listens on (app mode). */
   appPort = 0;
-  /** The stand-ins' copy (writeStandIns), and its commands, first on the scripts' PATH. */
-  private readonly standIns: string;
-  private readonly binDir: string;
-  private readonly callsFile: string;
   private readonly socket: string;
   /** Private temporary directory of this harness's MariaDB and scripts: nothing shares the machine's /tmp. */
   private readonly tmp: string;
-  private mariadbd?: ChildProcess;
-  private mariadbdExit?: Promise<void>;
-  private callsSeen = 0;
   private stopped = false;
   private scriptPid?: number;
   /** The numbers of the header the last run() shortened (its `header` option): the tool's constants take them too. */
@@ -203,15 +192,15 @@ export class ProvisioningHarness {
     this.remoteDatabase = options.remoteDatabase ?? false;
     if (this.remoteDatabase && !this.awsEndpoint) throw new Error("remoteDatabase needs awsEndpoint: the scale-out topology reads its secrets from AWS");
     this.app = options.app ?? false;
-    this.standIns = join(this.dir, "stand-ins");
-    this.binDir = join(this.standIns, "bin");
-    this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
     this.tmp = join(this.dir, "tmp");
-    this.metadata = new MetadataService(() => this.fault);
+    this.commands = new StandInCommands(this.dir);
+    const fault = () => this.commands.fault;
+    this.metadata = new MetadataService(fault);
     this.source = new SourceHost({
-      dir: this.dir, token: options.sourceHostToken ?? randomBytes(16).toString("hex"), fault: () => this.fault, killScript: () => this.killScript(),
+      dir: this.dir, token: options.sourceHostToken ?? randomBytes(16).toString("hex"), fault, killScript: () => this.killScript(),
     });
+    this.database = new HarnessDatabase({ dir: this.dir, socket: this.socket, tmp: this.tmp, onDataVolume: this.databaseOnDataVolume });
     this.journal = new Journal(this.dir);
   }
 
@@ -330,15 +319,7 @@ export class ProvisioningHarness {
 
   /** Process id of the database server the script started (databaseOnDataVolume), if it runs. */
   databasePid(): number | undefined {
-    const file = join(this.dir, "mysqld.pid");
-    if (!existsSync(file)) return undefined;
-    const pid = parseInt(readFileSync(file, "utf8"), 10);
-    try {
-      process.kill(pid, 0);
-      return pid;
-    } catch {
-      return undefined;
-    }
+    return this.database.pid();
   }
 
   /** A path as the script's mount namespace sees it (through the database server's root). */
@@ -350,16 +331,11 @@ export class ProvisioningHarness {
 
   /** The armed fault (see FAULTS), or undefined. */
   get fault(): Fault | undefined {
-    return existsSync(this.faultFile) ? readFileSync(this.faultFile, "utf8") as Fault : undefined;
+    return this.commands.fault;
   }
 
   set fault(fault: Fault | undefined) {
-    if (fault === undefined) rmSync(this.faultFile, { force: true });
-    else writeFileSync(this.faultFile, fault);
-  }
-
-  private get faultFile(): string {
-    return join(this.dir, "fault");
+    this.commands.fault = fault;
   }
 
   /** The private temporary directory (TMPDIR of the scripts run). */
@@ -452,7 +428,7 @@ export class ProvisioningHarness {
   /** The environment the scripts and commands run with on the stand-in host. */
   scriptEnv(extraEnv: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     return {
-      PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
+      PATH: `${this.commands.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: process.env.HOME ?? "/root",
       LANG: "C.UTF-8",
       // mktemp and friends write here, so a test can see what a run leaves behind.
@@ -465,20 +441,12 @@ export class ProvisioningHarness {
 
   /** Process ids of the transient units the systemd-run stand-in started (each the leader of its own group), by unit name. */
   units(): Map<string, number> {
-    const dir = join(this.dir, "units");
-    if (!existsSync(dir)) return new Map();
-    return new Map(readdirSync(dir).map((name) => [name, parseInt(readFileSync(join(dir, name), "utf8"), 10)]));
+    return this.commands.units();
   }
 
   /** Waits (bounded) until no process of any transient unit runs; false when one still runs at the deadline. */
-  async unitsEnded(timeoutMs = 60_000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const running = [...this.units().values()].filter((pid) => groupAlive(pid));
-      if (running.length === 0) return true;
-      if (Date.now() > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  unitsEnded(timeoutMs = 60_000): Promise<boolean> {
+    return this.commands.unitsEnded(timeoutMs);
   }
 
   private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}, control?: (child: ChildProcess) => void, input?: string):
@@ -505,9 +473,7 @@ export class ProvisioningHarness {
     const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     clearTimeout(timer);
     this.scriptPid = undefined;
-    const calls = this.calls();
-    const newCalls = calls.slice(this.callsSeen);
-    this.callsSeen = calls.length;
+    const { calls, newCalls } = this.commands.takeCalls();
     return { exitCode, output: Buffer.concat(chunks).toString("utf8"), calls, newCalls, durationMs: Date.now() - started };
   }
 
@@ -541,39 +507,32 @@ export class ProvisioningHarness {
       rmSync(join(this.dir, path), { recursive: true, force: true });
       if (path !== "etc") mkdirSync(join(this.dir, path));
     }
-    for (const file of ["swapfile", "swapfile.partial", "swaps.active", "calls.log", "fault"]) {
+    for (const file of ["swapfile", "swapfile.partial"]) {
       rmSync(join(this.dir, file), { force: true });
     }
-    this.callsSeen = 0;
+    this.commands.reset();
     this.metadata.reset();
     this.source.reset();
   }
 
   /** Every stand-in call recorded so far. */
   calls(): string[] {
-    if (!existsSync(this.callsFile)) return [];
-    return readFileSync(this.callsFile, "utf8").split("\n").filter((line) => line !== "");
+    return this.commands.calls();
   }
 
   /** Runs SQL as root on the private server (unix socket) and returns the tab-separated rows. */
-  async query(sql: string): Promise<string> {
-    return (await mustExec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.socket}`, "--user=root", "--batch", "--skip-column-names"], { input: sql })).trimEnd();
+  query(sql: string): Promise<string> {
+    return this.database.query(sql);
   }
 
   /** True when `user`@localhost can log in with exactly `password` (given through MYSQL_PWD, never argv). */
-  async canLogin(user: string, password: string): Promise<boolean> {
-    const result = await exec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.socket}`, `--user=${user}`, "--batch", "--skip-column-names", "-e", "SELECT CURRENT_USER()"],
-      { env: { PATH: process.env.PATH, MYSQL_PWD: password } });
-    return result.code === 0 && result.stdout.trim() === `${user}@localhost`;
+  canLogin(user: string, password: string): Promise<boolean> {
+    return this.database.canLogin(user, password);
   }
 
   /** Runs SQL as `user` with `password` (through MYSQL_PWD, never argv), as the application does. */
-  async queryAs(user: string, password: string, sql: string): Promise<string> {
-    return (await mustExec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.socket}`, `--user=${user}`, "--batch", "--skip-column-names"],
-      { input: sql, env: { PATH: process.env.PATH, MYSQL_PWD: password } })).trimEnd();
+  queryAs(user: string, password: string, sql: string): Promise<string> {
+    return this.database.queryAs(user, password, sql);
   }
 
   /**
@@ -587,7 +546,7 @@ export class ProvisioningHarness {
     await this.stopManagedDatabase();
     const boot = 'set -e; mount --all --fstab "$1"; for m in "$3" "$4"; do findmnt --noheadings --output TARGET,SOURCE,FSTYPE --mountpoint "$m"; done; exec "$2" start';
     const result = await exec(tool("unshare"), ["--mount", "--propagation", "private", "bash", "-c", boot, "boot",
-      this.host.fstabFile, join(this.standIns, "database-control.sh"), this.settings.dataMount, this.host.databaseDir]);
+      this.host.fstabFile, this.commands.databaseControl, this.settings.dataMount, this.host.databaseDir]);
     return { code: result.code, output: result.stdout + result.stderr };
   }
 
@@ -606,24 +565,15 @@ export class ProvisioningHarness {
 
   /** Forgets the active swap areas, as a reboot does (the script adds no fstab entry). */
   deactivateSwaps(): void {
-    rmSync(join(this.dir, "swaps.active"), { force: true });
+    this.commands.deactivateSwaps();
   }
 
   /** Stops the servers and removes the temporary directory; safe to call twice and after a failed start. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    for (const pid of this.units().values()) killGroup(pid);
-    // The app unit's supervisor (stand-ins/app-unit.sh) leads a session of its own: its group goes with server.js.
-    const appSupervisor = join(this.dir, "app-unit", "pid");
-    if (existsSync(appSupervisor)) killGroup(parseInt(readFileSync(appSupervisor, "utf8"), 10));
-    await this.stopManagedDatabase();
-    if (this.mariadbd && this.mariadbd.exitCode === null) {
-      this.mariadbd.kill("SIGTERM");
-      const killer = setTimeout(() => this.mariadbd?.kill("SIGKILL"), 15_000);
-      await this.mariadbdExit;
-      clearTimeout(killer);
-    }
+    this.commands.killAll();
+    await this.database.stop();
     await this.source.stop();
     await this.metadata.stop();
     rmSync(this.dir, { recursive: true, force: true });
@@ -633,16 +583,8 @@ export class ProvisioningHarness {
    * Stops the server the script started (databaseOnDataVolume) as a stopping instance does:
    * SIGTERM, a clean shutdown, bounded; its mount namespace, and the mounts in it, go with it.
    */
-  async stopManagedDatabase(): Promise<void> {
-    if (!this.databaseOnDataVolume) return;
-    const pid = this.databasePid();
-    if (pid === undefined) return;
-    process.kill(pid, "SIGTERM");
-    const deadline = Date.now() + 30_000;
-    while (this.databasePid() !== undefined) {
-      if (Date.now() > deadline) process.kill(pid, "SIGKILL");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  stopManagedDatabase(): Promise<void> {
+    return this.database.stopManaged();
   }
 
   private async startAll(): Promise<void> {
@@ -652,102 +594,36 @@ export class ProvisioningHarness {
     if (this.app) this.appPort = await freePort();
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
-    const database = this.databaseOnDataVolume || this.remoteDatabase ? Promise.resolve() : this.startDatabase();
+    const database = this.databaseOnDataVolume || this.remoteDatabase ? Promise.resolve() : this.database.start();
     await Promise.all([this.source.start(), this.metadata.start()]);
     this.writeStandIns();
     await database;
   }
 
-  private async startDatabase(): Promise<void> {
-    const datadir = join(this.dir, "mysql");
-    // Everything private to this harness: data directory, socket, port, temporary directory (for
-    // the bootstrap server too, which otherwise shares /tmp with every other harness and test).
-    const own = [`--socket=${this.socket}`, `--port=${await freePort()}`, "--skip-networking", `--tmpdir=${this.tmp}`];
-    const env = { ...process.env, TMPDIR: this.tmp };
-    await mustExec(tool("mariadb-install-db"), ["--no-defaults", `--datadir=${datadir}`,
-      "--auth-root-authentication-method=socket", "--user=root", "--skip-test-db", ...own], { env, timeoutMs: 120_000 });
-    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, ...own,
-      "--user=root", `--pid-file=${join(this.dir, "mysqld.pid")}`,
-      `--log-error=${join(this.dir, "mysqld.err")}`, "--innodb-buffer-pool-size=32M"], { stdio: "ignore", env });
-    this.mariadbd = child;
-    this.mariadbdExit = new Promise((resolve) => child.on("exit", () => resolve()));
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`mariadbd exited: ${this.readIfExists(join(this.dir, "mysqld.err"))}`);
-      try {
-        await this.query("SELECT 1");
-        return;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  }
-
-  private readIfExists(file: string): string {
-    return existsSync(file) ? readFileSync(file, "utf8") : "";
-  }
-
-  /**
-   * The stand-ins (__tests__/support/stand-ins, shell files that shellcheck reads) copied into this
-   * harness's directory: the commands of bin/ on PATH (mariadb also as mysql; aws only with an AWS
-   * endpoint), the units and the nvm chain beside them, and config.sh, which they all read: this
-   * harness's paths, ports, tools and modes.
-   */
+  /** The stand-in commands, with this harness's paths, ports, tools and modes (their config.sh). */
   private writeStandIns(): void {
-    cpSync(STAND_INS, this.standIns, { recursive: true });
-    for (const file of readdirSync(this.binDir)) {
-      const name = file.replace(/\.sh$/, "");
-      renameSync(join(this.binDir, file), join(this.binDir, name));
-      chmodSync(join(this.binDir, name), 0o755);
-    }
-    copyFileSync(join(this.binDir, "mariadb"), join(this.binDir, "mysql"));
-    if (!this.awsEndpoint) rmSync(join(this.binDir, "aws"));
-    const values: Record<string, string | number> = {
-      CALLS: this.callsFile,
-      FAULT_FILE: this.faultFile,
-      NEEDS_REBOOT: join(this.dir, "needs-reboot"),
-      NFT_RULES: join(this.dir, "nft-rules.log"),
-      SWAP_STATE: join(this.dir, "swaps.active"),
-      REAL_MKSWAP: tool("mkswap"),
-      REAL_CHOWN: tool("chown"),
-      REAL_RUNUSER: tool("runuser"),
-      REAL_GIT: tool("git"),
-      REAL_FLOCK: tool("flock"),
-      REAL_CURL: tool("curl"),
-      REAL_MARIADB: tool("mariadb"),
-      REAL_MARIADB_DUMP: tool("mariadb-dump"),
+    this.commands.write({
       // The scale-out topology's client talks to the database the script names, over TCP.
       DB_SOCKET: this.remoteDatabase ? "" : this.socket,
       DATABASE_UNIT,
       // The data-volume mode: the database's unit starts and stops the real server on the volume's mount.
-      DATABASE_CONTROL: this.databaseOnDataVolume ? join(this.standIns, "database-control.sh") : "",
+      DATABASE_CONTROL: this.databaseOnDataVolume ? this.commands.databaseControl : "",
       DATABASE_DIR: this.host.databaseDir,
-      PID_FILE: join(this.dir, "mysqld.pid"),
-      DB_ERROR_LOG: join(this.dir, "mysqld.err"),
+      PID_FILE: this.database.pidFile,
+      DB_ERROR_LOG: this.database.errorLog,
       TMP_DIR: this.tmp,
       REAL_MARIADB_INSTALL_DB: this.databaseOnDataVolume ? tool("mariadb-install-db") : "",
       REAL_MARIADBD: this.databaseOnDataVolume ? tool("mariadbd") : "",
       // The app mode: the app's unit runs server.js for real.
       APP_SERVICE: `${this.appName}.service`,
       UNIT_DIRECTORY: this.host.unitDirectory,
-      APP_CONTROL: this.app ? join(this.standIns, "app-unit.sh") : "",
-      APP_STATE: join(this.dir, "app-unit"),
-      // The ops command's transient units (systemd-run): each one's pid, by unit name.
-      UNITS_DIR: join(this.dir, "units"),
+      APP_CONTROL: this.app ? this.commands.appControl : "",
       APP_DIR: this.settings.appDir,
       APP_PORT: this.appPort,
-      NODE: process.execPath,
-      RESTART_SEC,
-      NVM_INSTALL_URL,
-      NODE_VERSION,
       REAL_AWS: this.awsEndpoint ? tool("aws") : "",
-      REAL_JOURNALCTL: findTool("journalctl") ?? "",
       JOURNAL_FILE: this.journal.file,
       AWS_ENDPOINT: this.awsEndpoint ?? "",
       METADATA_URL: `${this.metadata.endpoint}/`,
-    };
-    writeFileSync(join(this.standIns, "config.sh"), ["# This harness's values, read by the stand-ins (lib.sh).",
-      ...Object.entries(values).map(([name, value]) => `${name}=${shq(String(value))}`), ""].join("\n"));
+    }, this.awsEndpoint !== undefined);
   }
 }
