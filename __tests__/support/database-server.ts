@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { freePort } from "./moto-server";
-import { findTool, tool } from "./provisioning-harness";
+import { findTool, tool } from "./harness/shared";
 
 /**
  * The master user's privileges on RDS for MariaDB (up to 11.4, which adds SHOW CREATE ROUTINE), as RDS's

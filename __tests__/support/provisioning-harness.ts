@@ -7,6 +7,11 @@
  * __tests__/support/stand-ins, which shellcheck reads. The host's own paths (HOST_FILES) lie under the
  * harness's directory too (relocateHostFiles).
  *
+ * This file composes the parts, one stand-in per module of __tests__/support/harness/ (the TypeScript; the
+ * shell files the commands' stand-in copies are in __tests__/support/stand-ins/): metadata-service.ts,
+ * source-host.ts, database.ts, journal.ts, stand-in-commands.ts; faults.ts, host-files.ts and shared.ts
+ * (tools, child processes, servers) beside them. It re-exports what the tests import.
+ *
  *   const h = await ProvisioningHarness.start({ sourceHostToken });
  *   const result = await h.run(renderProvisioningScript(h.settings, secrets));
  *   await h.query("SELECT 1"); await h.canLogin(user, password);
@@ -20,88 +25,42 @@
  * Node.js, on `h.appPort`), restarting it as systemd's Restart=always does; `h.runCommand(h.opsCommand,
  * ["release", "v2"])` runs the command the script installed, as root, with the same stand-ins.
  */
-import { ChildProcess, execFile, spawn, spawnSync } from "child_process";
-import { createHash, randomBytes } from "crypto";
-import {
-  accessSync, chmodSync, constants, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
-  symlinkSync, writeFileSync,
-} from "fs";
-import * as http from "http";
-import * as https from "https";
-import { AddressInfo } from "net";
+import { ChildProcess, spawn, spawnSync } from "child_process";
+import { randomBytes } from "crypto";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { delimiter, join } from "path";
 import { gzipSync } from "zlib";
 import { APP_PORT } from "../../settings/ports";
-import {
-  NETWORK_RETRY_PAUSE_SECONDS, NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC, TOKEN_USERNAME, USER_DATA_COPY,
-} from "../../userdata/constants";
+import { NETWORK_RETRY_PAUSE_SECONDS, USER_DATA_COPY } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
 import { OPS_INSTALLER, renderOpsToolBody, stampOpsTool } from "../../userdata/ops-tool";
-import { HOST_FILE_VARIABLES, shellQuote } from "../../userdata/script";
-import { HOST_FILES, HostFiles } from "../../settings/host-layout";
+import { HOST_FILE_VARIABLES } from "../../userdata/script";
+import { HostFiles } from "../../settings/host-layout";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
-import { gitExecPath, parseBasicAuth, serveGit } from "./git-http";
+import { gitExecPath } from "./git-http";
+import { HarnessDatabase } from "./harness/database";
+import { Fault } from "./harness/faults";
+import { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
+import { Journal } from "./harness/journal";
+import { MetadataService } from "./harness/metadata-service";
+import { exec, findTool, freePort, killGroup, RecordedRequest, shq, tool } from "./harness/shared";
+import { SourceHost, SourceHostRequest } from "./harness/source-host";
+import { StandInCommands } from "./harness/stand-in-commands";
 
-/** The stand-ins' shell files (writeStandIns copies them into each harness's directory). */
-const STAND_INS = join(__dirname, "stand-ins");
-
-/** Hostname and public IPv4 address the stand-in metadata service reports (until a test changes them). */
-export const TEST_PUBLIC_HOSTNAME = "ec2-203-0-113-25.compute-1.amazonaws.com";
-export const TEST_PUBLIC_IP = "203.0.113.25";
-/** The instance id and Region the stand-in metadata service reports. */
-export const TEST_INSTANCE_ID = "i-0123456789abcdef0";
-export const TEST_REGION = "us-east-1";
-
-/** systemd-journal-remote, which writes the harness's journal file (Debian's systemd-journal-remote package). */
-export const JOURNAL_REMOTE = "/usr/lib/systemd/systemd-journal-remote";
-/** TTL the stand-in metadata service insists on. */
-const REQUIRED_TTL = "21600";
+// What the tests import from here.
+export { nativePasswordHash } from "./harness/database";
+export { FAULTS } from "./harness/faults";
+export type { Fault } from "./harness/faults";
+export { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
+export { JOURNAL_REMOTE } from "./harness/journal";
+export { TEST_INSTANCE_ID, TEST_PUBLIC_HOSTNAME, TEST_PUBLIC_IP, TEST_REGION, TEST_ROLE_NAME } from "./harness/metadata-service";
+export { findTool, tool } from "./harness/shared";
+export type { RecordedRequest } from "./harness/shared";
 
 /** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */
 const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "mariadb-dump", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
   "mkswap", "blkid", "flock", "python3"];
-
-/** What each fault breaks: the step's own failure, as a stand-in or a stand-in server produces it. */
-export const FAULTS = {
-  step_01_update_packages: "dnf upgrade fails",
-  step_02_install_packages: "dnf install fails",
-  step_03_start_database: "systemctl enable --now mariadb fails",
-  step_04_set_root_password: "SET PASSWORD fails (the one tolerated failure)",
-  step_05_create_database: "CREATE DATABASE fails",
-  step_06_create_app_user: "CREATE USER fails",
-  step_07_configure_git: "git config fails",
-  step_08_fetch_repository: "the git server answers 500",
-  step_09_import_database: "the import of export.sql fails",
-  step_10_read_public_hostname: "the metadata service answers 500",
-  step_11_write_env_file: "chown of the new .env fails",
-  step_12_install_node: "the nvm download fails",
-  step_13_enable_swap: "swapon fails",
-  step_14_install_dependencies: "yarn install fails",
-  step_15_install_service: "systemctl daemon-reload fails",
-  "kill:step_08_fetch_repository": "SIGKILL while the git server sends the pack",
-  "kill:step_09_import_database": "SIGKILL after half of export.sql",
-  "kill:step_11_write_env_file": "SIGKILL once the temporary .env is written",
-  "echo-token": "the git server refuses the clone with a message holding the token it was given",
-  // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
-  "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
-  "ops:slow-build": "yarn takes 30 s (its pid in <dir>/build.pid)",
-  "ops:leave-child": "yarn leaves a process behind (a daemon of its own session, with the descriptors it inherited but stdio), whose pid is in <dir>/leftover.pid",
-  "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
-  "ops:kill-after-app-password": "SIGKILL to the action once the app user's new password is set (ALTER USER)",
-  "ops:kill-before-root-password": "SIGKILL to the action before the root password is set (SET PASSWORD FOR 'root')",
-  "ops:kill-restart": "SIGKILL to the action at the app's restart, after the switch",
-  "ops:kill-health": "SIGKILL to the action at its first health check of the app",
-  "ops:hup-health": "SIGHUP to the action's shell at its first health check of the app",
-  "ops:term-health": "SIGTERM to the action's shell at its first health check of the app",
-  "ops:int-health": "SIGINT to the action's shell at its first health check of the app",
-  "ops:pipe-health": "SIGPIPE to the action's shell at its first health check of the app",
-} as const;
-/**
- * Also `ops:kill-at:WORDS`: SIGKILL to the script instead of the runuser call (as_login, as_node) whose
- * command contains WORDS (bin/runuser.sh): a kill at that exact line.
- */
-export type Fault = keyof typeof FAULTS | `ops:kill-at:${string}`;
 
 export interface RunResult {
   /** Exit code of the script (null when it was killed). */
@@ -113,14 +72,6 @@ export interface RunResult {
   /** The stand-in calls recorded during this run only. */
   readonly newCalls: string[];
   readonly durationMs: number;
-}
-
-export interface RecordedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: http.IncomingHttpHeaders;
-  /** HTTP status the stand-in answered with. */
-  readonly status: number;
 }
 
 export interface HarnessOptions {
@@ -160,116 +111,8 @@ export interface HarnessOptions {
   readonly app?: boolean;
 }
 
-/** Name of the role whose credentials the metadata stand-in serves. */
-export const TEST_ROLE_NAME = "CrmHostStack-crm-host-role";
-
 /** Name of the database unit the script starts (userdata/constants.ts). */
 const DATABASE_UNIT = "mariadb";
-
-export function findTool(name: string): string | undefined {
-  const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/local/sbin", "/usr/sbin", "/sbin"];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
-export function tool(name: string): string {
-  const path = findTool(name);
-  if (!path) throw new Error(`${name} is not installed`);
-  return path;
-}
-
-interface ExecOptions {
-  env?: NodeJS.ProcessEnv;
-  input?: string;
-  cwd?: string;
-  /** Kills the command after this many milliseconds (every wait is bounded). Default: 60 s. */
-  timeoutMs?: number;
-}
-
-function exec(file: string, args: string[], options: ExecOptions = {}):
-Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(file, args, {
-      env: options.env ?? process.env, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024,
-      timeout: options.timeoutMs ?? 60_000, killSignal: "SIGKILL",
-    },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : -1) : 0;
-        if (error && code === -1) reject(error);
-        else resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
-    // A command that reads no input may exit before it is written; that is no error here.
-    child.stdin?.on("error", () => undefined);
-    child.stdin?.end(options.input ?? "");
-  });
-}
-
-async function mustExec(file: string, args: string[], options: ExecOptions = {}):
-Promise<string> {
-  const result = await exec(file, args, options);
-  if (result.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
-  return result.stdout;
-}
-
-function listen(server: http.Server | https.Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
-/** A TCP port that was free a moment ago on loopback. */
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  const port = await listen(server);
-  await close(server);
-  return port;
-}
-
-function close(server: http.Server | https.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections?.();
-    server.close(() => resolve());
-  });
-}
-
-/** The mysql_native_password hash of a password, as MariaDB's PASSWORD() computes it. */
-export function nativePasswordHash(password: string): string {
-  const once = createHash("sha1").update(Buffer.from(password, "utf8")).digest();
-  return `*${createHash("sha1").update(once).digest("hex").toUpperCase()}`;
-}
-
-/** The host's own paths (HOST_FILES) under `root`: where a stand-in host keeps them. */
-export function hostFilesUnder(root: string): HostFiles {
-  return Object.fromEntries(Object.entries(HOST_FILES).map(([name, path]) => [name, join(root, path)])) as unknown as HostFiles;
-}
-
-/**
- * A rendered script whose host paths (the header's HOST_FILE_VARIABLES) lie under `root`: the stand-in
- * hosts' own route for what is a constant on an instance, never a setting. A path the script's topology
- * has no use for is not in its header (a scale-out host's DEVICE_DIR); any other form of a line throws.
- */
-export function relocateHostFiles(script: string, root: string): string {
-  const moved = hostFilesUnder(root);
-  for (const [name, variable] of Object.entries(HOST_FILE_VARIABLES) as [keyof HostFiles, string][]) {
-    const line = `\nreadonly ${variable}=${shellQuote(HOST_FILES[name])}\n`;
-    if (!script.includes(line)) {
-      if (!script.includes(`\nreadonly ${variable}=`)) continue;
-      throw new Error(`the script does not hold${line.trimEnd()}`);
-    }
-    script = script.replace(line, `\nreadonly ${variable}=${shellQuote(moved[name])}\n`);
-  }
-  return script;
-}
 
 /**
  * The actions' lines of an audit log (ops.sh: audit_line), each without the version of the tool that wrote it, which
@@ -315,17 +158,12 @@ export class ProvisioningHarness {
 
   /** Temporary directory holding everything (removed by stop()). */
   readonly dir: string;
-  /** The token the git server accepts (a test may change it: a rotated token). */
-  sourceHostToken: string;
-  /** Requests the metadata stand-in received, in order. */
-  readonly metadataRequests: RecordedRequest[] = [];
-  /** Requests the git server received, in order, with the basic-auth user name (or "" when none). */
-  readonly gitRequests: (RecordedRequest & { readonly user: string; readonly authorized: boolean })[] = [];
-  /** Milliseconds the git server waits before answering each request (to watch a clone in progress). */
-  gitDelayMs = 0;
-  /** What the metadata stand-in reports as public-hostname and public-ipv4 (an Elastic IP's association changes both). */
-  publicHostname = TEST_PUBLIC_HOSTNAME;
-  publicIpv4 = TEST_PUBLIC_IP;
+  /** The stand-ins: the metadata service, the source host, the database, the journal and the commands on PATH. */
+  private readonly metadata: MetadataService;
+  private readonly source: SourceHost;
+  private readonly database: HarnessDatabase;
+  private readonly journal: Journal;
+  private readonly commands: StandInCommands;
 
   private readonly appName: string;
   private readonly databaseOnDataVolume: boolean;
@@ -335,25 +173,9 @@ export class ProvisioningHarness {
   private readonly app: boolean;
   /** The port the app listens on (app mode). */
   appPort = 0;
-  /** The user data the metadata stand-in serves (`/latest/user-data`): the gzip of the last script run. */
-  userData?: Buffer;
-  /** The stand-ins' copy (writeStandIns), and its commands, first on the scripts' PATH. */
-  private readonly standIns: string;
-  private readonly binDir: string;
-  private readonly callsFile: string;
   private readonly socket: string;
   /** Private temporary directory of this harness's MariaDB and scripts: nothing shares the machine's /tmp. */
   private readonly tmp: string;
-  private readonly reposDir: string;
-  private readonly certFile: string;
-  private readonly metadataToken = `imds-${randomBytes(12).toString("hex")}`;
-  private mariadbd?: ChildProcess;
-  private mariadbdExit?: Promise<void>;
-  private gitServer?: https.Server;
-  private metadataServer?: http.Server;
-  private gitPort = 0;
-  private metadataPort = 0;
-  private callsSeen = 0;
   private stopped = false;
   private scriptPid?: number;
   /** The numbers of the header the last run() shortened (its `header` option): the tool's constants take them too. */
@@ -363,7 +185,6 @@ export class ProvisioningHarness {
     // Not under /tmp: settings refuse a swap file there (a tmpfs on Amazon Linux 2023), and the
     // harness's settings must be valid ones.
     this.dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "crm-provision-"));
-    this.sourceHostToken = options.sourceHostToken ?? randomBytes(16).toString("hex");
     this.appName = options.appName ?? "crm-test";
     this.databaseOnDataVolume = options.databaseOnDataVolume ?? false;
     this.dataVolumeWaitSeconds = options.dataVolumeWaitSeconds ?? 5;
@@ -371,13 +192,70 @@ export class ProvisioningHarness {
     this.remoteDatabase = options.remoteDatabase ?? false;
     if (this.remoteDatabase && !this.awsEndpoint) throw new Error("remoteDatabase needs awsEndpoint: the scale-out topology reads its secrets from AWS");
     this.app = options.app ?? false;
-    this.standIns = join(this.dir, "stand-ins");
-    this.binDir = join(this.standIns, "bin");
-    this.callsFile = join(this.dir, "calls.log");
     this.socket = join(this.dir, "mysqld.sock");
     this.tmp = join(this.dir, "tmp");
-    this.reposDir = join(this.dir, "repos");
-    this.certFile = join(this.dir, "tls", "cert.pem");
+    this.commands = new StandInCommands(this.dir);
+    const fault = () => this.commands.fault;
+    this.metadata = new MetadataService(fault);
+    this.source = new SourceHost({
+      dir: this.dir, token: options.sourceHostToken ?? randomBytes(16).toString("hex"), fault, killScript: () => this.killScript(),
+    });
+    this.database = new HarnessDatabase({ dir: this.dir, socket: this.socket, tmp: this.tmp, onDataVolume: this.databaseOnDataVolume });
+    this.journal = new Journal(this.dir);
+  }
+
+  /** The token the git server accepts (a test may change it: a rotated token). */
+  get sourceHostToken(): string {
+    return this.source.token;
+  }
+
+  set sourceHostToken(token: string) {
+    this.source.token = token;
+  }
+
+  /** Requests the metadata stand-in received, in order. */
+  get metadataRequests(): RecordedRequest[] {
+    return this.metadata.requests;
+  }
+
+  /** Requests the git server received, in order, with the basic-auth user name (or "" when none). */
+  get gitRequests(): SourceHostRequest[] {
+    return this.source.requests;
+  }
+
+  /** Milliseconds the git server waits before answering each request (to watch a clone in progress). */
+  get gitDelayMs(): number {
+    return this.source.delayMs;
+  }
+
+  set gitDelayMs(ms: number) {
+    this.source.delayMs = ms;
+  }
+
+  /** What the metadata stand-in reports as public-hostname and public-ipv4 (an Elastic IP's association changes both). */
+  get publicHostname(): string {
+    return this.metadata.publicHostname;
+  }
+
+  set publicHostname(hostname: string) {
+    this.metadata.publicHostname = hostname;
+  }
+
+  get publicIpv4(): string {
+    return this.metadata.publicIpv4;
+  }
+
+  set publicIpv4(address: string) {
+    this.metadata.publicIpv4 = address;
+  }
+
+  /** The user data the metadata stand-in serves (`/latest/user-data`): the gzip of the last script run. */
+  get userData(): Buffer | undefined {
+    return this.metadata.userData;
+  }
+
+  set userData(userData: Buffer | undefined) {
+    this.metadata.userData = userData;
   }
 
   /** The host's own paths (HOST_FILES) on this stand-in host: under its temporary directory (see run()). */
@@ -390,7 +268,7 @@ export class ProvisioningHarness {
     return {
       appName: this.appName,
       appDir: join(this.dir, "home", "crm-app"),
-      repoUrl: `https://127.0.0.1:${this.gitPort}/crm-app.git`,
+      repoUrl: this.source.repoUrl,
       databaseName: "crm_test",
       appDbUser: "crm_app",
       gitUser: "CRM 'Deploy' Bot",
@@ -399,7 +277,7 @@ export class ProvisioningHarness {
       loginHome: join(this.dir, "home"),
       swapFile: join(this.dir, "swapfile"),
       logFile: join(this.dir, "log", "provisioning.log"),
-      metadataEndpoint: `http://127.0.0.1:${this.metadataPort}`,
+      metadataEndpoint: this.metadata.endpoint,
       dataMount: join(this.dir, "var", "lib", "crm-data"),
       dataVolumeWaitSeconds: this.dataVolumeWaitSeconds,
       scriptDirectory: join(this.dir, "usr", "local", "sbin"),
@@ -441,15 +319,7 @@ export class ProvisioningHarness {
 
   /** Process id of the database server the script started (databaseOnDataVolume), if it runs. */
   databasePid(): number | undefined {
-    const file = join(this.dir, "mysqld.pid");
-    if (!existsSync(file)) return undefined;
-    const pid = parseInt(readFileSync(file, "utf8"), 10);
-    try {
-      process.kill(pid, 0);
-      return pid;
-    } catch {
-      return undefined;
-    }
+    return this.database.pid();
   }
 
   /** A path as the script's mount namespace sees it (through the database server's root). */
@@ -461,16 +331,11 @@ export class ProvisioningHarness {
 
   /** The armed fault (see FAULTS), or undefined. */
   get fault(): Fault | undefined {
-    return existsSync(this.faultFile) ? readFileSync(this.faultFile, "utf8") as Fault : undefined;
+    return this.commands.fault;
   }
 
   set fault(fault: Fault | undefined) {
-    if (fault === undefined) rmSync(this.faultFile, { force: true });
-    else writeFileSync(this.faultFile, fault);
-  }
-
-  private get faultFile(): string {
-    return join(this.dir, "fault");
+    this.commands.fault = fault;
   }
 
   /** The private temporary directory (TMPDIR of the scripts run). */
@@ -563,33 +428,25 @@ export class ProvisioningHarness {
   /** The environment the scripts and commands run with on the stand-in host. */
   scriptEnv(extraEnv: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     return {
-      PATH: `${this.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
+      PATH: `${this.commands.binDir}${delimiter}${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: process.env.HOME ?? "/root",
       LANG: "C.UTF-8",
       // mktemp and friends write here, so a test can see what a run leaves behind.
       TMPDIR: this.tmp,
       // The only test-specific variable: git must trust the local server's self-signed certificate.
-      GIT_SSL_CAINFO: this.certFile,
+      GIT_SSL_CAINFO: this.source.certFile,
       ...extraEnv,
     };
   }
 
   /** Process ids of the transient units the systemd-run stand-in started (each the leader of its own group), by unit name. */
   units(): Map<string, number> {
-    const dir = join(this.dir, "units");
-    if (!existsSync(dir)) return new Map();
-    return new Map(readdirSync(dir).map((name) => [name, parseInt(readFileSync(join(dir, name), "utf8"), 10)]));
+    return this.commands.units();
   }
 
   /** Waits (bounded) until no process of any transient unit runs; false when one still runs at the deadline. */
-  async unitsEnded(timeoutMs = 60_000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const running = [...this.units().values()].filter((pid) => groupAlive(pid));
-      if (running.length === 0) return true;
-      if (Date.now() > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  unitsEnded(timeoutMs = 60_000): Promise<boolean> {
+    return this.commands.unitsEnded(timeoutMs);
   }
 
   private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}, control?: (child: ChildProcess) => void, input?: string):
@@ -616,29 +473,21 @@ export class ProvisioningHarness {
     const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     clearTimeout(timer);
     this.scriptPid = undefined;
-    const calls = this.calls();
-    const newCalls = calls.slice(this.callsSeen);
-    this.callsSeen = calls.length;
+    const { calls, newCalls } = this.commands.takeCalls();
     return { exitCode, output: Buffer.concat(chunks).toString("utf8"), calls, newCalls, durationMs: Date.now() - started };
   }
 
   /** The journal file that the journalctl stand-in reads (created by the first appendJournal). */
   get journalFile(): string {
-    return join(this.dir, "journal", "system.journal");
+    return this.journal.file;
   }
 
   /**
    * Appends entries to the harness's journal as journald writes them (real journal file format, through
    * systemd-journal-remote): each message (one line) from `unit`, one microsecond apart from now on.
    */
-  async appendJournal(unit: string, messages: readonly string[]): Promise<void> {
-    mkdirSync(join(this.journalFile, ".."), { recursive: true });
-    const start = Date.now() * 1000;
-    const entries = messages.map((message, i) => {
-      if (/[\n\r]/.test(message)) throw new Error("appendJournal: one line per message");
-      return `__REALTIME_TIMESTAMP=${start + i}\n__MONOTONIC_TIMESTAMP=${start + i}\n_BOOT_ID=${"0".repeat(32)}\n_SYSTEMD_UNIT=${unit}\nMESSAGE=${message}\n\n`;
-    });
-    await mustExec(JOURNAL_REMOTE, [`--output=${this.journalFile}`, "-"], { input: entries.join("") });
+  appendJournal(unit: string, messages: readonly string[]): Promise<void> {
+    return this.journal.append(unit, messages);
   }
 
   /** SIGKILL to the running script's process group (a power cut, as far as the script can tell). */
@@ -658,42 +507,32 @@ export class ProvisioningHarness {
       rmSync(join(this.dir, path), { recursive: true, force: true });
       if (path !== "etc") mkdirSync(join(this.dir, path));
     }
-    for (const file of ["swapfile", "swapfile.partial", "swaps.active", "calls.log", "fault"]) {
+    for (const file of ["swapfile", "swapfile.partial"]) {
       rmSync(join(this.dir, file), { force: true });
     }
-    this.callsSeen = 0;
-    this.metadataRequests.length = 0;
-    this.gitRequests.length = 0;
-    this.gitDelayMs = 0;
-    this.publicHostname = TEST_PUBLIC_HOSTNAME;
-    this.publicIpv4 = TEST_PUBLIC_IP;
+    this.commands.reset();
+    this.metadata.reset();
+    this.source.reset();
   }
 
   /** Every stand-in call recorded so far. */
   calls(): string[] {
-    if (!existsSync(this.callsFile)) return [];
-    return readFileSync(this.callsFile, "utf8").split("\n").filter((line) => line !== "");
+    return this.commands.calls();
   }
 
   /** Runs SQL as root on the private server (unix socket) and returns the tab-separated rows. */
-  async query(sql: string): Promise<string> {
-    return (await mustExec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.socket}`, "--user=root", "--batch", "--skip-column-names"], { input: sql })).trimEnd();
+  query(sql: string): Promise<string> {
+    return this.database.query(sql);
   }
 
   /** True when `user`@localhost can log in with exactly `password` (given through MYSQL_PWD, never argv). */
-  async canLogin(user: string, password: string): Promise<boolean> {
-    const result = await exec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.socket}`, `--user=${user}`, "--batch", "--skip-column-names", "-e", "SELECT CURRENT_USER()"],
-      { env: { PATH: process.env.PATH, MYSQL_PWD: password } });
-    return result.code === 0 && result.stdout.trim() === `${user}@localhost`;
+  canLogin(user: string, password: string): Promise<boolean> {
+    return this.database.canLogin(user, password);
   }
 
   /** Runs SQL as `user` with `password` (through MYSQL_PWD, never argv), as the application does. */
-  async queryAs(user: string, password: string, sql: string): Promise<string> {
-    return (await mustExec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.socket}`, `--user=${user}`, "--batch", "--skip-column-names"],
-      { input: sql, env: { PATH: process.env.PATH, MYSQL_PWD: password } })).trimEnd();
+  queryAs(user: string, password: string, sql: string): Promise<string> {
+    return this.database.queryAs(user, password, sql);
   }
 
   /**
@@ -707,59 +546,36 @@ export class ProvisioningHarness {
     await this.stopManagedDatabase();
     const boot = 'set -e; mount --all --fstab "$1"; for m in "$3" "$4"; do findmnt --noheadings --output TARGET,SOURCE,FSTYPE --mountpoint "$m"; done; exec "$2" start';
     const result = await exec(tool("unshare"), ["--mount", "--propagation", "private", "bash", "-c", boot, "boot",
-      this.host.fstabFile, join(this.standIns, "database-control.sh"), this.settings.dataMount, this.host.databaseDir]);
+      this.host.fstabFile, this.commands.databaseControl, this.settings.dataMount, this.host.databaseDir]);
     return { code: result.code, output: result.stdout + result.stderr };
   }
 
   /** Adds a commit to the served repository (to prove that a rerun pulls). */
-  async commitToRepository(files: Record<string, string>, message: string): Promise<void> {
-    const work = join(this.dir, "seed");
-    for (const [name, content] of Object.entries(files)) writeFileSync(join(work, name), content);
-    await this.git(["add", "--all"], work);
-    await this.git(["commit", "--quiet", "-m", message], work);
-    await this.git(["push", "--quiet", "origin", "HEAD:main"], work);
+  commitToRepository(files: Record<string, string>, message: string): Promise<void> {
+    return this.source.commitToRepository(files, message);
   }
 
   /**
    * Adds a commit on top of `base` and pushes it as `ref` (refs/heads/… or refs/tags/…), leaving main
    * as it is; returns its id.
    */
-  async pushCommit(files: Record<string, string>, message: string, ref: string, base = "main"): Promise<string> {
-    const work = join(this.dir, "seed");
-    await this.git(["checkout", "--quiet", "--detach", base], work);
-    try {
-      for (const [name, content] of Object.entries(files)) writeFileSync(join(work, name), content);
-      await this.git(["add", "--all"], work);
-      await this.git(["commit", "--quiet", "-m", message], work);
-      await this.git(["push", "--quiet", "--force", "origin", `HEAD:${ref}`], work);
-      return (await this.git(["rev-parse", "HEAD"], work)).trim();
-    } finally {
-      await this.git(["checkout", "--quiet", "--force", "main"], work);
-    }
+  pushCommit(files: Record<string, string>, message: string, ref: string, base = "main"): Promise<string> {
+    return this.source.pushCommit(files, message, ref, base);
   }
 
   /** Forgets the active swap areas, as a reboot does (the script adds no fstab entry). */
   deactivateSwaps(): void {
-    rmSync(join(this.dir, "swaps.active"), { force: true });
+    this.commands.deactivateSwaps();
   }
 
   /** Stops the servers and removes the temporary directory; safe to call twice and after a failed start. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    for (const pid of this.units().values()) killGroup(pid);
-    // The app unit's supervisor (stand-ins/app-unit.sh) leads a session of its own: its group goes with server.js.
-    const appSupervisor = join(this.dir, "app-unit", "pid");
-    if (existsSync(appSupervisor)) killGroup(parseInt(readFileSync(appSupervisor, "utf8"), 10));
-    await this.stopManagedDatabase();
-    if (this.mariadbd && this.mariadbd.exitCode === null) {
-      this.mariadbd.kill("SIGTERM");
-      const killer = setTimeout(() => this.mariadbd?.kill("SIGKILL"), 15_000);
-      await this.mariadbdExit;
-      clearTimeout(killer);
-    }
-    if (this.gitServer) await close(this.gitServer);
-    if (this.metadataServer) await close(this.metadataServer);
+    this.commands.killAll();
+    await this.database.stop();
+    await this.source.stop();
+    await this.metadata.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -767,16 +583,8 @@ export class ProvisioningHarness {
    * Stops the server the script started (databaseOnDataVolume) as a stopping instance does:
    * SIGTERM, a clean shutdown, bounded; its mount namespace, and the mounts in it, go with it.
    */
-  async stopManagedDatabase(): Promise<void> {
-    if (!this.databaseOnDataVolume) return;
-    const pid = this.databasePid();
-    if (pid === undefined) return;
-    process.kill(pid, "SIGTERM");
-    const deadline = Date.now() + 30_000;
-    while (this.databasePid() !== undefined) {
-      if (Date.now() > deadline) process.kill(pid, "SIGKILL");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  stopManagedDatabase(): Promise<void> {
+    return this.database.stopManaged();
   }
 
   private async startAll(): Promise<void> {
@@ -786,246 +594,36 @@ export class ProvisioningHarness {
     if (this.app) this.appPort = await freePort();
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
-    const database = this.databaseOnDataVolume || this.remoteDatabase ? Promise.resolve() : this.startDatabase();
-    await Promise.all([this.createRepository(), this.makeCertificate()]);
-    await Promise.all([this.startGitServer(), this.startMetadataServer()]);
+    const database = this.databaseOnDataVolume || this.remoteDatabase ? Promise.resolve() : this.database.start();
+    await Promise.all([this.source.start(), this.metadata.start()]);
     this.writeStandIns();
     await database;
   }
 
-  private async startDatabase(): Promise<void> {
-    const datadir = join(this.dir, "mysql");
-    // Everything private to this harness: data directory, socket, port, temporary directory (for
-    // the bootstrap server too, which otherwise shares /tmp with every other harness and test).
-    const own = [`--socket=${this.socket}`, `--port=${await freePort()}`, "--skip-networking", `--tmpdir=${this.tmp}`];
-    const env = { ...process.env, TMPDIR: this.tmp };
-    await mustExec(tool("mariadb-install-db"), ["--no-defaults", `--datadir=${datadir}`,
-      "--auth-root-authentication-method=socket", "--user=root", "--skip-test-db", ...own], { env, timeoutMs: 120_000 });
-    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, ...own,
-      "--user=root", `--pid-file=${join(this.dir, "mysqld.pid")}`,
-      `--log-error=${join(this.dir, "mysqld.err")}`, "--innodb-buffer-pool-size=32M"], { stdio: "ignore", env });
-    this.mariadbd = child;
-    this.mariadbdExit = new Promise((resolve) => child.on("exit", () => resolve()));
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`mariadbd exited: ${this.readIfExists(join(this.dir, "mysqld.err"))}`);
-      try {
-        await this.query("SELECT 1");
-        return;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  }
-
-  private readIfExists(file: string): string {
-    return existsSync(file) ? readFileSync(file, "utf8") : "";
-  }
-
-  private git(args: string[], cwd: string): Promise<string> {
-    return mustExec(tool("git"), ["-c", "user.name=Harness", "-c", "user.email=harness@example.com", ...args],
-      { cwd, env: { PATH: process.env.PATH, HOME: this.dir, GIT_CONFIG_NOSYSTEM: "1" } });
-  }
-
-  private async createRepository(): Promise<void> {
-    const seed = join(this.dir, "seed");
-    const bare = join(this.reposDir, "crm-app.git");
-    mkdirSync(seed);
-    writeFileSync(join(seed, "server.js"), "require('http').createServer((q, r) => r.end('crm')).listen(process.env.PORT || 3000);\n");
-    writeFileSync(join(seed, ".env"), "# settings of the CRM server\nPORT=3000\nFRONTENDURI=http://localhost:8080\nSESSION_SECRET=keep-me\n");
-    // Two tables, so that an import stopped half way leaves one and not the other.
-    writeFileSync(join(seed, "export.sql"), [
-      "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
-      "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
-      "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
-      "INSERT INTO orders VALUES (10, 1), (11, 3);",
-      "",
-    ].join("\n"));
-    await this.git(["init", "--quiet", "--initial-branch=main"], seed);
-    await this.git(["add", "--all"], seed);
-    await this.git(["commit", "--quiet", "-m", "initial"], seed);
-    await this.git(["init", "--quiet", "--bare", "--initial-branch=main", bare], this.dir);
-    await this.git(["remote", "add", "origin", bare], seed);
-    await this.git(["push", "--quiet", "origin", "main"], seed);
-  }
-
-  private async makeCertificate(): Promise<void> {
-    await mustExec(tool("openssl"), ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-      "-keyout", join(this.dir, "tls", "key.pem"), "-out", this.certFile,
-      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]);
-  }
-
-  /** git smart HTTP over TLS, only with basic auth `<TOKEN_USERNAME>:<token>`: proves the token really travels. */
-  private async startGitServer(): Promise<void> {
-    const server = https.createServer({
-      key: readFileSync(join(this.dir, "tls", "key.pem")),
-      cert: readFileSync(this.certFile),
-    }, async (req, res) => {
-      if (this.gitDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.gitDelayMs));
-      const url = new URL(req.url ?? "/", "https://127.0.0.1");
-      const [user, password] = parseBasicAuth(req.headers.authorization);
-      const authorized = user === TOKEN_USERNAME && password === this.sourceHostToken;
-      const record = (status: number) => this.gitRequests.push({
-        method: req.method ?? "", path: url.pathname + url.search, headers: req.headers, status, user, authorized,
-      });
-      if (!authorized) {
-        record(401);
-        res.writeHead(401, { "WWW-Authenticate": 'Basic realm="crm-app"' }).end("authentication required\n");
-        return;
-      }
-      const fault = this.fault;
-      if (fault === "step_08_fetch_repository") {
-        record(500);
-        res.writeHead(500).end("injected fault\n");
-        return;
-      }
-      if (fault === "echo-token" && url.search.includes("service=git-upload-pack")) {
-        // A server that quotes the credentials it was given in its error: git prints the message.
-        record(200);
-        const line = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`;
-        res.writeHead(200, { "Content-Type": "application/x-git-upload-pack-advertisement" })
-          .end(`${line("# service=git-upload-pack\n")}0000${line(`ERR access denied for ${user}:${password}\n`)}`);
-        return;
-      }
-      if (fault === "kill:step_08_fetch_repository" && req.method === "POST") {
-        // The clone has begun (refs known, directory created) and now gets no pack: a power cut.
-        record(0);
-        this.killScript();
-        res.destroy();
-        return;
-      }
-      void serveGit(req, res, this.reposDir, this.dir, user).then(record);
-    });
-    this.gitServer = server;
-    this.gitPort = await listen(server);
-  }
-
-  /** IMDSv2: a token only for the TTL header, the hostname and address only for that token. */
-  private async startMetadataServer(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      const answer = (status: number, body: string) => {
-        this.metadataRequests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, status });
-        res.writeHead(status, { "Content-Type": "text/plain" }).end(body);
-      };
-      if (req.url === "/latest/api/token") {
-        if (req.method !== "PUT") return answer(405, "");
-        if (req.headers["x-aws-ec2-metadata-token-ttl-seconds"] !== REQUIRED_TTL) return answer(400, "");
-        if (this.fault === "step_10_read_public_hostname") return answer(500, "");
-        return answer(200, this.metadataToken);
-      }
-      if (req.method === "GET" && req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
-      const meta = {
-        "/latest/meta-data/public-hostname": this.publicHostname, "/latest/meta-data/public-ipv4": this.publicIpv4,
-        "/latest/meta-data/instance-id": TEST_INSTANCE_ID, "/latest/meta-data/placement/region": TEST_REGION,
-      }[req.url ?? ""];
-      if (meta !== undefined && req.method === "GET") return answer(200, meta);
-      // The instance role's credentials, as EC2 serves them (moto takes any).
-      const credentials = "/latest/meta-data/iam/security-credentials/";
-      if (req.url === credentials && req.method === "GET") return answer(200, TEST_ROLE_NAME);
-      if (req.url === `${credentials}${TEST_ROLE_NAME}` && req.method === "GET") {
-        return answer(200, JSON.stringify({
-          Code: "Success", LastUpdated: new Date().toISOString(), Type: "AWS-HMAC", AccessKeyId: "ASIAMOTOTESTROLE0001",
-          SecretAccessKey: "moto-test-secret-access-key", Token: "moto-test-session-token",
-          Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
-        }));
-      }
-      if (req.url === "/latest/user-data" && req.method === "GET") {
-        if (req.headers["x-aws-ec2-metadata-token"] !== this.metadataToken) return answer(401, "");
-        if (!this.userData) return answer(404, "");
-        this.metadataRequests.push({ method: req.method, path: req.url, headers: req.headers, status: 200 });
-        res.writeHead(200, { "Content-Type": "application/octet-stream" }).end(this.userData);
-        return;
-      }
-      return answer(404, "");
-    });
-    this.metadataServer = server;
-    this.metadataPort = await listen(server);
-  }
-
-  /**
-   * The stand-ins (__tests__/support/stand-ins, shell files that shellcheck reads) copied into this
-   * harness's directory: the commands of bin/ on PATH (mariadb also as mysql; aws only with an AWS
-   * endpoint), the units and the nvm chain beside them, and config.sh, which they all read: this
-   * harness's paths, ports, tools and modes.
-   */
+  /** The stand-in commands, with this harness's paths, ports, tools and modes (their config.sh). */
   private writeStandIns(): void {
-    cpSync(STAND_INS, this.standIns, { recursive: true });
-    for (const file of readdirSync(this.binDir)) {
-      const name = file.replace(/\.sh$/, "");
-      renameSync(join(this.binDir, file), join(this.binDir, name));
-      chmodSync(join(this.binDir, name), 0o755);
-    }
-    copyFileSync(join(this.binDir, "mariadb"), join(this.binDir, "mysql"));
-    if (!this.awsEndpoint) rmSync(join(this.binDir, "aws"));
-    const values: Record<string, string | number> = {
-      CALLS: this.callsFile,
-      FAULT_FILE: this.faultFile,
-      NEEDS_REBOOT: join(this.dir, "needs-reboot"),
-      NFT_RULES: join(this.dir, "nft-rules.log"),
-      SWAP_STATE: join(this.dir, "swaps.active"),
-      REAL_MKSWAP: tool("mkswap"),
-      REAL_CHOWN: tool("chown"),
-      REAL_RUNUSER: tool("runuser"),
-      REAL_GIT: tool("git"),
-      REAL_FLOCK: tool("flock"),
-      REAL_CURL: tool("curl"),
-      REAL_MARIADB: tool("mariadb"),
-      REAL_MARIADB_DUMP: tool("mariadb-dump"),
+    this.commands.write({
       // The scale-out topology's client talks to the database the script names, over TCP.
       DB_SOCKET: this.remoteDatabase ? "" : this.socket,
       DATABASE_UNIT,
       // The data-volume mode: the database's unit starts and stops the real server on the volume's mount.
-      DATABASE_CONTROL: this.databaseOnDataVolume ? join(this.standIns, "database-control.sh") : "",
+      DATABASE_CONTROL: this.databaseOnDataVolume ? this.commands.databaseControl : "",
       DATABASE_DIR: this.host.databaseDir,
-      PID_FILE: join(this.dir, "mysqld.pid"),
-      DB_ERROR_LOG: join(this.dir, "mysqld.err"),
+      PID_FILE: this.database.pidFile,
+      DB_ERROR_LOG: this.database.errorLog,
       TMP_DIR: this.tmp,
       REAL_MARIADB_INSTALL_DB: this.databaseOnDataVolume ? tool("mariadb-install-db") : "",
       REAL_MARIADBD: this.databaseOnDataVolume ? tool("mariadbd") : "",
       // The app mode: the app's unit runs server.js for real.
       APP_SERVICE: `${this.appName}.service`,
       UNIT_DIRECTORY: this.host.unitDirectory,
-      APP_CONTROL: this.app ? join(this.standIns, "app-unit.sh") : "",
-      APP_STATE: join(this.dir, "app-unit"),
-      // The ops command's transient units (systemd-run): each one's pid, by unit name.
-      UNITS_DIR: join(this.dir, "units"),
+      APP_CONTROL: this.app ? this.commands.appControl : "",
       APP_DIR: this.settings.appDir,
       APP_PORT: this.appPort,
-      NODE: process.execPath,
-      RESTART_SEC,
-      NVM_INSTALL_URL,
-      NODE_VERSION,
       REAL_AWS: this.awsEndpoint ? tool("aws") : "",
-      REAL_JOURNALCTL: findTool("journalctl") ?? "",
-      JOURNAL_FILE: this.journalFile,
+      JOURNAL_FILE: this.journal.file,
       AWS_ENDPOINT: this.awsEndpoint ?? "",
-      METADATA_URL: `http://127.0.0.1:${this.metadataPort}/`,
-    };
-    writeFileSync(join(this.standIns, "config.sh"), ["# This harness's values, read by the stand-ins (lib.sh).",
-      ...Object.entries(values).map(([name, value]) => `${name}=${shq(String(value))}`), ""].join("\n"));
+      METADATA_URL: `${this.metadata.endpoint}/`,
+    }, this.awsEndpoint !== undefined);
   }
-}
-
-/** True while a process of the group `pgid` runs. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** SIGKILL to a process group, if it is still there. */
-function killGroup(pid: number | undefined): void {
-  try {
-    if (pid) process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
-
-function shq(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
 }

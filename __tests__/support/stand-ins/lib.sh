@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by every stand-in of the provisioning harness (__tests__/support/provisioning-harness.ts):
 # the harness's values (config.sh, which the harness writes beside this file when it copies the
-# stand-ins into its own directory) and the helpers they share.
+# stand-ins into its own directory: __tests__/support/harness/stand-in-commands.ts) and the helpers
+# they share.
 # shellcheck source=/dev/null
 source "${BASH_SOURCE[0]%/*}/config.sh"
 
