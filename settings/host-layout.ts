@@ -13,7 +13,7 @@ import type { z } from "zod";
 /**
  * The host's own files and directories that the script writes or reads: Amazon Linux 2023's, facts of
  * the image that no setting moves (the tests' stand-in hosts relocate them under a root of their own,
- * __tests__/support/provisioning-harness.ts; the boot test's Debian image loads nftables from Amazon
+ * __tests__/support/harness/host-files.ts; the boot test's Debian image loads nftables from Amazon
  * Linux's path).
  */
 export const HOST_FILES = {

@@ -275,7 +275,7 @@ ${lines.join("\n")}`;
 
 /**
  * The header's variables of the host's own paths (HOST_FILES), constants of the host: the tests'
- * stand-in hosts move them under a root of their own by these names (__tests__/support/provisioning-harness.ts).
+ * stand-in hosts move them under a root of their own by these names (__tests__/support/harness/host-files.ts).
  */
 export const HOST_FILE_VARIABLES: Readonly<Record<keyof HostFiles, string>> = {
   unitDirectory: "UNIT_DIRECTORY",
