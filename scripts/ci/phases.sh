@@ -12,7 +12,8 @@
 # starting with SKIPPED and exited 0); its counts are the last line of its log of the form
 # `name: N passed, N failed`. The last line of the run sums them: `total: N passed, N failed`.
 # INT or TERM stops the run: every lane's process group gets SIGTERM, then SIGKILL after
-# CRM_CHECK_GRACE seconds (default 30) if any of it is still there; the run directory goes last.
+# CRM_CHECK_GRACE seconds (default 30) if any of it is still there; the run ends once the groups are
+# gone (at most 5 s after the SIGKILL); the run directory goes last.
 
 phases_now() { date +%s%3N; }
 
@@ -78,6 +79,12 @@ phases_stop() {
   for pid in "${phases_lanes[@]}"; do
     while kill -0 -- "-$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
     kill -KILL -- "-$pid" 2>/dev/null || true
+  done
+  # A killed process is gone only once the kernel has run its exit, which a loaded machine delays: the run
+  # ends after its lanes do (at most 5 s more), so that nothing it started outlives it.
+  deadline=$((SECONDS + 5))
+  for pid in "${phases_lanes[@]}"; do
+    while kill -0 -- "-$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
   done
   exit "$code"
 }
