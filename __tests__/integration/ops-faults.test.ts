@@ -11,7 +11,6 @@
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { randomBytes } from "crypto";
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "fs";
-import { get } from "http";
 import { AddressInfo, createServer, Socket } from "net";
 import { join } from "path";
 import { opsPaths, refreshScriptPath, renderProvisioningScript } from "../../userdata";
@@ -19,6 +18,7 @@ import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { ScriptSecrets, SecretParameterNames } from "../../settings/provisioning-settings";
 import { findMotoServer, MotoServer } from "../support/moto-server";
+import { answer } from "../support/app-answer";
 import { actionAuditLines, nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 
@@ -34,18 +34,6 @@ const server = (answer: string) => `require('http').createServer((q, r) => r.end
 const SILENT_SERVER = "setInterval(() => undefined, 1000);\n";
 /** Short limits, so that a test waits seconds, not minutes. */
 const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 2, GIT_SECONDS: 8, ATTEMPTS: 2 };
-
-function answer(port: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const req = get({ host: "127.0.0.1", port, path: "/", timeout: 3000 }, (res) => {
-      let body = "";
-      res.on("data", (chunk: Buffer) => { body += chunk.toString(); });
-      res.on("end", () => resolve(body));
-    });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(undefined));
-  });
-}
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -101,8 +89,8 @@ class Host {
     return existsSync(this.ops.stateFile) ? readFileSync(this.ops.stateFile, "utf8") : "";
   }
 
-  body(): Promise<string | undefined> {
-    return answer(this.h.appPort);
+  async body(): Promise<string | undefined> {
+    return (await answer(this.h.appPort))?.body;
   }
 
   /** Waits (bounded) until the action's unit has ended, after its local command was cut off. */

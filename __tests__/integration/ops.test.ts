@@ -4,10 +4,10 @@
  * metadata stand-in (which serves the user data), and an app unit that runs the checkout's server.js.
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "fs";
-import { get } from "http";
 import { join } from "path";
 import { opsPaths, renderOpsTool, renderProvisioningScript, renderServiceUnit } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
+import { answer, answersWith } from "../support/app-answer";
 import { actionAuditLines, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 
@@ -24,29 +24,6 @@ const SECRETS: ScriptSecrets = {
 };
 const SECRET_FORMS = [ROOT_PASSWORD, APP_PASSWORD, TOKEN, encodeURIComponent(TOKEN), ...Object.values(SECRETS)];
 const server = (answer: string) => `require('http').createServer((q, r) => r.end('${answer}')).listen(process.env.PORT);\n`;
-
-/** The app's answer on its port (undefined when nothing answers). */
-function answer(port: number): Promise<{ status: number; body: string } | undefined> {
-  return new Promise((resolve) => {
-    const req = get({ host: "127.0.0.1", port, path: "/", timeout: 3000 }, (res) => {
-      let body = "";
-      res.on("data", (chunk: Buffer) => { body += chunk.toString(); });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(undefined));
-  });
-}
-
-/** Waits (bounded) until the app answers with `body`. */
-async function answersWith(port: number, body: string, timeoutMs = 20_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if ((await answer(port))?.body === body) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return false;
-}
 
 describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMissing(), () => {
   let h: ProvisioningHarness;
