@@ -13,6 +13,7 @@ import { join } from "path";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { opsPaths } from "../../userdata/ops";
 import { OPS_INSTALLER, renderOpsTool, renderOpsToolBody, shellQuote, stampOpsTool } from "../../userdata";
+import { loadRow, startLoad } from "./load";
 import { CommandResult, run, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
 
@@ -41,27 +42,6 @@ async function git(args: string[], cwd?: string): Promise<string> {
   const result = await run("git", [...(cwd ? ["-C", cwd] : []), "-c", "user.name=Boot Test", "-c", "user.email=boot@example.com", ...args]);
   if (result.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr}`);
   return result.stdout.trim();
-}
-
-/** Polls the app on a forwarded port until stopped; the longest time without an HTTP 200 is the downtime. */
-function pollDowntime(vm: Vm, port: number): { stop: () => Promise<{ gapMs: number; answers: number }> } {
-  let running = true;
-  let last = 0;
-  let gapMs = 0;
-  let answers = 0;
-  const loop = (async () => {
-    while (running) {
-      const answer = await vm.httpGet(port, "/", 2000);
-      if (answer?.status === 200) {
-        const now = Date.now();
-        if (last) gapMs = Math.max(gapMs, now - last);
-        last = now;
-        answers++;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
-  return { stop: async () => { running = false; await loop; return { gapMs, answers }; } };
 }
 
 /** The local command as the boot test runs it against the VM: `npm run ops -- <stack> <args> --host … --identity … --known-hosts …`. */
@@ -142,9 +122,18 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
     status.code === 0 && /answer: HTTP 200/.test(status.stdout));
   await upgradeRows(vm, ops, opsCommand, figure);
 
-  // A good release, its downtime seen from outside, and a second release refused while it runs.
+  /** An action under the load of load.ts, its row in the report. */
+  const underLoad = async (label: string, action: () => Promise<CommandResult>) => {
+    const load = startLoad(vm);
+    const result = await action();
+    const row = loadRow(label, await load.stop());
+    figure(row.name, row.value, row.ok);
+    return result;
+  };
+
+  // A good release, what users saw of it from outside, and a second release refused while it runs.
   const before = await current();
-  const poll = pollDowntime(vm, 3000);
+  const load = startLoad(vm);
   const started = Date.now();
   const release = opsCommand("release", "v2");
   let refused: CommandResult | undefined;
@@ -159,15 +148,15 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   }
   const released = await release;
   const took = Date.now() - started;
-  const downtime = await poll.stop();
+  const seen = await load.stop();
   const after = await current();
   figure("ops release v2", `exit ${released.code} in ${seconds(took)}, ${before} -> ${after}: ${lastLine(released)}`,
     released.code === 0 && before === "plain" && /^0002-[0-9a-f]{7}$/.test(after));
   // The gap is the app's stop and start after the switch: 3.1 s with the VM alone on the machine, 10.7 s
   // while npm test's other lane shares the CPU. The bound is no timing goal: it fails a release that takes
   // the app down before its build (over a minute here).
-  figure("downtime of a good release (longest gap without HTTP 200 on 3000)", `${seconds(downtime.gapMs)} (${downtime.answers} answers polled)`,
-    downtime.answers > 1 && downtime.gapMs <= 30_000);
+  const row = loadRow("release v2", seen);
+  figure(row.name, row.value, row.ok && seen.longestGapMs <= 30_000);
   figure("concurrent release refused", refused ? `exit ${refused.code}: ${lastLine(refused)}` : "the release ended before a second could be tried",
     refused?.code === 75 && /busy: release v2 by ec2-user/.test(all(refused)));
   for (const port of [3000, 80]) {
@@ -176,7 +165,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   }
 
   // A release whose server exits at start: rolled back by itself.
-  const broken = await opsCommand("release", "broken");
+  const broken = await underLoad("release broken", () => opsCommand("release", "broken"));
   const v2Body = await page(3000);
   figure("ops release broken (server exits at start)", `exit ${broken.code}: ${all(broken).split("\n").filter((l) => /exited|did not answer/.test(l)).map((l) => l.replace(/^\S+ \S+ /, "")).join("; ")}`,
     broken.code === 3 && /the server exited with status 3/.test(all(broken)) && /did not answer; 0002-\w{7} serves again/.test(all(broken))
@@ -186,9 +175,9 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const listed = releases.stdout.split("\n").filter(Boolean);
   figure("ops releases", listed.join(" | "), releases.code === 0 && listed.length === 2 && listed[1].startsWith(`* ${after} `) && listed[0].startsWith("  0001-"));
 
-  const back = await opsCommand("rollback");
+  const back = await underLoad("rollback", () => opsCommand("rollback"));
   const backBody = await page(80);
-  const forward = await opsCommand("rollback", after);
+  const forward = await underLoad("rollback <release>", () => opsCommand("rollback", after));
   figure("ops rollback, then rollback <release>", `exit ${back.code} (v2 ${backBody.includes(V2_LINE) ? "still" : "no longer"} served), exit ${forward.code} (${(await page(80)).includes(V2_LINE) ? "v2" : "not v2"} served)`,
     back.code === 0 && !backBody.includes(V2_LINE) && backBody.includes("customer 1") && forward.code === 0 && (await current()) === after);
 

@@ -1,0 +1,71 @@
+/**
+ * The boot test's load (load.ts) against a local server standing in for the VM's forwarded ports: it counts
+ * what a client sees, refused connections and bad statuses as failures, and the gap while nothing answered.
+ */
+import { createServer, Server } from "http";
+import { AddressInfo } from "net";
+import { loadRow, startLoad } from "./load";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("the boot test's load from outside the VM", () => {
+  let server: Server;
+  let status = 200;
+  let port = 0;
+  const listen = () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
+  const close = () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  // Both guest ports (80, 3000) lead to the one local server.
+  const vm = { hostPort: () => port };
+
+  beforeEach(async () => {
+    status = 200;
+    port = 0;
+    server = createServer((_request, res) => { res.statusCode = status; res.end("crm"); });
+    await listen();
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterEach(async () => {
+    if (server.listening) await close();
+  });
+
+  test("a server that answers all along: every request answered, the pace kept, the row holds", async () => {
+    const load = startLoad(vm);
+    await sleep(1000);
+    const figures = await load.stop();
+    expect(figures.failed).toBe(0);
+    expect(figures.requests).toBeGreaterThanOrEqual(10);
+    expect(figures.requests).toBeLessThanOrEqual(25);
+    expect(figures.longestGapMs).toBeLessThan(500);
+    const row = loadRow("restart", figures);
+    expect(row.ok).toBe(true);
+    expect(row.value).toMatch(/^\d+ requests in 1\.\d s, 0 failed, slowest \d+\.\d s, longest gap without an answer 0\.\d s$/);
+  });
+
+  test("a server that goes away for a second, then answers 503: refused connections and bad statuses are failures, the gap is seen", async () => {
+    const load = startLoad(vm);
+    await sleep(500);
+    await close();
+    await sleep(1000);
+    status = 503;
+    await listen();
+    await sleep(300);
+    status = 200;
+    await sleep(500);
+    const figures = await load.stop();
+    const causes = Object.fromEntries(figures.causes);
+    expect(causes.ECONNREFUSED).toBeGreaterThanOrEqual(5);
+    expect(causes["HTTP 503"]).toBeGreaterThanOrEqual(2);
+    expect(figures.failed).toBe(Object.values(causes).reduce((sum, count) => sum + count, 0));
+    expect(figures.longestGapMs).toBeGreaterThanOrEqual(1000);
+    expect(loadRow("release broken", figures).value).toMatch(/ failed \(ECONNREFUSED \d+, HTTP 503 \d+/);
+  });
+
+  test("a load that sent too few requests for its length does not pass for a quiet one", () => {
+    const row = loadRow("release v2", { requests: 5, failed: 0, slowestMs: 10, longestGapMs: 100, causes: [], durationMs: 10_000 });
+    expect(row.ok).toBe(false);
+  });
+});

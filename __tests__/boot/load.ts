@@ -1,0 +1,111 @@
+/**
+ * What users see of an ops action (issue 38's measure): a steady load sent from outside the VM through its
+ * forwarded ports for the whole action, as a browser and an API client would send it. PER_SECOND requests a
+ * second in all, spread evenly over four streams: ports 80 and 3000, each with one kept-alive connection and
+ * with a new connection per request. The streams send on a fixed pace, whether earlier requests have
+ * answered or not (a kept-alive stream queues behind its one connection, as a browser's does). A request
+ * fails on a connection error, on no answer within TIMEOUT_MS, or on any status but 200.
+ */
+import * as http from "http";
+import { Vm } from "./vm";
+
+/** Requests a second, all streams together (issue 38: "for example 20 requests a second"). */
+export const PER_SECOND = 20;
+/** A request with no whole answer by then fails. */
+export const TIMEOUT_MS = 10_000;
+
+export interface LoadFigures {
+  readonly requests: number;
+  readonly failed: number;
+  /** The slowest answered request, in ms (0 when none answered). */
+  readonly slowestMs: number;
+  /** The longest time between two answered requests (HTTP 200), in ms: the gap users saw. */
+  readonly longestGapMs: number;
+  /** Failures by cause (`ECONNREFUSED`, `ECONNRESET`, `timeout`, `HTTP 502` …), most frequent first. */
+  readonly causes: readonly [string, number][];
+  /** The load's length, from start to stop, in ms. */
+  readonly durationMs: number;
+}
+
+export interface Load {
+  /** Stops sending, waits for the requests in flight (each bounded by TIMEOUT_MS), and counts. */
+  stop(): Promise<LoadFigures>;
+}
+
+interface Stream {
+  readonly port: number;
+  readonly agent: http.Agent | false;
+}
+
+/** Starts the load on the VM's forwarded guest ports (`ports`, each with and without keep-alive). */
+export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [80, 3000], perSecond = PER_SECOND): Load {
+  const streams: Stream[] = ports.flatMap((port) => [
+    { port, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) },
+    { port, agent: false as const },
+  ]);
+  const started = Date.now();
+  const inFlight = new Set<Promise<void>>();
+  const answeredAt: number[] = [];
+  const causes = new Map<string, number>();
+  let requests = 0;
+  let slowestMs = 0;
+
+  const send = (stream: Stream) => {
+    requests++;
+    const sent = Date.now();
+    const done = new Promise<void>((resolve) => {
+      let settled = false;
+      const finish = (cause?: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (cause) causes.set(cause, (causes.get(cause) ?? 0) + 1);
+        else {
+          answeredAt.push(Date.now());
+          slowestMs = Math.max(slowestMs, Date.now() - sent);
+        }
+        resolve();
+      };
+      const req = http.get({ host: "127.0.0.1", port: vm.hostPort(stream.port), path: "/", agent: stream.agent }, (res) => {
+        res.resume();
+        res.on("end", () => finish(res.statusCode === 200 ? undefined : `HTTP ${res.statusCode}`));
+        res.on("error", (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
+      });
+      const timer = setTimeout(() => { finish("timeout"); req.destroy(); }, TIMEOUT_MS);
+      req.on("error", (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
+    });
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+  };
+
+  let next = 0;
+  const pace = setInterval(() => send(streams[next++ % streams.length]), 1000 / perSecond);
+  return {
+    async stop() {
+      clearInterval(pace);
+      const durationMs = Date.now() - started;
+      await Promise.all(inFlight);
+      for (const { agent } of streams) if (agent) agent.destroy();
+      const sorted = [started, ...answeredAt.sort((a, b) => a - b), started + durationMs];
+      const longestGapMs = Math.max(...sorted.slice(1).map((at, i) => at - sorted[i]));
+      const failed = [...causes.values()].reduce((sum, count) => sum + count, 0);
+      return { requests, failed, slowestMs, longestGapMs, causes: [...causes].sort((a, b) => b[1] - a[1]), durationMs };
+    },
+  };
+}
+
+/**
+ * The boot report's row of one action's load, like `release: 412 requests, 0 failed, slowest 0.9 s`. The row holds
+ * when the load kept its pace through the action (at least half the requests its length calls for, so that a
+ * stalled loop cannot pass for a quiet one); the failures are reported, not yet held to 0 (issue 38, item 1).
+ */
+export function loadRow(action: string, figures: LoadFigures, perSecond = PER_SECOND): { name: string; value: string; ok: boolean } {
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const causes = figures.causes.map(([cause, count]) => `${cause} ${count}`).join(", ");
+  return {
+    name: `${action}: requests from outside during it (80 and 3000, kept-alive and not)`,
+    value: `${figures.requests} requests in ${s(figures.durationMs)}, ${figures.failed} failed${causes ? ` (${causes})` : ""}, `
+      + `slowest ${s(figures.slowestMs)}, longest gap without an answer ${s(figures.longestGapMs)}`,
+    ok: figures.requests >= (figures.durationMs / 1000) * perSecond * 0.5,
+  };
+}
