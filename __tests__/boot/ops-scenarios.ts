@@ -131,6 +131,12 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
     return result;
   };
 
+  // The same load with no action running: what the emulated host serves by itself, against which the actions' rows read.
+  const quiet = startLoad(vm);
+  await new Promise((resolve) => setTimeout(resolve, 15_000));
+  const quietRow = loadRow("no action, 15 s", await quiet.stop());
+  figure(quietRow.name, quietRow.value, quietRow.ok);
+
   // A good release, what users saw of it from outside, and a second release refused while it runs.
   const before = await current();
   const load = startLoad(vm);
