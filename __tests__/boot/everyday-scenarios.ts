@@ -14,7 +14,7 @@ import { join } from "path";
 import { backupTargetTags } from "../../constructs/data-volume-backups";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { findMotoServer, MotoServer } from "../support/moto-server";
-import { loadRow, startLoad } from "./load";
+import { underLoad } from "./load";
 import { OpsCommand } from "./ops-scenarios";
 import { CommandResult, Vm } from "./vm";
 
@@ -43,10 +43,7 @@ export async function everydayScenarios({ vm, opsCommand, dataSerial, figure }: 
   figure("ops logs: the app's journal", `exit ${logs.code}, ${logs.stdout.split("\n").filter(Boolean).length} lines, ${appLines.length} of the app's unit`,
     logs.code === 0 && appLines.length > 0);
 
-  const load = startLoad(vm);
-  const restart = await opsCommand(["restart"]);
-  const row = loadRow("restart", await load.stop());
-  figure(row.name, row.value, row.ok);
+  const restart = await underLoad(vm, "restart", figure, () => opsCommand(["restart"]));
   const answer = await vm.httpGet(3000, "/", 10_000);
   figure("ops restart: back to HTTP 200", `exit ${restart.code}, then HTTP ${answer?.status ?? "none"}: ${lastLine(all(restart))}`,
     restart.code === 0 && answer?.status === 200 && /answers HTTP 200/.test(all(restart)));

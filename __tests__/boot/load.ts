@@ -117,3 +117,17 @@ export function loadRow(action: string, figures: LoadFigures): { name: string; v
     ok: figures.requests > figures.failed,
   };
 }
+
+/**
+ * Runs `action` under the load, then records the load's row with `figure` (which throws when the row does not
+ * hold); `holds` adds a condition on the figures to the row's own. Resolves with the action's result.
+ */
+export async function underLoad<T>(vm: Pick<Vm, "hostPort">, label: string, figure: (name: string, value: string, ok: boolean) => void,
+  action: () => Promise<T>, holds: (figures: LoadFigures) => boolean = () => true): Promise<T> {
+  const load = startLoad(vm);
+  const result = await action();
+  const figures = await load.stop();
+  const row = loadRow(label, figures);
+  figure(row.name, row.value, row.ok && holds(figures));
+  return result;
+}

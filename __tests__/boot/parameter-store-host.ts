@@ -24,7 +24,7 @@ import { secretParameterNames } from "../../constructs/secret-parameters";
 import { nodeBinDir, OPS_INSTALLER, opsPaths, renderOpsTool, shellQuote } from "../../userdata";
 import { ProvisioningSettings, SecretParameterNames } from "../../settings/provisioning-settings";
 import { MotoServer } from "../support/moto-server";
-import { loadRow, startLoad } from "./load";
+import { underLoad } from "./load";
 import { StandInServer } from "./stand-ins";
 import { appliedUserData, ReadBackUserData, UserDataTarget } from "./user-data";
 import { BOOT_REGION, CommandResult, run, Vm } from "./vm";
@@ -165,10 +165,7 @@ export class ParameterStoreHost {
     const unit = `${this.settings.appName}.service`;
     const pid = (await host.sshOk(`systemctl show -p MainPID --value ${unit}`)).trim();
     const gitBefore = standIns.requests.length;
-    const load = startLoad(host);
-    const ops = await this.opsCommand(host, settingsFile, stackName, "rotate-secrets");
-    const row = loadRow("host B: rotate-secrets", await load.stop());
-    figure(row.name, row.value, row.ok);
+    const ops = await underLoad(host, "host B: rotate-secrets", figure, () => this.opsCommand(host, settingsFile, stackName, "rotate-secrets"));
     const result = { code: ops.code, stdout: `${ops.stdout}\n${ops.stderr}` };
     figure("host B: npm run ops -- <stack> rotate-secrets on the running host", `exit ${result.code}${result.code ? `: ${result.stdout.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
       result.code === 0 && result.stdout.includes("secrets rotated"));
