@@ -89,8 +89,21 @@ export function withRun(readme: string, testing: string, run: CheckRun): { readm
   };
 }
 
+export const USAGE = `usage: npm run docs:run [-- FILE]
+pastes the phases of one npm test run (FILE, default test-results/check-run.tsv) into the README's and
+docs/testing.md's check-run sections, naming the run (commit, date, machine); commit the result.`;
+
 if (require.main === module) {
-  const file = resolve(process.argv[2] ?? RUN_FILE);
+  const argument = process.argv[2];
+  if (argument === "-h" || argument === "--help") {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (argument?.startsWith("-") || process.argv.length > 3) {
+    console.error(`docs:run: takes one run file at most, no option but --help; got ${JSON.stringify(process.argv.slice(2).join(" "))}`);
+    process.exit(2);
+  }
+  const file = resolve(argument ?? RUN_FILE);
   let text: string;
   try {
     text = readFileSync(file, "utf8");

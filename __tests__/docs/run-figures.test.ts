@@ -6,7 +6,7 @@ import { execFile } from "child_process";
 import { mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
-import { parseRun, readmeLine, runTable, withRun } from "../../scripts/docs-run";
+import { parseRun, readmeLine, runTable, USAGE, withRun } from "../../scripts/docs-run";
 
 const ROOT = resolve(__dirname, "../..");
 /** A file as scripts/ci/phases.sh writes it (__tests__/scripts/ci/phases.test.ts shows the runner writing one). */
@@ -66,6 +66,18 @@ describe("npm run docs:run", () => {
     expect(outside(once.testing)).toBe(outside(testing));
     expect(withRun(once.readme, once.testing, run)).toEqual(once);
   });
+
+  it.each([
+    [["--help"], 0, "stdout", USAGE],
+    [["-x"], 2, "stderr", 'docs:run: takes one run file at most, no option but --help; got "-x"'],
+    [["a.tsv", "b.tsv"], 2, "stderr", 'docs:run: takes one run file at most, no option but --help; got "a.tsv b.tsv"'],
+  ])("answers %j with exit %i and one line of text", async (args, code, stream, text) => {
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => execFile("npx", ["tsx", "scripts/docs-run.ts", ...args],
+      { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => done({ code: error ? Number(error.code) : 0, stdout, stderr })));
+    expect(result.code).toBe(code);
+    expect(result[stream as "stdout" | "stderr"]).toBe(`${text}\n`);
+    expect(result[stream === "stdout" ? "stderr" : "stdout"]).toBe("");
+  }, 60_000);
 
   it("says what to do when there is no run file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "crm-docs-run-"));
