@@ -1,3 +1,4 @@
+import { CADDY_DOWNLOAD_URL, CADDY_SHA512 } from "../settings/domain-settings";
 import { AwsProvider } from "@cdktf/provider-aws/lib/provider";
 import { readdirSync, readFileSync } from "fs";
 import { join } from "path";
@@ -480,12 +481,14 @@ describe("CrmHostStack with a domain and an alarm e-mail address", () => {
     expect(json.output?.CrmServerBackendUrl.value).toBe("http://crm.example.com:3000");
   });
 
-  it("carries the HTTPS module and its settings in the user data only with a domain, and no port-80 redirect then", () => {
-    expect(script(json)).toContain("\ninstall_https() {");
+  it("carries the front (HTTPS) module and the domain in the user data only with a domain, and no port-80 redirect then", () => {
+    expect(script(json)).toContain("\ninstall_front() {");
     expect(script(json)).toContain("\nreadonly DOMAIN_NAME='crm.example.com' ACME_DIRECTORY='https://acme-v02.api.letsencrypt.org/directory'\n");
     expect(script(json)).toContain("\nreadonly REDIRECT_HTTP_PORT=false\n");
-    for (const absent of ["install_https() {", "DOMAIN_NAME", "CADDY", "acme"]) expect(script(plain)).not.toContain(absent);
+    for (const absent of ["install_front() {", "DOMAIN_NAME", "acme"]) expect(script(plain)).not.toContain(absent);
     expect(script(plain)).toContain("\nreadonly REDIRECT_HTTP_PORT=true\n");
+    // Where the ops tool gets the front from, on every single host (ensure_front).
+    for (const host of [json, plain]) expect(script(host)).toContain(`\nreadonly CADDY_URL='${CADDY_DOWNLOAD_URL}' CADDY_SHA512='${CADDY_SHA512}'\n`);
   });
 });
 

@@ -11,8 +11,8 @@ import { matching, text } from "./rules";
 /** The ACME directory Caddy gets certificates from by default: Let's Encrypt's. */
 export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
 /**
- * The TLS server of a stack with a domain: Caddy (HTTPS with certificates from an ACME CA, renewed on
- * its own, and port 80 redirected), which Amazon Linux 2023 does not package. The release and its
+ * The front of a single host, and the TLS server of one with a domain: Caddy (HTTPS with certificates from an ACME CA,
+ * renewed on its own, and port 80 redirected), which Amazon Linux 2023 does not package. The release and its
  * SHA-512 are the ones the official caddy Docker image pins: caddyserver/caddy-docker, 2.11/alpine/Dockerfile
  * at commit 0379cde2647584e89fa3a7e9a587b3d25845f49c (x86_64, binArch amd64).
  */
@@ -47,6 +47,19 @@ export function isLetsEncrypt(directory: string): boolean {
   return /^https:\/\/[a-z0-9.-]*\.api\.letsencrypt\.org(\/|$)/.test(directory);
 }
 
+/**
+ * Where a single host gets Caddy, its front (userdata/front.sh: every request to the public ports passes through it, so
+ * that a release holds requests instead of failing them) and, with a `domain`, its HTTPS server. Top-level settings.
+ */
+export const CADDY_FIELDS = {
+  caddyUrl: httpsUrl("Where a single host downloads Caddy, its front (a release, rollback or restart holds requests instead of failing "
+    + "them) and HTTPS server: a release tarball (linux amd64). The default is the pinned release on GitHub; set it to a mirror of your "
+    + "own (and `caddySha512` to its checksum if the file differs).",
+  "an https URL of a Caddy release tarball (caddy_<version>_linux_amd64.tar.gz)").default(CADDY_DOWNLOAD_URL),
+  caddySha512: matching("SHA-512 of that tarball, checked before anything of it runs (default: the pinned release's).",
+    /^[0-9a-f]{128}$/, "128 lower-case hexadecimal digits (a SHA-512)").default(CADDY_SHA512),
+} as const;
+
 /** The `domain` object of a settings file. */
 export const domainSettingsSchema = z.strictObject({
   hostedZone: matching("Name of the Route 53 public hosted zone that holds the record (created beforehand, its name servers "
@@ -58,11 +71,6 @@ export const domainSettingsSchema = z.strictObject({
   acmeDirectory: httpsUrl("Directory URL of the ACME CA that issues and renews the certificate (default: Let's Encrypt; "
     + "its staging directory `https://acme-staging-v02.api.letsencrypt.org/directory` for trials).",
   "an https URL of an ACME directory, such as https://acme-v02.api.letsencrypt.org/directory").default(LETS_ENCRYPT_DIRECTORY),
-  caddyUrl: httpsUrl("Where the host downloads the Caddy release tarball (linux amd64). The default is the pinned release on "
-    + "GitHub; set it to a mirror of your own (and `caddySha512` to its checksum if the file differs).",
-  "an https URL of a Caddy release tarball (caddy_<version>_linux_amd64.tar.gz)").default(CADDY_DOWNLOAD_URL),
-  caddySha512: matching("SHA-512 of that tarball, checked before anything of it runs (default: the pinned release's).",
-    /^[0-9a-f]{128}$/, "128 lower-case hexadecimal digits (a SHA-512)").default(CADDY_SHA512),
 }).check((ctx) => {
   const { hostedZone, name } = ctx.value;
   if (name !== hostedZone && !name.endsWith(`.${hostedZone}`)) {

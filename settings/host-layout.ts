@@ -27,6 +27,12 @@ export const HOST_FILES = {
   fstabFile: "/etc/fstab",
   /** The file the distribution's nftables service loads at boot. */
   nftablesConfig: "/etc/sysconfig/nftables.conf",
+  /** Caddy's binary (a single host's front, userdata/front.sh), which the image lacks. */
+  caddyBinary: "/usr/local/bin/caddy",
+  /** Caddy's home: its certificates and ACME account, kept across reboots. */
+  caddyHome: "/var/lib/caddy",
+  /** Caddy's configuration (a Caddyfile). */
+  caddyConfig: "/etc/caddy/Caddyfile",
 } as const;
 
 /** The host's own paths (HOST_FILES), wherever a stand-in host puts them. */

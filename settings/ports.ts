@@ -11,5 +11,8 @@ export const APP_PORT = 3000;
 export const HTTP_PORT = 80;
 /** HTTPS, served for a stack with a domain (Caddy on the single host, the load balancer on the scale-out topology). */
 export const HTTPS_PORT = 443;
+/** A single host's front, Caddy (userdata/front.sh): its plain-HTTP listener, where the host redirects APP_PORT and HTTP_PORT
+ * from outside; not open in the security group. */
+export const FRONT_PORT = 3080;
 /** SSH (spec 2.2). */
 export const SSH_PORT = 22;

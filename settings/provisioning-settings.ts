@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { oneProblem, settingsProblemsFrom } from "./errors";
-import { domainSettingsSchema } from "./domain-settings";
+import { CADDY_DOWNLOAD_URL, CADDY_FIELDS, CADDY_SHA512, domainSettingsSchema } from "./domain-settings";
 import { absolutePath, flag, matching, oneOf, text, wholeNumber } from "./rules";
 import { gitKeepsIdent, isBracketedIPv6, isHostName, isIPv4Address, isNftTableName, isPort } from "./grammars";
 import { pathsApart } from "./host-layout";
@@ -129,6 +129,7 @@ export const PROVISIONING_FIELDS = {
     + `bind ${HTTP_PORT}). \`false\` for an app that binds ${HTTP_PORT} itself: its unit then gets \`AmbientCapabilities=CAP_NET_BIND_SERVICE\`. `
     + `With a \`domain\`, the HTTPS server takes port ${HTTP_PORT} (to redirect it) and nothing is redirected.`),
   domain: domainSettingsSchema.optional(),
+  ...CADDY_FIELDS,
   topology: oneOf("How the stack runs the app. `single-host`: one EC2 instance with its own MariaDB (the spec). `scale-out`: "
     + "hosts of an Auto Scaling group behind an Application Load Balancer, on a database of Amazon RDS for MariaDB; it needs "
     + "`\"secrets\": \"parameter-store\"` (docs/scale-out.md).", TOPOLOGIES),
@@ -230,6 +231,8 @@ export const PROVISIONING_DEFAULTS = {
   secrets: "user-data",
   topology: "single-host",
   healthCheckPath: "/",
+  caddyUrl: CADDY_DOWNLOAD_URL,
+  caddySha512: CADDY_SHA512,
 } as const satisfies Partial<ProvisioningSettings>;
 
 /**

@@ -188,12 +188,38 @@ export interface StackSettings {
   readonly provisioning: ProvisioningSettings;
 }
 
+/** The host's own paths that were settings once (HOST_FILES holds them, and paths that never were). */
+const FORMER_PATH_SETTINGS = ["unitDirectory", "deviceDirectory", "databaseDir", "fstabFile", "nftablesConfig"] as const;
+
 /**
- * Settings that are gone, with what took their place: the host's own paths became constants of the
- * host (HOST_FILES). A file that still names one is told so, rather than that the key is unknown.
+ * Settings that are gone, by their path in the file (`domain.caddyUrl`: inside `domain`), with what took their place:
+ * the host's own paths became constants of the host (HOST_FILES); Caddy's download left `domain` when every single host
+ * got Caddy as its front. A file that still names one is told so, rather than that the key is unknown.
  */
-export const REMOVED_SETTINGS: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(HOST_FILES)
-  .map(([name, path]) => [name, `the host's path ${path} is a constant of the host, no longer a setting`]));
+export const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(FORMER_PATH_SETTINGS.map((name) => [name, `the host's path ${HOST_FILES[name]} is a constant of the host, no longer a setting`])),
+  "domain.caddyUrl": 'set the top-level "caddyUrl" instead (every single host downloads Caddy, its front)',
+  "domain.caddySha512": 'set the top-level "caddySha512" instead (every single host downloads Caddy, its front)',
+};
+
+/** Whether `raw` (an object) holds the setting at `path` (REMOVED_SETTINGS' keys: one level, or one object deep). */
+function holds(raw: Record<string, unknown>, path: string): boolean {
+  const [outer, inner] = path.split(".");
+  const value = raw[outer];
+  return inner === undefined ? Object.hasOwn(raw, outer)
+    : typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, inner);
+}
+
+/** `raw` without the settings at `paths` (copies: the caller's object stays as it is). */
+function without(raw: Record<string, unknown>, paths: readonly string[]): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...raw };
+  for (const path of paths) {
+    const [outer, inner] = path.split(".");
+    if (inner === undefined) delete copy[outer];
+    else copy[outer] = Object.fromEntries(Object.entries(copy[outer] as Record<string, unknown>).filter(([key]) => key !== inner));
+  }
+  return copy;
+}
 
 /** Reads and validates a settings file (default: `$CRM_SETTINGS`, else the example set). */
 export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEFAULT_SETTINGS_FILE): StackSettings {
@@ -207,10 +233,10 @@ export function loadStackSettings(file: string = process.env.CRM_SETTINGS || DEF
  */
 export function parseStackSettings(raw: unknown): StackSettings {
   const object = typeof raw === "object" && raw !== null && !Array.isArray(raw);
-  const removed = object ? Object.keys(raw).filter((key) => Object.hasOwn(REMOVED_SETTINGS, key)) : [];
-  const problems: SettingsProblem[] = removed.map((key) => new RemovedSettingError(key, REMOVED_SETTINGS[key]));
+  const removed = object ? Object.keys(REMOVED_SETTINGS).filter((path) => holds(raw as Record<string, unknown>, path)) : [];
+  const problems: SettingsProblem[] = removed.map((path) => new RemovedSettingError(path, REMOVED_SETTINGS[path]));
   // The removed keys are told as such, not again as unknown keys.
-  const result = stackSettingsSchema.safeParse(object ? Object.fromEntries(Object.entries(raw).filter(([key]) => !removed.includes(key))) : raw);
+  const result = stackSettingsSchema.safeParse(object ? without(raw as Record<string, unknown>, removed) : raw);
   if (!result.success) problems.push(...settingsProblemsFrom(result.error, raw, stackSettingsSchema));
   if (problems.length > 0 || !result.success) throw oneProblem(problems);
   const { $schema: _editorsOnly, stackName, instanceName, region, deleteDataVolumeOnDestroy, backend, secretsKmsKeyId, alarmEmail, tags, snapshotCopyRegion,

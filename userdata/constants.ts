@@ -63,6 +63,15 @@ export const FREE_MARGIN_MB = 512;
 export const USER_DATA_COPY = "/var/lib/cloud/instance/user-data.txt";
 /** How long a release or rollback waits for the app to answer before it switches back (seconds). */
 export const HEALTH_SECONDS = 120;
+/**
+ * A single host's front (userdata/front.sh) during a switch: how long the requests already in the app may take to finish
+ * once Caddy holds new ones (DRAIN_SECONDS); how long one hold lasts at most, which a killed action cannot stretch (the
+ * nftables element expires: HOLD_SECONDS, a drain, a restart and its health check); how long Caddy holds one request
+ * before it answers 502 (FRONT_WAIT_SECONDS: also what a request waits while the app is down for any other reason).
+ */
+export const DRAIN_SECONDS = 30;
+export const HOLD_SECONDS = DRAIN_SECONDS + HEALTH_SECONDS + 10;
+export const FRONT_WAIT_SECONDS = 60;
 /** How many releases the ops command keeps (besides the current one, always kept). */
 export const KEEP_RELEASES = 5;
 /** Username put in front of the token in the clone address (accepted by GitHub and GitLab for tokens). */
@@ -109,6 +118,3 @@ export function nodeBinDir(loginHome: string): string {
 
 /** How long the first boot waits for the metadata service to report the Elastic IP (associated once the instance runs). */
 export const ELASTIC_IP_WAIT_SECONDS = 300;
-
-/** Where the script installs Caddy, the home of its certificates and ACME account, and its configuration. */
-export const CADDY_PATHS = { binary: "/usr/local/bin/caddy", home: "/var/lib/caddy", config: "/etc/caddy/Caddyfile" } as const;

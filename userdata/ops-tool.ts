@@ -2,7 +2,7 @@ import { createHash } from "crypto";
 import { readFileSync } from "fs";
 import { join } from "path";
 import { hostFunction, OPS_ACTION_LIST } from "./ops-actions";
-import { renderToolConstants, SHELL_FILES, shellParts, shellQuote, splitShell } from "./script";
+import { renderFrontConstants, renderToolConstants, SHELL_FILES, shellParts, shellQuote, splitShell } from "./script";
 
 /**
  * The host's ops tool (`<scriptDirectory>/<app>-ops`, docs/operations.md): one bash file, the same for every host,
@@ -25,7 +25,7 @@ OPS_CONFIG=\${BASH_SOURCE[0]}.conf
 [[ -r $OPS_CONFIG ]] || { echo "$0: no $OPS_CONFIG (the host's settings): run npm run ops -- <stack> reprovision" >&2; exit 1; }
 # shellcheck disable=SC1090
 source <(sed -E 's/^declare -([a-zA-Z]*)r([a-zA-Z]*) ([A-Za-z_][A-Za-z0-9_]*=)/declare -g\\1\\2 \\3/' "$OPS_CONFIG")
-${renderToolConstants()}${functions.join("\n")}
+${renderToolConstants()}${renderFrontConstants()}${functions.join("\n")}
 ${renderOpsDispatcher()}
 ops_main "$@"
 `;

@@ -64,6 +64,7 @@ ops_change() {
   # The ref first: before any secret, lock or clone.
   [[ $1 != release ]] || check_ref "${@:2}"
   ops_lock "$(escape "$*")"
+  ensure_front
   if [[ $1 == release ]]; then
     load_secrets
     # All output through redact from here on (ops_finish waits for it: the last process substitution).
@@ -95,6 +96,8 @@ ops_finish() {
     status=$?
   fi
   if [[ -n $BUILD && $(current_release) != "${BUILD##*/}" ]]; then as_login rm -rf "$BUILD"; fi
+  # Whatever serves now gets the requests (held by a restart that did not answer: restart_app).
+  front_open
   rm -rf -- "${TEMP_FILES[@]}"
   local result=ok
   ((status == 0)) || result="${FAILURE:-failed} (exit $status)"
@@ -289,14 +292,57 @@ answers() {
   ((10#$CODE >= 100 && 10#$CODE < 500))
 }
 
-# restart_app: restarts the unit, then waits at most HEALTH_SECONDS for an HTTP status below 500;
-# fails at once when the server exits (the unit then waits to restart it).
+# ensure_front: a single host's front (userdata/front.sh), installed or brought up to this tool's, and the public
+# ports sent to it, under the action's lock: nothing changes when it is (install_front, front_firewall), so a host
+# launched without it gets it at its first action. A host that cannot get it (a failed download) runs the action
+# without it, and says so.
+ensure_front() {
+  [[ ${FRONT:-} == true ]] || return 0
+  (
+    trap 'rm -rf -- "${TEMP_FILES[@]}"' EXIT
+    install_front
+    front_firewall
+  ) || log "WARNING: no front (Caddy) on this host: this action's restart fails the requests it meets (docs/operations.md)"
+}
+
+# front_hold: on a host with the front (userdata/front.sh), Caddy's new connections to the app are refused, which it
+# tries again (the requests wait, FRONT_WAIT_SECONDS at most), and the requests in flight get DRAIN_SECONDS to finish.
+# The hold is an element of the set held that expires after HOLD_SECONDS by itself: a kill -9 of the action cannot
+# leave the app unreachable longer. Without the front (a scale-out host: its load balancer drains), nothing.
+front_hold() {
+  nft list set inet "${APP_NAME}_front" held >/dev/null 2>&1 || return 0
+  printf '%s\n' "flush set inet ${APP_NAME}_front held" "add element inet ${APP_NAME}_front held { $APP_PORT timeout ${HOLD_SECONDS}s }" | nft -f /dev/stdin
+  local deadline=$((SECONDS + DRAIN_SECONDS))
+  while [[ -n $(ss -Htn state established "dport = :$APP_PORT") ]] && ((SECONDS < deadline)); do sleep 0.2; done
+  log "requests held at the front"
+}
+
+# front_open: Caddy reaches the app again (the held requests go to it); nothing when nothing is held.
+front_open() {
+  [[ $(front_state) == held ]] || return 0
+  nft flush set inet "${APP_NAME}_front" held
+  log "the front passes the requests to the app again"
+}
+
+# front_state: none (no front), held or open.
+front_state() {
+  local set
+  set=$(nft list set inet "${APP_NAME}_front" held 2>/dev/null) || { echo none; return; }
+  if [[ $set == *"elements = "* ]]; then echo held; else echo open; fi
+}
+
+# restart_app: the requests held at the front (front_hold), the unit restarted, then at most HEALTH_SECONDS for an
+# HTTP status below 500, and only then the front open again; fails at once when the server exits (the unit then waits
+# to restart it), with the requests still held: a release that does not answer never takes one (ops_finish opens).
 restart_app() {
-  local unit=$APP_NAME.service deadline=$((SECONDS + HEALTH_SECONDS))
+  local unit=$APP_NAME.service deadline
+  front_hold
+  deadline=$((SECONDS + HEALTH_SECONDS))
   systemctl restart "$unit" || return
   while ((SECONDS < deadline)); do
     if answers; then
       log "$unit answers HTTP $CODE on $HEALTH_PATH"
+      front_open
       return 0
     fi
     if [[ $(systemctl show -p SubState --value "$unit") =~ ^(auto-restart|failed)$ ]]; then
@@ -486,6 +532,7 @@ ops_status() {
   answers || ok=1
   echo "tool: ${OPS_TOOL_VERSION:0:12}"
   echo "release: $(readlink "$APP_DIR" || echo "$APP_DIR")"
+  echo "front: $(front_state)"
   if read -r new previous _ < <(state_get unverified); then echo "unverified: $new; the next action keeps it if it answers, else puts $previous back, as a boot does"; fi
   if read -r new _ < <(state_get adopting); then echo "adopting: the first boot's checkout as $new; the next action or a boot finishes it"; fi
   systemctl show -p ActiveState -p SubState -p MainPID "$APP_NAME.service"

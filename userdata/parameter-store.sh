@@ -43,9 +43,10 @@ load_secrets_parameter_store() {
 # rotate_secrets_parameter_store: applies the parameters' current values on the running host, after they changed
 # (npm run secrets -- <stack> rotate). Every value is checked before anything changes: the token against the
 # repository, the passwords as the server hashes them and as .env carries them. Then, in an order that keeps
-# the app able to connect: .env (the running app keeps the old password until its restart), the app password
-# and at once the restart, then the root password (which the app never uses). Each step sets the value it is
-# given, so a run cut off anywhere converges when run again (docs/secrets.md).
+# the app able to connect: .env (the running app keeps the old password until its restart), the requests held at
+# the front, the app password and at once the restart (restart_app: the front opens once the app answers), then the
+# root password (which the app never uses). Each step sets the value it is given, so a run cut off anywhere
+# converges when run again (docs/secrets.md).
 rotate_secrets_parameter_store() {
   load_secrets
   {
@@ -56,8 +57,10 @@ rotate_secrets_parameter_store() {
     password_hash "$APP_DB_PASSWORD" >/dev/null
     hash=$(password_hash "$DB_ROOT_PASSWORD")
     set_env_values DB_PASSWORD "$APP_DB_PASSWORD"
+    # The requests wait at the front from before the password changes until the app answers with the new one.
+    front_hold
     step_06_create_app_user
-    systemctl restart "$APP_NAME.service"
+    restart_app || die "the app does not answer after its restart with the new password"
     root_sql "SET PASSWORD FOR 'root'@'localhost' = '$hash';"
     log "secrets rotated: .env, the $APP_DB_USER and database root passwords and the source host token; $APP_NAME restarted"
   } 2>&1 | redact

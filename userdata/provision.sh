@@ -230,8 +230,7 @@ metadata_address() {
   fi
 }
 
-# The script's own nftables table, applied at once and kept as a block of the file that the
-# distribution's nftables service loads at boot (a rerun replaces the block, keeps the rest):
+# The script's own nftables table (nft_block):
 # - only root may reach the metadata service, which serves this user data with its secrets to any
 #   local process that asks (the app, or a package's install script run by yarn), and the user
 #   ec2-instance-connect where the image has it: EC2 Instance Connect's AuthorizedKeysCommand runs as
@@ -240,7 +239,7 @@ metadata_address() {
 #   (unless the settings say the app binds 80 itself: then its unit has CAP_NET_BIND_SERVICE);
 #   from the host itself too, except to the metadata service where that address is local.
 configure_firewall() {
-  local rules family metadata uids=0 uid begin="# BEGIN $APP_NAME (provisioning script)" end="# END $APP_NAME (provisioning script)"
+  local rules family metadata uids=0 uid
   read -r family metadata <<<"$(metadata_address)"
   if uid=$(id -u ec2-instance-connect 2>/dev/null); then uids="{ 0, $uid }"; fi
   rules="table inet $APP_NAME
@@ -263,13 +262,19 @@ table inet $APP_NAME {
   }"
   fi
   rules+=$'\n}'
-  nft -f /dev/stdin <<<"$rules"
-  local mode=644 kept=''
+  nft_block "$APP_NAME (provisioning script)" "$rules"
+}
+
+# nft_block NAME RULES: RULES (a table's whole definition) applied at once, and kept as the block NAME of the file
+# that the distribution's nftables service loads at boot (a rerun replaces the block, keeps the rest).
+nft_block() {
+  local mode=644 kept='' begin="# BEGIN $1" end="# END $1"
+  nft -f /dev/stdin <<<"$2"
   if [[ -f $NFTABLES_CONFIG ]]; then
     mode=$(stat -c %a "$NFTABLES_CONFIG")
     kept=$(awk -v b="$begin" -v e="$end" '$0 == b { skip = 1 } !skip { print } $0 == e { skip = 0 }' "$NFTABLES_CONFIG")
   fi
-  printf '%s\n%s\n%s\n%s\n' "$kept" "$begin" "$rules" "$end" | sed '1{/^$/d}' | install_file "$NFTABLES_CONFIG" "$mode"
+  printf '%s\n%s\n%s\n%s\n' "$kept" "$begin" "$2" "$end" | sed '1{/^$/d}' | install_file "$NFTABLES_CONFIG" "$mode"
   systemctl enable "$NFTABLES_SERVICE"
 }
 
@@ -511,7 +516,8 @@ main() {
   run_step step_13_enable_swap
   run_step step_14_install_dependencies
   run_step step_15_install_service
-  # HTTPS on the domain, where the host serves it (userdata/https.sh is in the user data only then).
-  if [[ $HTTPS == true ]]; then run_step install_https; fi
+  # HTTPS on the domain: the host's front from its first boot (userdata/front.sh is in the user data only then;
+  # on any other single host, the ops tool installs the front before its first action: ensure_front).
+  if [[ $HTTPS == true ]]; then run_step install_front; fi
   log "provisioning $APP_NAME: done"
 }

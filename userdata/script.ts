@@ -1,9 +1,10 @@
 import { readFileSync } from "fs";
 import { join } from "path";
-import { APP_PORT, HTTP_PORT } from "../settings/ports";
+import { APP_PORT, FRONT_PORT, HTTP_PORT } from "../settings/ports";
 import {
-  APP_DB_GRANTS, APP_DB_USER_HOST, CADDY_PATHS, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
-  DATABASE_SETUP_WAIT_SECONDS, DATABASE_WAIT_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, FREE_MARGIN_MB, HEALTH_SECONDS,
+  APP_DB_GRANTS, APP_DB_USER_HOST, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
+  DATABASE_SETUP_WAIT_SECONDS, DATABASE_WAIT_SECONDS, DRAIN_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, FREE_MARGIN_MB, FRONT_WAIT_SECONDS,
+  HEALTH_SECONDS, HOLD_SECONDS,
   GIT_SECONDS, GIT_STALL_SECONDS, KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
   NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES,
   STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
@@ -47,7 +48,7 @@ function shellFile(name: string): string {
 }
 
 /** The shell files of userdata/ that define the host's functions: provision.sh, then the modules (scriptModules picks among these). */
-export const SHELL_FILES = ["provision", "ops", "telemetry", "parameter-store", "https", "local-database", "remote-database"] as const;
+export const SHELL_FILES = ["provision", "ops", "telemetry", "parameter-store", "front", "local-database", "remote-database"] as const;
 export type ShellFile = (typeof SHELL_FILES)[number];
 
 /** A shell file split (splitShell): its top-level code other than functions, and each function definition, compacted. */
@@ -140,8 +141,10 @@ export function scriptModules(settings: ProvisioningSettings): ShellFile[] {
     "ops",
     "telemetry",
     ...(settings.secrets === "parameter-store" ? ["parameter-store" as const] : []),
-    // A scale-out topology's load balancer holds the domain's certificate (ACM): its hosts serve no HTTPS.
-    ...(settings.domain && !scaleOut ? ["https" as const] : []),
+    // A single host's front, Caddy, which its ops tool installs before an action (the tool holds every module); the first
+    // boot installs it only as the HTTPS server of a domain. A scale-out topology's load balancer is its hosts' front
+    // and holds the domain's certificate (ACM).
+    ...(settings.domain && !scaleOut ? ["front" as const] : []),
     // Each topology's own definitions of the steps that differ (variant TOPOLOGY): one of the two.
     scaleOut ? "remote-database" : "local-database",
   ];
@@ -283,6 +286,9 @@ export const HOST_FILE_VARIABLES: Readonly<Record<keyof HostFiles, string>> = {
   databaseDir: "DATABASE_DIR",
   fstabFile: "FSTAB",
   nftablesConfig: "NFTABLES_CONFIG",
+  caddyBinary: "CADDY_BINARY",
+  caddyHome: "CADDY_HOME",
+  caddyConfig: "CADDY_CONFIG",
 };
 
 /** Bash array literal of words that need no quoting (package names). */
@@ -334,6 +340,16 @@ export function renderToolConstants(): string {
 readonly GIT_SECONDS=${GIT_SECONDS} GIT_STALL_SECONDS=${GIT_STALL_SECONDS} HEALTH_SECONDS=${HEALTH_SECONDS} KEEP_RELEASES=${KEEP_RELEASES} FREE_MARGIN_MB=${FREE_MARGIN_MB}
 # shellcheck disable=SC2034 # the ops tool's too
 readonly REF_SHAPE=${shellQuote(REF_SHAPE)} REF_FORBIDDEN=${shellQuote(REF_FORBIDDEN)}
+`;
+}
+
+/**
+ * The constants of a single host's front (userdata/front.sh): in the ops tool, which installs the front and holds
+ * requests at it, and in the header only of a stack with a domain, whose first boot installs it.
+ */
+export function renderFrontConstants(): string {
+  return `# shellcheck disable=SC2034 # the ops tool's too
+readonly FRONT_PORT=${FRONT_PORT} FRONT_WAIT_SECONDS=${FRONT_WAIT_SECONDS} DRAIN_SECONDS=${DRAIN_SECONDS} HOLD_SECONDS=${HOLD_SECONDS}
 `;
 }
 
@@ -398,6 +414,8 @@ ${own(`readonly DATABASE_DIR=${q(HOST_FILES.databaseDir)}`)}readonly FSTAB=${q(H
 ${own(`readonly DATA_VOLUME_WAIT_SECONDS=${settings.dataVolumeWaitSeconds}`)}readonly NFTABLES_CONFIG=${q(HOST_FILES.nftablesConfig)}
 readonly REDIRECT_HTTP_PORT=${settings.redirectHttpPort && !domain && !onScaleOut ? "true" : "false"}
 readonly HTTPS=${domain ? "true" : "false"}
+# shellcheck disable=SC2034 # the ops tool's (ensure_front)
+readonly FRONT=${onScaleOut ? "false" : "true"}
 ${own(`readonly ELASTIC_IP='${elasticIp}'`)}readonly FRONTEND_URI=${q(uris.frontend)} BACKEND_URI=${q(uris.backend)}
 # Which definitions run where a function differs (provision.sh: variant).
 # shellcheck disable=SC2034 # read by name
@@ -405,9 +423,10 @@ readonly TOPOLOGY=${settings.topology.replace("-", "_")} SECRETS=${settings.secr
 # shellcheck disable=SC2034 # the ops tool's too
 readonly APP_DB_USER_HOST=${q(APP_DB_USER_HOST[settings.topology])} APP_DB_GRANTS=${q(APP_DB_GRANTS[settings.topology])}
 ${domain ? `readonly DOMAIN_NAME=${q(domain.name)} ACME_DIRECTORY=${q(domain.acmeDirectory)}
-readonly CADDY_URL=${q(domain.caddyUrl)} CADDY_SHA512=${q(domain.caddySha512)}
-readonly CADDY_BINARY=${q(CADDY_PATHS.binary)} CADDY_HOME=${q(CADDY_PATHS.home)} CADDY_CONFIG=${q(CADDY_PATHS.config)}
-` : ""}${scaleOut ? renderScaleOutLines(scaleOut) : ""}readonly DATABASE_ADDRESS_ENV=(${scaleOut ? 'DB_HOST "$DB_HOST" DB_PORT "$DB_PORT"' : ""})
+${renderFrontConstants()}` : ""}${own(`# shellcheck disable=SC2034 # the ops tool's (its front)
+readonly CADDY_URL=${q(settings.caddyUrl)} CADDY_SHA512=${q(settings.caddySha512)}
+# shellcheck disable=SC2034
+readonly CADDY_BINARY=${q(HOST_FILES.caddyBinary)} CADDY_HOME=${q(HOST_FILES.caddyHome)} CADDY_CONFIG=${q(HOST_FILES.caddyConfig)}`)}${scaleOut ? renderScaleOutLines(scaleOut) : ""}readonly DATABASE_ADDRESS_ENV=(${scaleOut ? 'DB_HOST "$DB_HOST" DB_PORT "$DB_PORT"' : ""})
 # Constants (userdata/constants.ts).
 readonly PACKAGES=${shellArray(onScaleOut ? CLIENT_PACKAGES : PACKAGES)}
 readonly METADATA_TOKEN_TTL_SECONDS=${METADATA_TOKEN_TTL_SECONDS}

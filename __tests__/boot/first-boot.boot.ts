@@ -24,6 +24,7 @@ import { ParameterStoreHost } from "./parameter-store-host";
 import { bootLogGroup, telemetryRows } from "./telemetry-rows";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
 import { engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "./user-data";
+import { CaddyMirror, packDebianCaddy, serveCaddy, withCaddyMirror } from "./caddy-mirror";
 import { Accelerator, BOOT_REGION, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
 
@@ -102,6 +103,8 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   let parameterStore: ParameterStoreHost;
   /** The local ops command against host A, once the ops scenarios have set it up. */
   let opsCommand: OpsCommand | undefined;
+  /** Debian's Caddy, the front of hosts A, B and C (caddy-mirror.ts). */
+  let caddy: CaddyMirror;
 
   /** The data volume as a host sees it: its device (by the serial), what is mounted where, its file system's UUID. */
   async function dataVolumeState(host: Vm): Promise<{ device: string; dbSource: string; dataSource: string; uuid: string }> {
@@ -150,9 +153,10 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     // an instance in moto's EC2, and the AWS CLI reads it back (DescribeInstanceAttribute userData). Host A's
     // and host B's (parameter-store mode) side by side: one init and one apply each.
     const target = { engine, moto: server };
+    caddy = await packDebianCaddy(work);
     [readBack, parameterStore] = await Promise.all([
-      engineUserData(target, SETTINGS, SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP),
-      ParameterStoreHost.start(target, SETTINGS, "CrmHostStack", DATA_VOLUME_ID),
+      engineUserData(target, withCaddyMirror(SETTINGS, caddy), SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP),
+      ParameterStoreHost.start(target, withCaddyMirror(SETTINGS, caddy), "CrmHostStack", DATA_VOLUME_ID),
     ]);
     userData = readBack.bytes;
 
@@ -165,6 +169,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     await awsJson(["logs", "create-log-group", "--log-group-name", LOG_GROUP], motoEnvironment(parameterStore.moto.endpoint, BOOT_REGION));
     standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir,
       awsPort: parameterStore.moto.port });
+    serveCaddy(standIns, caddy);
 
     const hostA = join(work, "host-a");
     mkdirSync(hostA);
@@ -432,5 +437,5 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
     // The token the source host takes now: host B's rotation replaced the first one.
     hostC({ engine, moto: moto!, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"),
-      secrets: { ...SECRETS, source_host_token: standIns!.token }, figure }));
+      secrets: { ...SECRETS, source_host_token: standIns!.token }, caddy, figure }));
 }, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"]), ...userDataToolsMissing()]);

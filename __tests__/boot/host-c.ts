@@ -1,10 +1,8 @@
 /**
  * Host C of the boot test: a new host (fresh root disk, blank data disk) booted with the boot
- * settings plus a `domain`, so its user data carries the HTTPS module (userdata/https.sh).
+ * settings plus a `domain`, so its user data carries the front's module (userdata/front.sh) for HTTPS.
  *
- * - Caddy comes from the settings' mirror option: Debian's caddy binary (2.6) in a tarball shaped
- *   like a release, served by the stand-in server, with that tarball's SHA-512 (the production
- *   default is the pinned release on GitHub, which this test cannot reach).
+ * - Caddy comes from the settings' mirror option (caddy-mirror.ts).
  * - The ACME CA is the production default, Let's Encrypt's directory address: the guest resolves it
  *   to the stand-in server, which passes every request on to Pebble (Let's Encrypt's test CA) with
  *   its Host, so Pebble's URLs keep that name. Pebble resolves the site's name through its DNS
@@ -14,7 +12,7 @@
  * Checked from outside the VM: a TLS client that trusts only Pebble's root, port 80's redirect, the
  * back end on 3000, .env, and after a reboot the same certificate (same serial, no new order).
  */
-import { createHash, randomBytes } from "crypto";
+import { randomBytes } from "crypto";
 import { mkdirSync, readFileSync } from "fs";
 import * as http from "http";
 import * as https from "https";
@@ -22,11 +20,12 @@ import { join } from "path";
 import * as tls from "tls";
 import { parseStackSettings } from "../../settings/stack-settings";
 import { LETS_ENCRYPT_DIRECTORY } from "../../settings/domain-settings";
+import { CaddyMirror, caddyDownloads, withCaddyMirror } from "./caddy-mirror";
 import { Pebble } from "./pebble";
 import { StandInServer } from "./stand-ins";
 import { MotoServer } from "../support/moto-server";
 import { engineUserData, readBackRow } from "./user-data";
-import { Accelerator, BootImage, createDisk, createOverlay, createSeedIso, run, Vm } from "./vm";
+import { Accelerator, BootImage, createDisk, createOverlay, createSeedIso, Vm } from "./vm";
 
 /** What host C needs from the boot test that runs it. */
 export interface HostCContext {
@@ -41,6 +40,8 @@ export interface HostCContext {
   /** The boot test's settings file; host C adds the domain. */
   readonly settingsFile: string;
   readonly secrets: Record<string, string>;
+  /** Debian's Caddy, which the stand-in server serves (caddy-mirror.ts). */
+  readonly caddy: CaddyMirror;
   /** Records a figure of the boot test; throws when it is not ok. */
   readonly figure: (name: string, value: string, ok: boolean) => void;
 }
@@ -51,8 +52,6 @@ const ZONE = "example.org";
 const ELASTIC_IP = "198.51.100.77";
 const ELASTIC_DNS = "ec2-198-51-100-77.compute-1.amazonaws.com";
 const DATA_VOLUME_ID = "vol-0c1d2e3f405162738";
-/** Where the settings' mirror option points the Caddy download (the stand-in server serves it). */
-const CADDY_MIRROR = "https://github.com/crm-boot-test/caddy-mirror/releases/download/debian/caddy_linux_amd64.tar.gz";
 const ACME_HOST = new URL(LETS_ENCRYPT_DIRECTORY).host;
 /** Let's Encrypt's staging CA, which Caddy turns to for its retries after a failed order. */
 const ACME_STAGING_HOST = "acme-staging-v02.api.letsencrypt.org";
@@ -118,21 +117,14 @@ export async function hostC(ctx: HostCContext): Promise<void> {
   const dir = join(ctx.work, "host-c");
   mkdirSync(dir);
 
-  // Debian's caddy in a tarball shaped like a release (the binary at its top), and its SHA-512.
-  const tarballFile = join(dir, "caddy_linux_amd64.tar.gz");
-  const packed = await run("tar", ["-czf", tarballFile, "-C", "/usr/bin", "caddy"]);
-  if (packed.code !== 0) throw new Error(`packing Debian's caddy failed: ${packed.stderr}`);
-  const tarball = readFileSync(tarballFile);
-  standIns.route(CADDY_MIRROR, (_req, res) => res.writeHead(200, { "Content-Type": "application/gzip", "Content-Length": tarball.length }).end(tarball));
-
-  const settings = parseStackSettings({
-    ...JSON.parse(readFileSync(ctx.settingsFile, "utf8")),
-    domain: { hostedZone: ZONE, name: SITE, caddyUrl: CADDY_MIRROR, caddySha512: createHash("sha512").update(tarball).digest("hex") },
-  }).provisioning;
+  const settings = withCaddyMirror(parseStackSettings({
+    ...JSON.parse(readFileSync(ctx.settingsFile, "utf8")), domain: { hostedZone: ZONE, name: SITE },
+  }).provisioning, ctx.caddy);
+  const downloadsBefore = caddyDownloads(standIns);
   const readBack = await engineUserData({ engine: ctx.engine, moto: ctx.moto }, settings, ctx.secrets, DATA_VOLUME_ID, ELASTIC_IP);
   const userData = readBack.bytes;
   figure(...readBackRow("host C: ", readBack));
-  figure("host C: user data with the HTTPS module", `${userData.length} bytes, ACME directory ${settings.domain?.acmeDirectory}`,
+  figure("host C: user data with the front's module (HTTPS)", `${userData.length} bytes, ACME directory ${settings.domain?.acmeDirectory}`,
     settings.domain?.acmeDirectory === LETS_ENCRYPT_DIRECTORY);
 
   const root = await createOverlay(ctx.image, join(dir, "root.qcow2"));
@@ -158,10 +150,10 @@ export async function hostC(ctx: HostCContext): Promise<void> {
     figure("host C: first boot waited for the Elastic IP", /public hostname: ec2-198-51-100-77\./.test(provisioning)
       ? `then read ${ELASTIC_DNS}` : "did not read the Elastic IP's name", /public hostname: ec2-198-51-100-77\./.test(provisioning));
     const steps = (provisioning.match(/ DONE step_\d\d_/g) ?? []).length;
-    const httpsDone = / DONE install_https$/m.test(provisioning);
+    const httpsDone = / DONE install_front$/m.test(provisioning);
     const errors = provisioning.split("\n").filter((line) => / (ERROR|FAILED)/.test(line)).slice(-2).join(" / ");
-    figure("host C: provisioning", `${steps} of 15 steps, install_https ${httpsDone ? "done" : `NOT done: ${errors}`}`, steps === 15 && httpsDone);
-    const downloaded = standIns.requests.filter((r) => `https://${r.host}${r.path}` === CADDY_MIRROR && r.status === 200).length;
+    figure("host C: provisioning", `${steps} of 15 steps, install_front ${httpsDone ? "done" : `NOT done: ${errors}`}`, steps === 15 && httpsDone);
+    const downloaded = caddyDownloads(standIns) - downloadsBefore;
     const installed = /Caddy installed: v?2\./.test(provisioning);
     figure("host C: Caddy from the mirror, checked by SHA-512", `${downloaded} download(s), ${installed ? "installed" : "NOT installed"}`,
       downloaded >= 1 && installed);

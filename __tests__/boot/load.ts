@@ -8,12 +8,16 @@
  * action running). A request fails on a connection error, on no answer within TIMEOUT_MS, or on any status but 200.
  */
 import * as http from "http";
+import { FRONT_WAIT_SECONDS } from "../../userdata/constants";
 import { Vm } from "./vm";
 
 /** Requests a second at most, all streams together (issue 38: "for example 20 requests a second"). */
 export const PER_SECOND = 20;
-/** A request with no whole answer by then fails. */
-export const TIMEOUT_MS = 10_000;
+/**
+ * A request with no whole answer by then fails: the front holds a request at most FRONT_WAIT_SECONDS (then answers
+ * 502 itself), so a held request is waited for, as a browser waits, and counted by the time it took (slowest).
+ */
+export const TIMEOUT_MS = (FRONT_WAIT_SECONDS + 5) * 1000;
 
 export interface LoadFigures {
   readonly requests: number;
@@ -105,7 +109,7 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
 
 /**
  * The boot report's row of one action's load, like `release: 412 requests, 0 failed, slowest 0.9 s`. The row holds
- * when the app answered during the action at all; the failures are reported, not yet held to 0 (issue 38, item 1).
+ * when requests were sent and none failed (issue 38: the front holds them while the app restarts).
  */
 export function loadRow(action: string, figures: LoadFigures): { name: string; value: string; ok: boolean } {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -114,7 +118,7 @@ export function loadRow(action: string, figures: LoadFigures): { name: string; v
     name: `${action}: requests from outside during it (80 and 3000, kept-alive and not)`,
     value: `${figures.requests} requests in ${s(figures.durationMs)}, ${figures.failed} failed${causes ? ` (${causes})` : ""}, `
       + `slowest ${s(figures.slowestMs)}, longest gap without an answer ${s(figures.longestGapMs)}`,
-    ok: figures.requests > figures.failed,
+    ok: figures.requests > 0 && figures.failed === 0,
   };
 }
 

@@ -122,6 +122,18 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
     status.code === 0 && /answer: HTTP 200/.test(status.stdout));
   await upgradeRows(vm, ops, opsCommand, figure);
 
+  // The host was launched without the front (its user data has none without a domain): the tool's first changing
+  // action installs it (ensure_front), here a restart with no load (connections opened straight to the app before it
+  // end at that restart: docs/operations.md). From then on every request from outside passes through Caddy.
+  const first = await opsCommand("restart");
+  const frontStatus = await opsCommand("status");
+  await page(3000);
+  const counted = await vm.sshOk(`nft list chain inet ${settings.appName}_front to_front | grep -o 'packets [0-9]*' || true`);
+  const caddyActive = (await vm.ssh("systemctl is-active caddy.service")).stdout.trim();
+  figure("front: installed by the tool's first action (restart)", `exit ${first.code}, caddy ${caddyActive}, `
+    + `${frontStatus.stdout.split("\n").find((l) => l.startsWith("front:")) ?? "no front line"}, redirect ${counted.trim() || "none"}`,
+  first.code === 0 && caddyActive === "active" && /^front: open$/m.test(frontStatus.stdout) && /packets [1-9]/.test(counted));
+
   // The same load with no action running: what the emulated host serves by itself, against which the actions' rows read.
   await underLoad(vm, "no action, 15 s", figure, () => new Promise((resolve) => setTimeout(resolve, 15_000)));
 
@@ -172,6 +184,17 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   figure("ops rollback, then rollback <release>", `exit ${back.code} (v2 ${backBody.includes(V2_LINE) ? "still" : "no longer"} served), exit ${forward.code} (${(await page(80)).includes(V2_LINE) ? "v2" : "not v2"} served)`,
     back.code === 0 && !backBody.includes(V2_LINE) && backBody.includes("customer 1") && forward.code === 0 && (await current()) === after);
 
+  // Memory (issue 38): what runs at once during a switch beside MariaDB: Caddy and one app (the restart stops the old
+  // server before it starts the new one; the build's yarn ends before the switch). Peak resident sizes since each
+  // process started (VmHWM): Caddy's through every action above, the app's and MariaDB's of the current processes.
+  const peaks = await vm.sshOk("for p in caddy node mariadbd; do pid=$(pgrep -o -x $p) && echo \"$p $(awk '/^VmHWM/ {print $2}' /proc/$pid/status)\"; done; "
+    + "awk '/^MemTotal/ {print \"total\", $2}' /proc/meminfo");
+  const kib = Object.fromEntries(peaks.trim().split("\n").map((line) => line.split(" ")).map(([name, value]) => [name, Number(value)]));
+  const mib = (name: string) => `${((kib[name] ?? 0) / 1024).toFixed(0)} MiB`;
+  figure("memory: peak resident size (VmHWM) of what runs during a switch", `caddy ${mib("caddy")}, node ${mib("node")}, mariadbd ${mib("mariadbd")}, `
+    + `together ${(((kib.caddy ?? 0) + (kib.node ?? 0) + (kib.mariadbd ?? 0)) / 1024).toFixed(0)} MiB of the t3.micro's 1024 (this VM: ${mib("total")})`,
+  kib.caddy > 0 && kib.node > 0 && kib.mariadbd > 0 && kib.caddy + kib.node + kib.mariadbd < 1024 * 1024);
+
   await vm.sshOk(": >/var/log/dnf-shim.log");
   const patch = await opsCommand("patch");
   const dnf = (await vm.sshOk("cat /var/log/dnf-shim.log")).trim().split("\n").map((line) => line.replace(/^\S+ /, ""));
@@ -192,8 +215,8 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   // The actions' lines (the installs of the tool are upgradeRows'), each naming the tool that wrote it.
   const actions = auditLog.trim().split("\n").filter((line) => !/ install-tool: /.test(line));
   figure("ops audit log", `${actions.length} action lines, last: ${actions[actions.length - 1].replace(/^\S+ /, "")}`,
-    actions.length === 7 && actions.every((line) => / ec2-user /.test(line) && / \(tool [0-9a-f]{12}\)$/.test(line))
-    && /reprovision: 0002-\w{7} -> 0002-\w{7}: ok \(tool [0-9a-f]{12}\)$/.test(actions[6]));
+    actions.length === 8 && actions.every((line) => / ec2-user /.test(line) && / \(tool [0-9a-f]{12}\)$/.test(line))
+    && /reprovision: 0002-\w{7} -> 0002-\w{7}: ok \(tool [0-9a-f]{12}\)$/.test(actions[7]));
   // A bad release whose ssh session drops during its health check: the local command (npm run ops, ssh) killed once
   // the switch is recorded; the action goes on in its unit, puts the previous release back, and says so (its output
   // gone with the session, its next write may end it with SIGPIPE first: the same outcome, said so).

@@ -48,7 +48,7 @@ describe("README tables", () => {
     // One row per key, and one per key of the nested backend and domain objects.
     expect(rows).toHaveLength(2 + Object.keys(stackSettingsSchema.shape).length + Object.keys(backendSettingsSchema.shape).length
       + Object.keys(domainSettingsSchema.shape).length);
-    expect(rows).toContain("| `domain.caddySha512` | SHA-512 of that tarball, checked before anything of it runs (default: the pinned release's). | " +
+    expect(rows).toContain("| `caddySha512` | SHA-512 of that tarball, checked before anything of it runs (default: the pinned release's). | " +
       `\`${CADDY_SHA512}\` | 128 lower-case hexadecimal digits (a SHA-512) |`);
     expect(rows).toContain("| `backend.type` | `local`: a state file on the machine that runs Terraform (one person trying the stack); `s3`: an S3 bucket, encrypted, with S3-native locking (teams and CI). | `local` | \"local\" or \"s3\" |");
     expect(rows).toContain("| `loginHome` | Home directory of the login user. Spec: `/home/ec2-user`. | `/home/ec2-user` | an absolute path of at most 200 characters such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");

@@ -103,6 +103,9 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(released.output).toMatch(/the first boot's checkout is now release 0001-[0-9a-f]{7}/);
     expect(released.output).toContain(`building v2 (${sha})`);
     expect(released.output).toMatch(/crm-test\.service answers HTTP 200 on \//);
+    // The front (installed before the action: ensure_front) held the requests from before the restart until the answer.
+    expect(released.output).toMatch(/Caddy is the front of the app\n[^]*requests held at the front\n[^]*answers HTTP 200 on \/\n\S+ \S+ the front passes the requests to the app again\n/);
+    expect(h.frontState()).toBe("open");
     expect(current()).toBe(`0002-${sha.slice(0, 7)}`);
     expect(lstatSync(h.settings.appDir).isSymbolicLink()).toBe(true);
     expect((await answer(h.appPort))?.body).toBe("crm v2");
@@ -157,6 +160,12 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(broken.exitCode).toBe(3);
     expect(broken.output).toContain("the server exited with status 3");
     expect(broken.output).toMatch(/ERROR: 0003-[0-9a-f]{7} did not answer; 0002-[0-9a-f]{7} serves again/);
+    // Held from before the new release's start until the previous one answered again: the new one never got a request.
+    const held = broken.output.split("\n").filter((line) => /requests held|exited with status|answers HTTP|passes the requests/.test(line))
+      .map((line) => line.replace(/^\S+ \S+ /, "").replace(/\S+\.service answers/, "answers"));
+    expect(held).toEqual(["requests held at the front", "the server exited with status 3", "requests held at the front",
+      "answers HTTP 200 on /", "the front passes the requests to the app again"]);
+    expect(h.frontState()).toBe("open");
     // Told by the unit's state, not by waiting out HEALTH_SECONDS.
     expect(Date.now() - started).toBeLessThan(30_000);
     expect({ current: current(), releases: releases() }).toEqual(before);
@@ -288,6 +297,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(healthy.exitCode).toBe(0);
     expect(healthy.output).toContain(`release: ${join(ops.releasesDirectory, current())}\n`);
     expect(healthy.output).toContain(`tool: ${renderOpsTool().version.slice(0, 12)}\n`);
+    expect(healthy.output).toContain("front: open\n");
     expect(healthy.output).toContain("SubState=running\n");
     expect(healthy.output).toContain("answer: HTTP 200 on /\n");
     expect(healthy.output).toContain(audit().pop());

@@ -25,15 +25,22 @@ describe("acmeDirectory and caddyUrl: a port from 1 to 65535, a host of DNS's li
   it.each([
     ["acmeDirectory", "https://acme.example.com:0/directory"],
     ["acmeDirectory", "https://acme.example.com:65536/directory"],
-    ["caddyUrl", "https://mirror.example.com:99999/caddy.tar.gz"],
-    ["caddyUrl", `https://${"a".repeat(64)}.example.com/caddy.tar.gz`],
   ])("refuses %s = %s, naming the setting", (key, url) => {
     expect(settingsErrorOf({ ...exampleSettings, domain: { ...domain, [key]: url } }))
       .toMatch(new RegExp(`^Invalid setting "domain\\.${key}" \\(got .+\\): expected an https URL .* an optional port from 1 to 65535\\)\\.$`));
   });
+  it.each([
+    ["https://mirror.example.com:99999/caddy.tar.gz"],
+    [`https://${"a".repeat(64)}.example.com/caddy.tar.gz`],
+  ])("refuses caddyUrl = %s, naming the setting", (url) => {
+    expect(settingsErrorOf({ ...exampleSettings, caddyUrl: url }))
+      .toMatch(/^Invalid setting "caddyUrl" \(got .+\): expected an https URL .* an optional port from 1 to 65535\)\.$/);
+  });
   it("takes ports 1 and 65535", () => {
-    const ok = { ...domain, acmeDirectory: "https://acme.example.com:65535/directory", caddyUrl: "https://mirror.example.com:1/caddy.tar.gz" };
+    const ok = { ...domain, acmeDirectory: "https://acme.example.com:65535/directory" };
     expect(parseStackSettings({ ...exampleSettings, domain: ok }).provisioning.domain).toMatchObject(ok);
+    expect(parseStackSettings({ ...exampleSettings, caddyUrl: "https://mirror.example.com:1/caddy.tar.gz" }).provisioning.caddyUrl)
+      .toBe("https://mirror.example.com:1/caddy.tar.gz");
   });
 });
 

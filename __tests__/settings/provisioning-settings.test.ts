@@ -1,3 +1,4 @@
+import { CADDY_DOWNLOAD_URL, CADDY_SHA512 } from "../../settings/domain-settings";
 import { SettingsError } from "../../settings/errors";
 import {
   PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, validateProvisioningSettings,
@@ -27,7 +28,8 @@ describe("validateProvisioningSettings", () => {
       dataVolumeWaitSeconds: 300,
       scriptDirectory: "/usr/local/sbin",
     });
-    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true, secrets: "user-data", topology: "single-host", healthCheckPath: "/" });
+    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true, secrets: "user-data", topology: "single-host", healthCheckPath: "/",
+      caddyUrl: CADDY_DOWNLOAD_URL, caddySha512: CADDY_SHA512 });
   });
 
   const bad: [keyof ProvisioningSettings, unknown, RegExp][] = [

@@ -258,7 +258,7 @@ describe("stack settings", () => {
     ["deviceDirectory", "/dev"], ["fstabFile", "/etc/fstab"], ["databaseDir", "/var/lib/mysql"],
     ["unitDirectory", "/etc/systemd/system"], ["nftablesConfig", "/etc/sysconfig/nftables.conf"],
   ])("tells a file that still names %s, with any value, that the setting is gone: the host's path %s is a constant", (setting, path) => {
-    expect(Object.keys(REMOVED_SETTINGS).sort()).toEqual(Object.keys(HOST_FILES).sort());
+    expect(REMOVED_SETTINGS[setting]).toBe(`the host's path ${HOST_FILES[setting as keyof typeof HOST_FILES]} is a constant of the host, no longer a setting`);
     for (const value of [path, "/elsewhere", 3]) {
       let message = "";
       try {
@@ -270,5 +270,16 @@ describe("stack settings", () => {
       expect(message).toBe(`The setting "${setting}" is gone: the host's path ${path} is a constant of the host, no longer a setting; `
         + "remove it from the settings file (see CHANGELOG.md).");
     }
+  });
+
+  it.each(["caddyUrl", "caddySha512"])("tells a file that still names domain.%s that it moved to the top level", (setting) => {
+    const domain = { hostedZone: "example.com", name: "crm.example.com", [setting]: "x" };
+    expect(() => parseStackSettings({ ...exampleSettings, domain })).toThrow(new RemovedSettingError(`domain.${setting}`,
+      `set the top-level "${setting}" instead (every single host downloads Caddy, its front)`));
+    // The rest of the domain is read as usual: one line for this, none for the keys beside it.
+    expect(() => parseStackSettings({ ...exampleSettings, domain })).toThrow(
+      `The setting "domain.${setting}" is gone: set the top-level "${setting}" instead (every single host downloads Caddy, its front); `
+      + "remove it from the settings file (see CHANGELOG.md).");
+    expect(Object.keys(REMOVED_SETTINGS).filter((key) => key.includes("."))).toEqual(["domain.caddyUrl", "domain.caddySha512"]);
   });
 });

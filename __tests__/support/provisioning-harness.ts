@@ -46,7 +46,7 @@ import { Journal } from "./harness/journal";
 import { MetadataService } from "./harness/metadata-service";
 import { exec, findTool, freePort, killGroup, RecordedRequest, shq, tool } from "./harness/shared";
 import { SourceHost, SourceHostRequest } from "./harness/source-host";
-import { StandInCommands } from "./harness/stand-in-commands";
+import { STAND_IN_CADDY_URL, StandInCommands } from "./harness/stand-in-commands";
 
 // What the tests import from here.
 export { nativePasswordHash } from "./harness/database";
@@ -285,7 +285,22 @@ export class ProvisioningHarness {
       secrets: this.awsEndpoint ? "parameter-store" : "user-data",
       topology: this.remoteDatabase ? "scale-out" : "single-host",
       healthCheckPath: "/",
+      caddyUrl: STAND_IN_CADDY_URL,
+      caddySha512: this.commands.caddyRelease.sha512,
     };
+  }
+
+  /** The front's set `held`, as the nft stand-in keeps it: none (no front installed), held (an element in it) or open. */
+  frontState(): "none" | "held" | "open" {
+    const file = this.commands.frontHeldFile;
+    if (!existsSync(file)) return "none";
+    return readFileSync(file, "utf8").includes("elements = ") ? "held" : "open";
+  }
+
+  /** What a boot's nftables service does to the front: it loads the saved ruleset, whose set `held` is empty. */
+  firewallAtBoot(): void {
+    const file = this.commands.frontHeldFile;
+    if (existsSync(file)) writeFileSync(file, "");
   }
 
   /** The ops command the script installs (app mode or not). */

@@ -25,7 +25,7 @@ function ruleset(settings: ProvisioningSettings, uid?: number): string {
     write("systemctl", "exit 0");
     write("id", uid === undefined ? "echo \"id: '$2': no such user\" >&2; exit 1" : `[[ $* == "-u ec2-instance-connect" ]] && echo ${uid} && exit 0; exit 1`);
     const program = [relocateHostFiles(renderScriptHeader(settings, SECRETS), dir), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
-      ...["die", "install_file", "metadata_address", "configure_firewall"].map((name) => shellFunction(script, name)), "configure_firewall"].join("\n");
+      ...["die", "install_file", "metadata_address", "nft_block", "configure_firewall"].map((name) => shellFunction(script, name)), "configure_firewall"].join("\n");
     const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);

@@ -196,7 +196,7 @@ describe("renderProvisioningScript", () => {
     expect(definitions(compactShell(code))).toBe(full);
   });
 
-  test.each(["https", "parameter-store", "remote-database"])("compacting %s.sh changes none of the functions bash reads from it", (name) => {
+  test.each(["front", "parameter-store", "remote-database"])("compacting %s.sh changes none of the functions bash reads from it", (name) => {
     const code = readFileSync(join(__dirname, `../../userdata/${name}.sh`), "utf8");
     const definitions = (text: string) => {
       const result = spawnSync("bash", ["-c", `${text}\ndeclare -f`], { encoding: "utf8" });

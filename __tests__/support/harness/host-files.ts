@@ -13,18 +13,24 @@ export function hostFilesUnder(root: string): HostFiles {
 
 /**
  * A rendered script whose host paths (the header's HOST_FILE_VARIABLES) lie under `root`: the stand-in
- * hosts' own route for what is a constant on an instance, never a setting. A path the script's topology
- * has no use for is not in its header (a scale-out host's DEVICE_DIR); any other form of a line throws.
+ * hosts' own route for what is a constant on an instance, never a setting. Each is an assignment of a readonly line
+ * of the header (`readonly VAR='path'`, alone or beside others); a path the script's topology has no use for is not in
+ * its header (a scale-out host's DEVICE_DIR); a variable there in any other form throws.
  */
 export function relocateHostFiles(script: string, root: string): string {
   const moved = hostFilesUnder(root);
   for (const [name, variable] of Object.entries(HOST_FILE_VARIABLES) as [keyof HostFiles, string][]) {
-    const line = `\nreadonly ${variable}=${shellQuote(HOST_FILES[name])}\n`;
-    if (!script.includes(line)) {
-      if (!script.includes(`\nreadonly ${variable}=`)) continue;
-      throw new Error(`the script does not hold${line.trimEnd()}`);
+    const assignment = new RegExp(`(\n(?:readonly (?:[A-Z0-9_]+='[^'\n]*' )*))${variable}=${escape(shellQuote(HOST_FILES[name]))}(?=[ \n])`);
+    if (!assignment.test(script)) {
+      if (!new RegExp(`[\n ]${variable}=`).test(script)) continue;
+      throw new Error(`the script does not hold readonly ${variable}=${shellQuote(HOST_FILES[name])}`);
     }
-    script = script.replace(line, `\nreadonly ${variable}=${shellQuote(moved[name])}\n`);
+    script = script.replace(assignment, (_match, before: string) => `${before}${variable}=${shellQuote(moved[name])}`);
   }
   return script;
+}
+
+/** A string as a regular expression that matches it literally. */
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -5,11 +5,16 @@
  * read (stand-ins/lib.sh). They record each call in a log, read the armed fault from a file, and keep
  * the pids of the transient units and of the app unit's supervisor they start.
  */
-import { chmodSync, copyFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "fs";
+import { spawnSync } from "child_process";
+import { createHash } from "crypto";
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "fs";
 import { join } from "path";
 import { NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC } from "../../../userdata/constants";
 import { Fault } from "./faults";
 import { findTool, groupAlive, killGroup, shq, tool } from "./shared";
+
+/** Where the stand-in hosts' settings download Caddy (the curl stand-in serves caddyRelease there). */
+export const STAND_IN_CADDY_URL = "https://caddy.stand-in.example/caddy_linux_amd64.tar.gz";
 
 /** The stand-ins' shell files (write() copies them into each harness's directory). */
 const STAND_INS = join(__dirname, "..", "stand-ins");
@@ -29,6 +34,22 @@ export class StandInCommands {
     this.binDir = join(this.dir, "bin");
     this.callsFile = join(harnessDir, "calls.log");
     this.faultFile = join(harnessDir, "fault");
+  }
+
+  private release?: { readonly tarball: string; readonly sha512: string };
+
+  /** The stand-in Caddy release (a caddy that prints its version, in a tarball as a release's) and its SHA-512, made once. */
+  get caddyRelease(): { readonly tarball: string; readonly sha512: string } {
+    if (!this.release) {
+      const dir = join(this.harnessDir, "caddy-release");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "caddy"), "#!/bin/sh\necho v2.0.0 stand-in\n", { mode: 0o755 });
+      const tarball = join(this.harnessDir, "caddy_linux_amd64.tar.gz");
+      const packed = spawnSync("tar", ["-czf", tarball, "-C", dir, "caddy"], { encoding: "utf8" });
+      if (packed.status !== 0) throw new Error(`packing the stand-in Caddy failed: ${packed.stderr}`);
+      this.release = { tarball, sha512: createHash("sha512").update(readFileSync(tarball)).digest("hex") };
+    }
+    return this.release;
   }
 
   /** The database unit's control script (the data-volume mode), in the copy. */
@@ -71,6 +92,7 @@ export class StandInCommands {
       FAULT_FILE: this.faultFile,
       NEEDS_REBOOT: join(dir, "needs-reboot"),
       NFT_RULES: join(dir, "nft-rules.log"),
+      NFT_HELD: this.frontHeldFile,
       SWAP_STATE: this.swapState,
       REAL_MKSWAP: tool("mkswap"),
       REAL_CHOWN: tool("chown"),
@@ -78,6 +100,10 @@ export class StandInCommands {
       REAL_GIT: tool("git"),
       REAL_FLOCK: tool("flock"),
       REAL_CURL: tool("curl"),
+      REAL_ID: tool("id"),
+      USERS_FILE: join(dir, "users"),
+      CADDY_URL: STAND_IN_CADDY_URL,
+      CADDY_TARBALL: this.caddyRelease.tarball,
       REAL_MARIADB: tool("mariadb"),
       REAL_MARIADB_DUMP: tool("mariadb-dump"),
       APP_STATE: this.appState,
@@ -142,6 +168,11 @@ export class StandInCommands {
   reset(): void {
     for (const file of [this.swapState, this.callsFile, this.faultFile]) rmSync(file, { force: true });
     this.callsSeen = 0;
+  }
+
+  /** The front's set `held` as the nft stand-in keeps it (absent: no front installed). */
+  get frontHeldFile(): string {
+    return join(this.harnessDir, "nft-held");
   }
 
   private get swapState(): string {

@@ -1,9 +1,19 @@
 #!/bin/bash
 # curl: the nvm installer's address gets the stand-in installer (nvm-install.sh, with the stand-ins'
-# directory written in); step 12 fails when its fault is armed. The app's address (the ops command's
+# directory written in); step 12 fails when its fault is armed. Caddy's address gets the stand-in release. The app's address (the ops command's
 # health checks): a signal to the action when an ops:*-health fault is armed. Any other address: the real curl.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
+# Caddy's address (the settings' caddyUrl): the stand-in release (a tarball of a caddy that prints its version).
+if [[ " $* " == *" $CADDY_URL "* ]]; then
+  record curl "$@"
+  out=- prev=''
+  for a in "$@"; do
+    if [[ $prev == -o ]]; then out=$a; fi
+    prev=$a
+  done
+  exec cp "$CADDY_TARBALL" "$out"
+fi
 for arg in "$@"; do
   if [[ $arg == "$NVM_INSTALL_URL" ]]; then
     record curl "$@"
