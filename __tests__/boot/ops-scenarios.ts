@@ -141,8 +141,9 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const before = await current();
   const started = Date.now();
   let refused: CommandResult | undefined;
-  // The gap is the app's stop and start after the switch (6.2 s under this load with the VM alone on the machine).
-  // The bound is no timing goal: it fails a release that takes the app down before its build (over a minute here).
+  // The gap is the front's hold: the app's stop and start after the switch (7.3 s with the VM alone on the machine,
+  // 23.1 s beside the other phases of npm test). The bound is no timing goal: it fails a release that takes the app
+  // down before its build (over a minute here: the requests would wait as long, or fail after 60 s).
   const released = await underLoad(vm, "release v2", figure, async () => {
     const release = opsCommand("release", "v2");
     const deadline = Date.now() + 10 * 60_000;
@@ -155,7 +156,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
       if ((await Promise.race([release.then(() => true), new Promise((r) => setTimeout(() => r(false), 500))]))) break;
     }
     return release;
-  }, (seen) => seen.longestGapMs <= 30_000);
+  }, (seen) => seen.longestGapMs <= 45_000);
   const took = Date.now() - started;
   const after = await current();
   figure("ops release v2", `exit ${released.code} in ${seconds(took)}, ${before} -> ${after}: ${lastLine(released)}`,
