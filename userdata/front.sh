@@ -1,15 +1,17 @@
 #!/bin/bash
 # The front of a single host, Caddy: a module of the ops tool (userdata/ops-tool.ts), which installs it before every
 # changing action (ensure_front, ops.sh), and of the provisioning script of a stack with a domain (userdata/script.ts:
-# scriptModules), whose main runs install_front after the spec's 15 steps. Function definitions only. The header sets CADDY_URL, CADDY_SHA512, CADDY_BINARY, CADDY_HOME, CADDY_CONFIG, FRONT_PORT and
-# FRONT_WAIT_SECONDS, and with a domain DOMAIN_NAME and ACME_DIRECTORY.
+# scriptModules), whose main runs install_front after the spec's 15 steps. Function definitions only. The header
+# sets CADDY_URL, CADDY_SHA512, CADDY_BINARY, CADDY_HOME and CADDY_CONFIG, and with a domain DOMAIN_NAME and
+# ACME_DIRECTORY; FRONT_PORT and FRONT_WAIT_SECONDS are the tool's constants (in the header too with a domain).
 #
 # Every request from outside to the app's port (and to port 80, without a domain) reaches Caddy on FRONT_PORT
-# (configure_firewall's redirect), which passes it to the app on 127.0.0.1, one connection per request. When the
+# (front_firewall's redirect), which passes it to the app on 127.0.0.1, one connection per request. When the
 # app cannot be reached (restarting, or held by the ops tool during a switch: front_hold in ops.sh), Caddy tries
 # again every 250 ms for FRONT_WAIT_SECONDS: the request waits instead of failing (docs/operations.md). With a
 # domain, Caddy also serves https://$DOMAIN_NAME with a certificate from the ACME CA at $ACME_DIRECTORY (Let's
-# Encrypt by default), which it renews by itself, and redirects http:// there. The app keeps its port, as the spec has it.
+# Encrypt by default), which it renews by itself, and redirects http:// there. The app keeps its port, as the spec
+# has it.
 # shellcheck disable=SC2154 # the variables above come from the rendered header
 
 # install_caddy: the release from CADDY_URL, checked against CADDY_SHA512 before anything of it runs;

@@ -1,28 +1,31 @@
 #!/bin/bash
 # curl: the nvm installer's address gets the stand-in installer (nvm-install.sh, with the stand-ins'
-# directory written in); step 12 fails when its fault is armed. Caddy's address gets the stand-in release. The app's address (the ops command's
-# health checks): a signal to the action when an ops:*-health fault is armed. Any other address: the real curl.
+# directory written in); step 12 fails when its fault is armed. Caddy's address (the settings' caddyUrl) gets the
+# stand-in release. The app's address (the ops command's health checks): a signal to the action when an
+# ops:*-health fault is armed. Any other address: the real curl.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
-# Caddy's address (the settings' caddyUrl): the stand-in release (a tarball of a caddy that prints its version).
-if [[ " $* " == *" $CADDY_URL "* ]]; then
-  record curl "$@"
-  out=- prev=''
+
+# output ARGS...: where curl's arguments send the body (-o/--output), - for standard output.
+output() {
+  local out=- prev='' a
   for a in "$@"; do
-    if [[ $prev == -o ]]; then out=$a; fi
+    if [[ $prev == -o || $prev == --output ]]; then out=$a; fi
     prev=$a
   done
-  exec cp "$CADDY_TARBALL" "$out"
+  printf '%s' "$out"
+}
+
+# Caddy's address: the stand-in release (a tarball of a caddy that prints its version).
+if [[ " $* " == *" $CADDY_URL "* ]]; then
+  record curl "$@"
+  exec cp "$CADDY_TARBALL" "$(output "$@")"
 fi
 for arg in "$@"; do
   if [[ $arg == "$NVM_INSTALL_URL" ]]; then
     record curl "$@"
     fail step_12_install_node
-    out=- prev=''
-    for a in "$@"; do
-      if [[ $prev == -o || $prev == --output ]]; then out=$a; fi
-      prev=$a
-    done
+    out=$(output "$@")
     installer=$(printf '#!/bin/bash\nSTAND_INS=%q\n' "$(cd "${BASH_SOURCE[0]%/*}/.." && pwd)"; sed 1d "${BASH_SOURCE[0]%/*}/../nvm-install.sh")
     if [[ $out == - ]]; then printf '%s\n' "$installer"; else printf '%s\n' "$installer" >"$out"; fi
     exit 0
