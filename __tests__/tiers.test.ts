@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from "fs";
 import { join, relative, resolve } from "path";
+import * as ts from "typescript";
 
 const ROOT = resolve(__dirname, "..");
 const base = require("../jest.config.js") as { testPathIgnorePatterns: string[] };
@@ -67,5 +68,23 @@ describe("the test tiers", () => {
   it("the markers find the files the quick tier leaves out for them", () => {
     const marked = (file: string) => SLOW_MARKERS.some(([marker]) => marker.test(readFileSync(file, "utf8")));
     expect(fullOnly.filter((file) => !marked(file)).map((file) => relative(ROOT, file))).toEqual([]);
+  });
+
+  // A hook without a timeout has jest's 5 s, which a loaded machine's teardown passes (support/teardown.ts).
+  it("every hook that stops or kills what a test started is bounded by TEARDOWN_MS, not jest's default 5 s", () => {
+    const unbounded = files.flatMap((file) => {
+      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+      const found: string[] = [];
+      const visit = (node: ts.Node): void => {
+        if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && /^(after|before)(All|Each)$/.test(node.expression.text)
+          && /\.(stop|kill|stopManaged\w*)\(/.test(node.arguments[0]?.getText() ?? "") && node.arguments[1]?.getText() !== "TEARDOWN_MS") {
+          found.push(`${relative(ROOT, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      return found;
+    });
+    expect(unbounded).toEqual([]);
   });
 });

@@ -27,6 +27,7 @@ import { engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } f
 import { CaddyMirror, packDebianCaddy, serveCaddy, withCaddyMirror } from "./caddy-mirror";
 import { Accelerator, BOOT_REGION, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(40 * 60_000);
 
@@ -199,7 +200,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
       if (work) rmSync(work, { recursive: true, force: true });
       printFigures();
     }
-  });
+  }, TEARDOWN_MS);
 
   it("boots: image, accelerator, user data read back from EC2, first HTTP 200", () => {
     figure("image", `${image.fsType} root, ${image.buildSeconds ? `built in ${image.buildSeconds.toFixed(0)} s` : "cached"}`, true);

@@ -37,6 +37,7 @@ import {
 } from "../support/real-provider";
 import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
 import gaps from "./moto-gaps.json";
+import { TEARDOWN_MS } from "../support/teardown";
 
 const ROOT = resolve(__dirname, "../..");
 const REGION = "us-east-1";
@@ -173,7 +174,7 @@ describeWithEngine("the deploy role's policy under moto's IAM authorization, as 
 
   afterAll(async () => {
     await Promise.all([server?.stop(), dns?.stop()]);
-  });
+  }, TEARDOWN_MS);
 
   it("judges the user: a call outside the policy (iam:ListUsers) is refused", () => {
     expect(outside).toMatch(/AccessDenied.*not authorized to perform: iam:ListUsers/s);

@@ -35,6 +35,7 @@ import { findMotoServer, MotoServer } from "../support/moto-server";
 import { awsJson, findProviderSetup, isolatedMotoEnvironment } from "../support/real-provider";
 import { newKey } from "../support/ssh-keys";
 import { describeWithEngine } from "../support/terraform-engine";
+import { TEARDOWN_MS } from "../support/teardown";
 
 const ROOT = resolve(__dirname, "../..");
 const REGION = "us-east-1";
@@ -174,7 +175,7 @@ describeWithEngine("README.md's Deploy section and day-2 rows, run as written ag
     await dlm?.stop();
     if (project) rmSync(project, { recursive: true, force: true });
     if (temp) rmSync(temp, { recursive: true, force: true });
-  });
+  }, TEARDOWN_MS);
 
   it("npm run doctor names the provider version for this machine's mirror, which the user exports", async () => {
     const doctor = await sh("doctor", "npm run -s doctor");

@@ -19,6 +19,7 @@ import { findMotoServer, MotoServer } from "../support/moto-server";
 import { droppedTypes, findProviderSetup, motoEnvironment, plannedChangeDetails, providerCopy, seedAccount, stackVariables } from "../support/real-provider";
 import { describeWithEngine, EngineResult, EngineWorkspace } from "../support/terraform-engine";
 import gaps from "./moto-gaps.json";
+import { TEARDOWN_MS } from "../support/teardown";
 
 const ROOT = resolve(__dirname, "../..");
 const FILES = [join(ROOT, "settings/example.json"),
@@ -185,7 +186,7 @@ describeWithEngine("every example stack through the real AWS provider against mo
 
   afterAll(async () => {
     await server?.stop();
-  });
+  }, TEARDOWN_MS);
 
   it.each(LANES.flat())("%s: validates, plans, applies (over an existing record of its name), plans again (with a newer image) with nothing but moto's listed gaps, and is destroyed (beside an earlier deployment's final snapshot)", (name) => {
     const outcome = outcomes.get(name)!;

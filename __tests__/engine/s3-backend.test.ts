@@ -14,6 +14,7 @@ import { MINIMUM_TERRAFORM_VERSION } from "../../main";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { bootstrapCheck } from "../support/synth";
 import { describeWithEngine, EngineResult, EngineWorkspace, flatten } from "../support/terraform-engine";
+import { TEARDOWN_MS } from "../support/teardown";
 
 const BUCKET = "crm-host-state";
 const STACK = "CrmHostStack-dev";
@@ -75,7 +76,7 @@ describeWithEngine("S3 state backend with S3-native locking, against moto on loo
   afterAll(async () => {
     await moto?.stop();
     for (const workspace of workspaces) workspace.remove();
-  }, 30_000);
+  }, TEARDOWN_MS);
 
   it("applies, keeps the state encrypted in the bucket, and refuses a concurrent apply through the lock", async () => {
     const first = await initialized(configuration(8));

@@ -17,6 +17,7 @@ import { appliedUserData, engineUserData, ReadBackUserData, readBackRow, userDat
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { exampleStackSettings, synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(10 * 60_000);
 
@@ -76,7 +77,7 @@ describeWithEngine("the boot test's user data: read back from EC2 (hashicorp/aws
 
   afterAll(async () => {
     await server?.stop();
-  });
+  }, TEARDOWN_MS);
 
   it("reads back from EC2 the bytes Terraform rendered: the same apply's output and a provider-free apply's, byte for byte", () => {
     expect(readBack.instanceId).toMatch(/^i-[0-9a-f]{17}$/);

@@ -11,6 +11,7 @@ import { gunzipSync } from "zlib";
 import { nativePasswordHash, ProvisioningHarness } from "../support/provisioning-harness";
 import { synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(180_000);
 
@@ -48,7 +49,7 @@ describeWithEngine("user data evaluated by a real engine", (engine) => {
   afterAll(async () => {
     workspace?.remove();
     await harness?.stop();
-  });
+  }, TEARDOWN_MS);
 
   it("renders a bash script whose gzip, in base64, is what the instance receives (cloud-init inflates it)", () => {
     expect(script.startsWith("#!/bin/bash\n")).toBe(true);

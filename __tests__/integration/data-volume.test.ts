@@ -13,6 +13,7 @@ import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/p
 import { describeWithTools } from "../support/required-tools";
 import { DATABASE_DROP_IN, renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(180_000);
 
@@ -96,7 +97,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       await hostA?.stop();
       await hostB?.stop();
       if (figures.length) console.log(`data volume figures:\n  ${figures.join("\n  ")}`);
-    });
+    }, TEARDOWN_MS);
 
     test("host A waits for the late volume, formats the empty volume as XFS and starts MariaDB on it", async () => {
       expect(runA.exitCode).toBe(0);

@@ -8,6 +8,7 @@ import { ProvisioningHarness, RunResult } from "../support/provisioning-harness"
 import { describeWithTools } from "../support/required-tools";
 import { renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets, validateProvisioningSettings } from "../../settings/provisioning-settings";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(180_000);
 
@@ -34,7 +35,7 @@ describeWithTools("database names and users at the edges, run for real", Provisi
   });
   afterAll(async () => {
     await h?.stop();
-  });
+  }, TEARDOWN_MS);
 
   test("the script succeeds with them", () => {
     expect(run.exitCode).toBe(0);

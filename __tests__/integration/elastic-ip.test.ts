@@ -9,6 +9,7 @@ import { ProvisioningHarness, TEST_PUBLIC_HOSTNAME, TEST_PUBLIC_IP } from "../su
 import { describeWithTools } from "../support/required-tools";
 import { ELASTIC_IP_WAIT_SECONDS, refreshScriptPath, renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(120_000);
 
@@ -23,7 +24,7 @@ describeWithTools("the first boot and the Elastic IP, run for real", Provisionin
   beforeAll(async () => {
     h = await ProvisioningHarness.start({ sourceHostToken: "token" });
   });
-  afterAll(async () => h?.stop());
+  afterAll(async () => h?.stop(), TEARDOWN_MS);
   beforeEach(async () => h.reset());
 
   const requested = (path: string) => h.metadataRequests.filter((r) => r.path === `/latest/meta-data/${path}`).length;

@@ -11,6 +11,7 @@ import { join, relative } from "path";
 import { Fault, FAULTS, nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import { refreshUnitName, renderProvisioningScript, STEP_FUNCTIONS } from "../../userdata";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(600_000);
 
@@ -80,7 +81,7 @@ describeWithTools("fault injection: every step fails once, then a re-run recover
     const kills = recovered.filter((fault) => fault.startsWith("kill:")).length;
     console.log(`faults: ${steps}/${STEP_FUNCTIONS.length} steps recovered; kills: ${kills}/3 recovered`);
     await h?.stop();
-  });
+  }, TEARDOWN_MS);
 
   test("a clean run leaves what the matrix compares against", () => {
     expect(clean).toMatchObject({

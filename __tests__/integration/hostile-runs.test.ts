@@ -11,6 +11,7 @@ import { ProvisioningHarness, RunResult } from "../support/provisioning-harness"
 import { describeWithTools } from "../support/required-tools";
 import { renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(120_000);
 
@@ -50,7 +51,7 @@ describeWithTools("the provisioning script under hostile input", ProvisioningHar
   });
   afterAll(async () => {
     await h?.stop();
-  });
+  }, TEARDOWN_MS);
 
   describe("a failing import whose database error quotes the app password", () => {
     let control: RunResult;

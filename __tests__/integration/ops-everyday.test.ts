@@ -27,6 +27,7 @@ import { findEngine } from "../support/terraform-engine";
 import { actionAuditLines, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import { exampleStackSettings } from "../support/synth";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(180_000);
 
@@ -72,7 +73,7 @@ describeWithTools("the everyday ops actions, run for real", [...ProvisioningHarn
     await moto?.stop();
     await h?.stop();
     rmSync(scratch, { recursive: true, force: true });
-  });
+  }, TEARDOWN_MS);
 
   test("restart restarts the app's unit, waits for its health check and writes an audit line", async () => {
     const before = h.calls().length;

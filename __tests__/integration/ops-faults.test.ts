@@ -21,6 +21,7 @@ import { findMotoServer, MotoServer } from "../support/moto-server";
 import { answer } from "../support/app-answer";
 import { actionAuditLines, nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(240_000);
 
@@ -138,7 +139,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
       spawnSync("cp", ["-a", h.dir, "/tmp/ops-faults-debug"]);
     }
     await h?.stop();
-  });
+  }, TEARDOWN_MS);
 
   /** After each case: v2 serves, the front holds no request, nothing is left unverified, no lock, no leftover. */
   async function expectV2Serves(): Promise<void> {
@@ -520,7 +521,7 @@ describeWithTools("the first release's adoption of the first boot's checkout, ki
 
   afterAll(async () => {
     await h?.stop();
-  });
+  }, TEARDOWN_MS);
 
   /** The first boot's layout again: its checkout (release 0001, whatever moved it) a plain <app_dir>, no releases, no state. */
   async function firstBootLayout(): Promise<void> {
@@ -605,7 +606,7 @@ describeWithTools("the ops command on a full disk (a small tmpfs as the login us
       spawnSync("umount", ["--lazy", home]);
       await h.stop();
     }
-  });
+  }, TEARDOWN_MS);
 
   test("less free space than the current release's size and FREE_MARGIN_MB: refused before the clone, nothing fetched, v2 serves", async () => {
     const v2 = host.current();
@@ -705,7 +706,7 @@ describeWithTools("rotate-secrets under faults (Parameter Store on moto), run fo
       await h?.stop();
       ssm?.destroy();
       await moto?.stop();
-    });
+    }, TEARDOWN_MS);
 
     test("a value .env cannot carry is refused before anything changes: the app keeps logging in with the old password", async () => {
       const before = await rootHash();

@@ -10,6 +10,7 @@ import { ScriptSecrets } from "../../settings/provisioning-settings";
 import { answer, answersWith } from "../support/app-answer";
 import { actionAuditLines, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(180_000);
 
@@ -48,7 +49,7 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
   afterAll(async () => {
     if (process.env.OPS_DEBUG) console.log(outputs.join("\n----\n"));
     await h?.stop();
-  });
+  }, TEARDOWN_MS);
 
   test("a first boot that fails at step 3 leaves the configuration; the tool installed beside it refuses a release and repairs the host with reprovision", async () => {
     h.fault = "step_03_start_database";

@@ -14,6 +14,7 @@ import { SecretParameterNames } from "../../settings/provisioning-settings";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(180_000);
 
@@ -60,7 +61,7 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
       ssm?.destroy();
       await h?.stop();
       await moto?.stop();
-    });
+    }, TEARDOWN_MS);
 
     test("the user data holds the parameters' names and no secret", () => {
       expect(script).toContain(`readonly APP_DB_PASSWORD_PARAMETER='${NAMES.appDbPassword}'`);

@@ -11,6 +11,7 @@ import {
   NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, PACKAGES, renderProvisioningScript, renderServiceUnit, STEP_FUNCTIONS, SWAP_SIZE,
 } from "../../userdata";
 import { ScriptSecrets, validateProvisioningSettings } from "../../settings/provisioning-settings";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(120_000);
 
@@ -44,7 +45,7 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
 
   afterAll(async () => {
     await h?.stop();
-  });
+  }, TEARDOWN_MS);
 
   test("the first run succeeds and logs every step", () => {
     expect(first.exitCode).toBe(0);

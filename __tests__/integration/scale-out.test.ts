@@ -21,6 +21,7 @@ import { DatabaseServer, databaseServerToolsMissing } from "../support/database-
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(240_000);
 
@@ -83,7 +84,7 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
       await Promise.all(hosts.map((host) => host.stop()));
       await db?.stop();
       await moto?.stop();
-    });
+    }, TEARDOWN_MS);
 
     test("both hosts wait at step 4 for db-setup, then provision, every step done, as the app's account", () => {
       expect(setup.exitCode).toBe(0);

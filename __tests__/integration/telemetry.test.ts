@@ -19,6 +19,7 @@ import { findMotoServer, MotoServer } from "../support/moto-server";
 import { JOURNAL_REMOTE, ProvisioningHarness, RunResult, TEST_INSTANCE_ID, TEST_REGION } from "../support/provisioning-harness";
 import { awsJson, motoEnvironment } from "../support/real-provider";
 import { describeWithTools } from "../support/required-tools";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(300_000);
 
@@ -82,7 +83,7 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
     afterAll(async () => {
       await h?.stop();
       await moto?.stop();
-    });
+    }, TEARDOWN_MS);
 
     test("provisioning installs the script (root's), the service and the timer, and starts the timer before step 1", () => {
       expect(provisioned.exitCode).toBe(0);

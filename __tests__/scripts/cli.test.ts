@@ -14,6 +14,7 @@ import { awsProviderMirror, satisfiesEngines } from "../../scripts/doctor";
 import { PINNED_AWS_PROVIDER } from "../../settings/provider-version";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { describeWithTools } from "../support/required-tools";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(180_000);
 
@@ -158,7 +159,7 @@ describe("npm run doctor", () => {
   describeWithTools("with the AWS CLI against moto's STS", findMotoServer() ? [] : ["moto_server"], () => {
     let moto: MotoServer;
     beforeAll(async () => { moto = await MotoServer.start(findMotoServer()!); });
-    afterAll(async () => moto?.stop());
+    afterAll(async () => moto?.stop(), TEARDOWN_MS);
 
     it("credentials that STS accepts: their account; none: the fix", async () => {
       const env = { ...process.env, HOME: dir, AWS_ENDPOINT_URL: moto.endpoint, AWS_DEFAULT_REGION: "us-east-1", AWS_EC2_METADATA_DISABLED: "true" };

@@ -24,6 +24,7 @@ import { exampleStackSettings } from "../support/synth";
 import { describeWithEngine, EngineWorkspace } from "../support/terraform-engine";
 import { describeWithTools } from "../support/required-tools";
 import { SINCE_EXPECTED } from "../../scripts/journal-since";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(120_000);
 
@@ -306,7 +307,7 @@ describeWithEngine("hostFromOutputs, the state in S3 (moto) without credentials"
   afterAll(async () => {
     workspace?.remove();
     await moto?.stop();
-  });
+  }, TEARDOWN_MS);
 
   (motoServer ? test : test.skip)("not initialized (a fresh synth): names terraform init; no credentials: names them and how to check them", async () => {
     moto = await MotoServer.start(motoServer!);
@@ -344,7 +345,7 @@ describeWithEngine("hostFromOutputs, the state in S3 (moto) without credentials"
 describe("npm run ops backup and restore, EC2 through the SDK's usual chain (moto's server)", () => {
   const motoServer = findMotoServer();
   let moto: MotoServer | undefined;
-  afterAll(async () => { await moto?.stop(); });
+  afterAll(async () => { await moto?.stop(); }, TEARDOWN_MS);
 
   (motoServer ? test : test.skip)("name what is missing in one line, before any ssh; and AWS's own refusals too", async () => {
     moto = await MotoServer.start(motoServer!);
@@ -376,7 +377,7 @@ describe("npm run ops db-setup: RDS's master secret through the SDK's usual chai
   afterAll(async () => {
     await moto?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  }, TEARDOWN_MS);
 
   (motoServer ? test : test.skip)("reads the secret with the user's credentials and hands it to the host's db-setup on stdin; refused on a single host", async () => {
     moto = await MotoServer.start(motoServer!);

@@ -13,6 +13,7 @@ import { SECRET_PARAMETER_TAG, secretParameterNames } from "../../constructs/sec
 import exampleSettings from "../../settings/example.json";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { describeWithTools } from "../support/required-tools";
+import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(120_000);
 
@@ -94,7 +95,7 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
     ssm?.destroy();
     await moto?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  }, TEARDOWN_MS);
 
   it("check finds nothing before set, and exits 1 naming the missing parameters", async () => {
     const result = await secrets(["check"]);

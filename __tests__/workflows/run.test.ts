@@ -25,6 +25,7 @@ import { newKey } from "../support/ssh-keys";
 import gaps from "../engine/moto-gaps.json";
 import { describeWithTools } from "../support/required-tools";
 import { commitUnderTest, JobResult, RepositorySettings, SimulatedEvent, StepResult, WorkflowRun, WorkflowStep } from "../support/workflow-runner";
+import { TEARDOWN_MS } from "../support/teardown";
 
 const ROOT = resolve(__dirname, "../..");
 const PLAN = ".github/workflows/terraform-plan.yml";
@@ -371,7 +372,7 @@ describeWithTools("the workflows, run on this machine", findEngine() ? [] : ["a 
     afterAll(async () => {
       await moto?.stop();
       if (artifact) rmSync(artifact, { recursive: true, force: true });
-    }, 30_000);
+    }, TEARDOWN_MS);
 
     it("plans a pull request with the placeholders, takes no lock, and publishes the plan without any secret", async () => {
       const plan = await planJob(PULL_REQUEST, "plan");
