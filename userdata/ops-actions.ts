@@ -92,7 +92,7 @@ export const OPS_ACTION_LIST: readonly OpsAction[] = [
   },
   { name: "restart", args: "", runs: "host", changes: true, summary: "restart the app's unit, then wait for its health check (audited)" },
   { name: "releases", args: "", runs: "host", changes: false, summary: "list the kept releases, the current one marked *" },
-  { name: "status", args: "", runs: "host", changes: false, summary: "the release, the service, the app's answer, the lock and the last actions" },
+  { name: "status", args: "", runs: "host", changes: false, summary: "the release, the service, the app's answer, the front, the lock and the last actions" },
   {
     name: "db", args: "[dump]", runs: "host", changes: false,
     summary: "a MariaDB shell on the app's database as the app user; db dump: a consistent dump to stdout or --output",

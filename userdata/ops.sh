@@ -525,7 +525,7 @@ os_release() {
   sed -n 's/^PRETTY_NAME=//p' /etc/os-release
 }
 
-# ops_status: the release (and whether it is verified), the unit, the app's answer, the lock (read, never
+# ops_status: the release (and whether it is verified), the unit, the app's answer, the front, the lock (read, never
 # taken) and the last actions; exit 1 when the app does not answer below 500.
 ops_status() {
   local ok=0 new previous holder
