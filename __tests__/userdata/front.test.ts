@@ -16,6 +16,7 @@ import { HOST_FILES } from "../../settings/host-layout";
 import { haveTool, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { hostFilesUnder, relocateHostFiles } from "../support/provisioning-harness";
+import { StandInCommands } from "../support/harness/stand-in-commands";
 
 const DOMAIN_SETTINGS = parseStackSettings({ ...exampleSettings, domain: { hostedZone: "example.com", name: "crm.example.com" } }).provisioning;
 const script = renderProvisioningScript(DOMAIN_SETTINGS, SECRETS, "vol-0123456789abcdef0", "203.0.113.25");
@@ -214,15 +215,24 @@ describe("install_front", () => {
   });
 });
 
+/**
+ * The provisioning harness's stand-ins (nft keeps the rules it is given and the front's set `held`; id knows caddy, of
+ * uid 990; systemctl does nothing), copied into `dir`: their commands (bin), their log of calls, and the rules nft was given.
+ */
+function standIns(dir: string): { bin: string; commands: StandInCommands; rulesGiven: () => string } {
+  const commands = new StandInCommands(dir);
+  commands.write({}, false);
+  writeFileSync(join(dir, "users"), "caddy\n");
+  const rules = join(dir, "nft-rules.log");
+  return { bin: commands.binDir, commands, rulesGiven: () => (existsSync(rules) ? readFileSync(rules, "utf8") : "") };
+}
+
 describe("front_firewall", () => {
   /** The front's rules as front_firewall gives them to nft (a stand-in that keeps them), for `settings`, with caddy of uid 990. */
   function rules(settings: ProvisioningSettings): string {
     const dir = mkdtempSync(join(tmpdir(), "crm-front-firewall-"));
     try {
-      const write = (name: string, body: string) => writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
-      write("nft", `cat >${shellQuote(join(dir, "ruleset"))}`);
-      write("systemctl", "exit 0");
-      write("id", '[[ $* == "-u caddy" ]] && echo 990');
+      const { bin, rulesGiven } = standIns(dir);
       const rendered = renderProvisioningScript(settings, SECRETS);
       // The header, and the tool's own constants where the header (a domain's) has none, as the ops tool reads them.
       const header = relocateHostFiles(renderScriptHeader(settings, SECRETS), dir);
@@ -231,11 +241,11 @@ describe("front_firewall", () => {
         ...["die", "install_file", "metadata_address", "nft_block"].map((name) => shellFunction(rendered, name)),
         // The ops tool's (ensure_front): not in the user data.
         readFileSync(join(__dirname, "../../userdata/front.sh"), "utf8"), "front_firewall"].join("\n");
-      const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
+      const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
       expect(result.stderr).toBe("");
       expect(result.status).toBe(0);
       const kept = readFileSync(hostFilesUnder(dir).nftablesConfig, "utf8");
-      const given = readFileSync(join(dir, "ruleset"), "utf8");
+      const given = rulesGiven();
       expect(kept).toBe(`# BEGIN crm front (ops tool)\n${given}# END crm front (ops tool)\n`);
       return given;
     } finally {
@@ -267,28 +277,18 @@ describe("the hold (ops.sh: front_hold, front_open, front_state)", () => {
   function hold(call: string, opts: { front: boolean; inFlight: number; drainSeconds?: number }) {
     const dir = mkdtempSync(join(tmpdir(), "crm-hold-"));
     try {
-      const set = join(dir, "held");
-      if (opts.front) writeFileSync(set, "");
-      const write = (name: string, body: string) => writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
-      write("nft", [
-        `echo "nft $*" >>${shellQuote(join(dir, "calls"))}`,
-        `[[ -f ${shellQuote(set)} ]] || { echo "Error: No such file or directory" >&2; exit 1; }`,
-        `if [[ $1 == list ]]; then printf 'table inet crm_front {\\n  set held {\\n    type inet_service\\n    flags timeout\\n%s  }\\n}\\n' "$(cat ${shellQuote(set)})"; exit 0; fi`,
-        `if [[ $1 == flush ]]; then : >${shellQuote(set)}; exit 0; fi`,
-        // -f: the transaction, as nft takes it (a flush, then the element with its timeout).
-        `rules=$(cat); echo "$rules" >>${shellQuote(join(dir, "calls"))}`,
-        `: >${shellQuote(set)}; if [[ $rules =~ add\\ element.*\\{\\ ([0-9]+)\\ timeout\\ ([0-9]+s) ]]; then`,
-        `  echo "    elements = { \${BASH_REMATCH[1]} timeout \${BASH_REMATCH[2]} }" >${shellQuote(set)}; fi`,
-      ].join("\n"));
+      const { bin, commands, rulesGiven } = standIns(dir);
+      if (opts.front) writeFileSync(commands.frontHeldFile, "");
+      const write = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
       const count = join(dir, "ss-calls");
       write("ss", `n=$(( $(cat ${shellQuote(count)} 2>/dev/null || echo 0) + 1 )); echo $n >${shellQuote(count)}; `
         + `(( n <= ${opts.inFlight} )) && echo "ESTAB 0 0 127.0.0.1:41234 127.0.0.1:3000"; exit 0`);
       const program = ["set -Eeuo pipefail", "log() { printf '%s\\n' \"$*\"; }", `APP_NAME=crm APP_PORT=3000 HOLD_SECONDS=160 DRAIN_SECONDS=${opts.drainSeconds ?? 30}`,
         readFileSync(join(__dirname, "../../userdata/ops.sh"), "utf8"), call].join("\n");
-      const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
+      const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
       expect(result.stderr).toBe("");
-      const calls = existsSync(join(dir, "calls")) ? readFileSync(join(dir, "calls"), "utf8").trim().split("\n") : [];
-      return { status: result.status, stdout: result.stdout, calls, ssCalls: existsSync(count) ? Number(readFileSync(count, "utf8")) : 0 };
+      const calls = commands.calls().filter((call) => call.startsWith("nft "));
+      return { status: result.status, stdout: result.stdout, calls, rules: rulesGiven(), ssCalls: existsSync(count) ? Number(readFileSync(count, "utf8")) : 0 };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -298,7 +298,7 @@ describe("the hold (ops.sh: front_hold, front_open, front_state)", () => {
     const run = hold("front_state; front_hold; front_state; front_open; front_state", { front: true, inFlight: 3 });
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("open\nrequests held at the front\nheld\nthe front passes the requests to the app again\nopen\n");
-    expect(run.calls.join("\n")).toContain("flush set inet crm_front held\nadd element inet crm_front held { 3000 timeout 160s }");
+    expect(run.rules).toContain("flush set inet crm_front held\nadd element inet crm_front held { 3000 timeout 160s }");
     // Three answers with a connection in flight, then none: the drain asked a fourth time.
     expect(run.ssCalls).toBe(4);
   });
@@ -317,6 +317,7 @@ describe("the hold (ops.sh: front_hold, front_open, front_state)", () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("none\n");
     expect(run.calls.every((call) => call.startsWith("nft list "))).toBe(true);
+    expect(run.rules).toBe("");
     expect(run.ssCalls).toBe(0);
   });
 });
