@@ -103,16 +103,22 @@ ship_file() {
 # empty one, which CloudWatch Logs refuses; the position after it; oldest first; invalid UTF-8 dropped)
 # into the stream <instance id>/STREAM in one PutLogEvents, then STATE holds the last position.
 put_events() {
-  local batch=$BATCH stream="$INSTANCE_ID/$1" out
+  local batch=$BATCH stream="$INSTANCE_ID/$1" out position
   awk -F '\t' '$2 != "" { printf "%s{\"timestamp\":%s,\"message\":%s}", (n++ ? "," : "["), $1, $2 } END { if (n) print "]" }' \
     "$batch.tsv" >"$batch.json" || return
+  position=$(tail -n 1 "$batch.tsv" | cut -f 3) && [[ -n $position ]] || return
   if [[ -s $batch.json && ! -e $TELEMETRY_STATE/$1.stream ]]; then
     out=$(aws_call logs create-log-stream --log-group-name "$LOG_GROUP" --log-stream-name "$stream" 2>&1) ||
       [[ $out == *ResourceAlreadyExists* ]] || { log "$out"; return 1; }
     : >"$TELEMETRY_STATE/$1.stream"
   fi
-  if [[ -s $batch.json ]]; then
-    aws_call logs put-log-events --log-group-name "$LOG_GROUP" --log-stream-name "$stream" --log-events "file://$batch.json" >/dev/null || return
-  fi
-  tail -n 1 "$batch.tsv" | cut -f 3 >"$batch.position" && mv -f "$batch.position" "$2"
+  # The put and the move of its position as one unit that a stop signal does not cut (systemd signals every
+  # process of the unit): a signal between them would leave the batch to be sent again. A SIGKILL there still does.
+  (
+    trap '' TERM INT HUP
+    if [[ -s $batch.json ]]; then
+      aws_call logs put-log-events --log-group-name "$LOG_GROUP" --log-stream-name "$stream" --log-events "file://$batch.json" >/dev/null || exit
+    fi
+    printf '%s\n' "$position" >"$batch.position" && mv -f "$batch.position" "$2"
+  )
 }

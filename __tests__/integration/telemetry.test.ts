@@ -8,7 +8,7 @@
  */
 import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { ChildProcess, spawnSync } from "child_process";
-import { existsSync, readFileSync, statSync, writeFileSync } from "fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { opsPaths, renderProvisioningScript, renderTelemetryService, renderTelemetryTimer, telemetryPaths } from "../../userdata";
@@ -150,6 +150,23 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
       const shipped = await messages("app");
       expect(shipped.length).toBe(journal.length);
       expect(shipped).toEqual(journal);
+    });
+
+    test("a stop signal that comes as a batch's position is kept (systemd signals every process of the unit) sends the batch once", async () => {
+      // A one-off mv first on PATH: at the first position moved, a SIGTERM to the round's process group, then the move.
+      const dir = mkdtempSync(join(h.dir, "stop-at-move-"));
+      const mark = join(dir, "fired");
+      const realMv = spawnSync("bash", ["-c", "command -v mv"], { encoding: "utf8" }).stdout.trim();
+      writeFileSync(join(dir, "mv"), `#!/bin/bash\nif [[ ! -e '${mark}' ]]; then : >'${mark}'; kill -TERM 0; fi\nexec '${realMv}' "$@"\n`, { mode: 0o755 });
+      const before = (await messages("app")).length;
+      await addJournal(600, "stop-at-move");
+      const stopped = await h.runCommand(telemetryPaths(h.settings).script, [], { timeoutMs: 120_000, env: { PATH: `${dir}:${h.scriptEnv().PATH}` } });
+      expect(existsSync(mark)).toBe(true);
+      expect(stopped.exitCode).toBe(0);
+      // The stop ended the round after its first batch (500 lines): the rest is the next round's.
+      expect((await messages("app")).length).toBe(before + 500);
+      expect((await round()).exitCode).toBe(0);
+      expect(await messages("app")).toEqual(journal);
     });
 
     test("a stopped app is published as AppHealthy 0", async () => {
