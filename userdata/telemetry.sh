@@ -73,7 +73,8 @@ ship_journal() {
       { m = "\"(not text)\"" }
       match($0, /"MESSAGE":"([^"\\]|\\.)*"/) { m = substr($0, RSTART + 10, RLENGTH - 10); if (m == "\"\"") m = "" }
       { s += length(m); if (NR > 1 && s > 800000) exit; print t "\t" m "\t" c }' | iconv -c -f UTF-8 -t UTF-8 >"$BATCH.tsv" || true
-    [[ -s $BATCH.tsv ]] || return 0
+    # A stop signal reached the batch's commands too, which may have cut it mid-line: it is the next round's, whole.
+    ((!STOP)) && [[ -s $BATCH.tsv ]] || return 0
     put_events "$1" "$state" || return
   done
 }
@@ -94,7 +95,7 @@ ship_file() {
         print t "\t" (p == "" ? "" : "\"" p "\"") "\t" i " " o
       }
       { p = $0 }' | iconv -c -f UTF-8 -t UTF-8 >"$BATCH.tsv" || true
-    [[ -s $BATCH.tsv ]] || return 0
+    ((!STOP)) && [[ -s $BATCH.tsv ]] || return 0
     put_events "$1" "$state" || return
   done
 }

@@ -152,19 +152,40 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
       expect(shipped).toEqual(journal);
     });
 
-    test("a stop signal that comes as a batch's position is kept (systemd signals every process of the unit) sends the batch once", async () => {
-      // A one-off mv first on PATH: at the first position moved, a SIGTERM to the round's process group, then the move.
-      const dir = mkdtempSync(join(h.dir, "stop-at-move-"));
+    /**
+     * A round with a one-off `command` first on PATH: its first call runs `then` (bash, with REAL the real command), then
+     * sends SIGTERM to the round's process group, as systemd signals every process of the unit. Returns the round, and
+     * whether the stop came.
+     */
+    const stoppedAt = async (command: string, then: string) => {
+      const dir = mkdtempSync(join(h.dir, `stop-at-${command}-`));
       const mark = join(dir, "fired");
-      const realMv = spawnSync("bash", ["-c", "command -v mv"], { encoding: "utf8" }).stdout.trim();
-      writeFileSync(join(dir, "mv"), `#!/bin/bash\nif [[ ! -e '${mark}' ]]; then : >'${mark}'; kill -TERM 0; fi\nexec '${realMv}' "$@"\n`, { mode: 0o755 });
+      const real = spawnSync("bash", ["-c", `command -v ${command}`], { encoding: "utf8" }).stdout.trim();
+      writeFileSync(join(dir, command), `#!/bin/bash\nREAL='${real}'\nif [[ ! -e '${mark}' ]]; then : >'${mark}'; ${then}; kill -TERM 0; fi\nexec "$REAL" "$@"\n`,
+        { mode: 0o755 });
+      const run = await h.runCommand(telemetryPaths(h.settings).script, [], { timeoutMs: 120_000, env: { PATH: `${dir}:${h.scriptEnv().PATH}` } });
+      return { ...run, stopped: existsSync(mark) };
+    };
+
+    test("a stop signal as a batch's position is kept sends the batch once", async () => {
       const before = (await messages("app")).length;
       await addJournal(600, "stop-at-move");
-      const stopped = await h.runCommand(telemetryPaths(h.settings).script, [], { timeoutMs: 120_000, env: { PATH: `${dir}:${h.scriptEnv().PATH}` } });
-      expect(existsSync(mark)).toBe(true);
-      expect(stopped.exitCode).toBe(0);
+      const stopped = await stoppedAt("mv", ":");
+      expect({ stopped: stopped.stopped, code: stopped.exitCode }).toEqual({ stopped: true, code: 0 });
       // The stop ended the round after its first batch (500 lines): the rest is the next round's.
       expect((await messages("app")).length).toBe(before + 500);
+      expect((await round()).exitCode).toBe(0);
+      expect(await messages("app")).toEqual(journal);
+    });
+
+    test("a stop signal while a batch is made, cut short, sends none of it; the next round sends it whole", async () => {
+      const before = (await messages("app")).length;
+      await addJournal(300, "stop-at-batch");
+      // iconv, the batch's last command, writes its output but the end of the last line's position, then the stop comes:
+      // every message whole, a cursor that is not one.
+      const stopped = await stoppedAt("iconv", 'out=$("$REAL" "$@"); printf %s "${out:0:${#out}-10}"');
+      expect({ stopped: stopped.stopped, code: stopped.exitCode }).toEqual({ stopped: true, code: 0 });
+      expect((await messages("app")).length).toBe(before);
       expect((await round()).exitCode).toBe(0);
       expect(await messages("app")).toEqual(journal);
     });
