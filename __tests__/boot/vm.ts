@@ -369,8 +369,16 @@ export class Vm {
   /** Like ssh(), but throws when the command fails; returns its stdout. */
   async sshOk(command: string, options: { input?: string | Buffer; timeoutMs?: number } = {}): Promise<string> {
     const result = await this.ssh(command, options);
-    if (result.code !== 0) throw new Error(`in ${this.name}: \`${command}\` failed (${result.code}): ${result.stderr}${result.stdout}`);
+    if (result.code !== 0) {
+      throw new Error(`in ${this.name}: \`${command}\` failed (${result.code}): ${result.stderr}${result.stdout}${result.code === 255 ? this.unreachable() : ""}`);
+    }
     return result.stdout;
+  }
+
+  /** Why ssh itself failed (its exit 255), as far as the host can tell: whether qemu runs, and what the guest last printed. */
+  private unreachable(): string {
+    const qemu = this.isRunning ? "qemu runs" : `qemu exited (${this.child.exitCode ?? this.child.signalCode})`;
+    return `\n${qemu}; the last lines of the guest's console:\n${this.consoleText().trimEnd().split("\n").slice(-30).join("\n")}`;
   }
 
   /** Polls `probe` every `intervalMs` until it returns a value, qemu exits, or `timeoutMs` passes. */
