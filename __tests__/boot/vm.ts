@@ -35,8 +35,13 @@ export const STAND_IN_HOSTS: readonly string[] = readFileSync(resolve(__dirname,
 const TOOLS = ["qemu-system-x86_64", "qemu-img", "mmdebstrap", "mkfs.xfs", "mkfs.ext4", "genisoimage", "ssh", "ssh-keygen",
   "socat", "openssl", "timeout", "python3", "tar", "caddy", "pebble", "pebble-challtestsrv"];
 
-/** Longest life of one qemu process, whatever happens to the test process. */
-const QEMU_LIFETIME_SECONDS = 1800;
+/**
+ * Longest life of one qemu process, whatever happens to the test process. Host A lives through its first boot, the
+ * ops and everyday scenarios and its reboot: beside the other phases of `npm test` that passed 30 min, and the former
+ * 1,800 s killed it at its reboot in two runs. Each test's own bound is jest's (40 min, first-boot.boot.ts); this one
+ * bounds qemu should the guard itself fail.
+ */
+const QEMU_LIFETIME_SECONDS = 3600;
 
 export interface BootImage {
   readonly dir: string;
@@ -375,9 +380,15 @@ export class Vm {
     return result.stdout;
   }
 
+  /** How qemu (its guard) ended: 137 is `timeout`'s SIGKILL at QEMU_LIFETIME_SECONDS. */
+  private get exitStatus(): string {
+    const status = this.child.exitCode ?? this.child.signalCode;
+    return status === 137 ? `137: killed at its lifetime of ${QEMU_LIFETIME_SECONDS} s` : String(status);
+  }
+
   /** Why ssh itself failed (its exit 255), as far as the host can tell: whether qemu runs, and what the guest last printed. */
   private unreachable(): string {
-    const qemu = this.isRunning ? "qemu runs" : `qemu exited (${this.child.exitCode ?? this.child.signalCode})`;
+    const qemu = this.isRunning ? "qemu runs" : `qemu exited (${this.exitStatus})`;
     return `\n${qemu}; the last lines of the guest's console:\n${this.consoleText().trimEnd().split("\n").slice(-30).join("\n")}`;
   }
 
@@ -385,7 +396,7 @@ export class Vm {
   async waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 2000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (!this.isRunning) throw new Error(`${this.name}: qemu exited while waiting for ${what}:\n${this.output}`);
+      if (!this.isRunning) throw new Error(`${this.name}: qemu exited (${this.exitStatus}) while waiting for ${what}:\n${this.output}`);
       const value = await probe().catch(() => undefined);
       if (value !== undefined) return value;
       if (Date.now() > deadline) throw new Error(`${this.name}: no ${what} within ${timeoutMs / 1000} s`);
