@@ -65,13 +65,16 @@ export async function telemetryRows(ctx: TelemetryRowsContext): Promise<void> {
   /**
    * `systemctl <verb>` of a telemetry round, waited for. Under emulation on a shared machine a round can outlast its
    * bound (TimeoutStartSec=50, which keeps rounds from overlapping); the next round ships what it did not, so a round
-   * that timed out is run once more. Any other failure fails the row.
+   * that timed out is run once more. Any other failure fails the row. The job's own message says it timed out: the
+   * unit's Result may already be the timer's next round's (a fresh-clone run saw Result=success after the timeout).
    */
   const round = async (verb: "start" | "restart", before = "") => {
     const first = await vm.ssh(`${before}systemctl ${verb} ${service}`, { timeoutMs: 120_000 });
     if (first.code === 0) return;
     const result = (await vm.ssh(`systemctl show -p Result --value ${service}`)).stdout.trim();
-    if (result !== "timeout") throw new Error(`in ${vm.name}: systemctl ${verb} ${service} failed (${first.code}, Result=${result}): ${first.stderr}`);
+    if (!/failed because a timeout was exceeded/.test(first.stderr) && result !== "timeout") {
+      throw new Error(`in ${vm.name}: systemctl ${verb} ${service} failed (${first.code}, Result=${result}): ${first.stderr}`);
+    }
     await vm.sshOk(`systemctl start ${service}`, { timeoutMs: 120_000 });
   };
 
