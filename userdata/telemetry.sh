@@ -73,8 +73,7 @@ ship_journal() {
       { m = "\"(not text)\"" }
       match($0, /"MESSAGE":"([^"\\]|\\.)*"/) { m = substr($0, RSTART + 10, RLENGTH - 10); if (m == "\"\"") m = "" }
       { s += length(m); if (NR > 1 && s > 800000) exit; print t "\t" m "\t" c }' | iconv -c -f UTF-8 -t UTF-8 >"$BATCH.tsv" || true
-    # A stop signal reached the batch's commands too, which may have cut it mid-line: it is the next round's, whole.
-    ((!STOP)) && [[ -s $BATCH.tsv ]] || return 0
+    [[ -s $BATCH.tsv ]] || return 0
     put_events "$1" "$state" || return
   done
 }
@@ -95,7 +94,7 @@ ship_file() {
         print t "\t" (p == "" ? "" : "\"" p "\"") "\t" i " " o
       }
       { p = $0 }' | iconv -c -f UTF-8 -t UTF-8 >"$BATCH.tsv" || true
-    ((!STOP)) && [[ -s $BATCH.tsv ]] || return 0
+    [[ -s $BATCH.tsv ]] || return 0
     put_events "$1" "$state" || return
   done
 }
@@ -105,6 +104,9 @@ ship_file() {
 # into the stream <instance id>/STREAM in one PutLogEvents, then STATE holds the last position.
 put_events() {
   local batch=$BATCH stream="$INSTANCE_ID/$1" out position
+  # A stop signal that came while the batch was made reached its commands too, which may have cut it mid-line: it is
+  # the next round's, whole.
+  ((!STOP)) || return 0
   awk -F '\t' '$2 != "" { printf "%s{\"timestamp\":%s,\"message\":%s}", (n++ ? "," : "["), $1, $2 } END { if (n) print "]" }' \
     "$batch.tsv" >"$batch.json" || return
   position=$(tail -n 1 "$batch.tsv" | cut -f 3) && [[ -n $position ]] || return
