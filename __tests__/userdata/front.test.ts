@@ -222,8 +222,8 @@ describe("install_front", () => {
 function standIns(dir: string): { bin: string; commands: StandInCommands; rulesGiven: () => string } {
   const commands = new StandInCommands(dir);
   commands.write({}, false);
-  writeFileSync(join(dir, "users"), "caddy\n");
-  const rules = join(dir, "nft-rules.log");
+  writeFileSync(commands.usersFile, "caddy\n");
+  const rules = commands.nftRulesFile;
   return { bin: commands.binDir, commands, rulesGiven: () => (existsSync(rules) ? readFileSync(rules, "utf8") : "") };
 }
 

@@ -91,7 +91,7 @@ export class StandInCommands {
       CALLS: this.callsFile,
       FAULT_FILE: this.faultFile,
       NEEDS_REBOOT: join(dir, "needs-reboot"),
-      NFT_RULES: join(dir, "nft-rules.log"),
+      NFT_RULES: this.nftRulesFile,
       NFT_HELD: this.frontHeldFile,
       SWAP_STATE: this.swapState,
       REAL_MKSWAP: tool("mkswap"),
@@ -101,7 +101,7 @@ export class StandInCommands {
       REAL_FLOCK: tool("flock"),
       REAL_CURL: tool("curl"),
       REAL_ID: tool("id"),
-      USERS_FILE: join(dir, "users"),
+      USERS_FILE: this.usersFile,
       CADDY_URL: STAND_IN_CADDY_URL,
       CADDY_TARBALL: this.caddyRelease.tarball,
       REAL_MARIADB: tool("mariadb"),
@@ -168,6 +168,16 @@ export class StandInCommands {
   reset(): void {
     for (const file of [this.swapState, this.callsFile, this.faultFile]) rmSync(file, { force: true });
     this.callsSeen = 0;
+  }
+
+  /** The rules the nft stand-in was given (-f), one call after another. */
+  get nftRulesFile(): string {
+    return join(this.harnessDir, "nft-rules.log");
+  }
+
+  /** The users useradd made, one name a line, which the id stand-in knows (as of uid 990). */
+  get usersFile(): string {
+    return join(this.harnessDir, "users");
   }
 
   /** The front's set `held` as the nft stand-in keeps it (absent: no front installed). */
