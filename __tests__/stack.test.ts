@@ -18,6 +18,7 @@ import { HEALTH_CHECK_GRACE_SECONDS, INSTANCE_WARMUP_SECONDS } from "../construc
 import { exampleStackSettings, only } from "./support/synth";
 import { loadStackSettings } from "../settings/stack-settings";
 import { StackJson } from "../scripts/docs/terraform-json";
+import { withModules } from "./support/harness/module-parameters";
 
 function synthStack(changes: Record<string, unknown> = {}): { text: string; json: StackJson } {
   const stack = new CrmHostStack(Testing.app(), exampleStackSettings(changes));
@@ -49,10 +50,11 @@ describe("CrmHostStack", () => {
     expect(Object.keys(resources).sort()).toEqual([
       "aws_cloudwatch_log_group", "aws_cloudwatch_metric_alarm", "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_eip",
       "aws_eip_association", "aws_iam_instance_profile", "aws_iam_role", "aws_iam_role_policy", "aws_iam_role_policy_attachment",
-      "aws_instance", "aws_key_pair", "aws_security_group", "aws_volume_attachment", "terraform_data",
+      "aws_instance", "aws_key_pair", "aws_security_group", "aws_ssm_parameter", "aws_volume_attachment", "terraform_data",
     ]);
     // Two status-check alarms, and four on what the host reports: app health, root and data disks, memory.
-    const counts: Record<string, number> = { terraform_data: 4, aws_iam_role: 2, aws_cloudwatch_metric_alarm: 6 };
+    // The modules: ops, telemetry, local-database (hostModules); their read policy beside the telemetry's.
+    const counts: Record<string, number> = { terraform_data: 4, aws_iam_role: 2, aws_cloudwatch_metric_alarm: 6, aws_ssm_parameter: 3, aws_iam_role_policy: 2 };
     for (const type of Object.keys(resources)) {
       expect([type, Object.keys(resources[type]).length]).toEqual([type, counts[type] ?? 1]);
     }
@@ -108,7 +110,9 @@ describe("CrmHostStack", () => {
       subnet_id: "${var.subnet_id}",
       tags: { Name: "CrmHostStack/CrmServer" },
       user_data_base64: `\${base64gzip(local.${scriptLocal})}`,
-      depends_on: [`aws_iam_role.${roleName}`, "aws_iam_role_policy.crm_host_telemetry"],
+      // The modules its first boot reads, and the policy that lets it.
+      depends_on: [`aws_iam_role.${roleName}`, "aws_iam_role_policy.crm_host_telemetry", "aws_ssm_parameter.crm_host_modules_ops",
+        "aws_ssm_parameter.crm_host_modules_telemetry", "aws_ssm_parameter.crm_host_modules_local_database", "aws_iam_role_policy.crm_host_modules"],
       metadata_options: expect.objectContaining({ http_tokens: "required" }),
       root_block_device: expect.objectContaining({ encrypted: true, volume_size: "${var.root_volume_size_gib}" }),
       associate_public_ip_address: true,
@@ -409,14 +413,20 @@ describe("CrmHostStack in parameter-store mode (examples/prod.json)", () => {
     expect(json.locals?.provisioning_script as string).not.toMatch(/^(readonly )?[A-Z_]+_B64='[^'[]/m);
   });
 
-  it("gives the instance role two policies, the secrets' and the telemetry's (the snapshot role keeps its own), before the instance boots", () => {
-    expect(Object.keys(resources.aws_iam_role_policy ?? {}).sort()).toEqual(["crm_host_telemetry", "crm_secrets"]);
+  it("gives the instance role three policies, the modules', the secrets' and the telemetry's (the snapshot role keeps its own), before the instance boots", () => {
+    expect(Object.keys(resources.aws_iam_role_policy ?? {}).sort()).toEqual(["crm_host_modules", "crm_host_telemetry", "crm_secrets"]);
     expect(resources.aws_iam_role_policy.crm_secrets).toMatchObject({ role: "${aws_iam_role.crm_host.name}", policy: "${data.aws_iam_policy_document.crm_secrets.json}" });
     expect(only(resources, "aws_iam_role_policy_attachment").role).toBe("${aws_iam_role.crm_data_snapshots.name}");
     expect(resources.aws_iam_role.crm_host.inline_policy).toBeUndefined();
     expect(resources.aws_iam_role.crm_host.managed_policy_arns).toBeUndefined();
     expect(only(resources, "aws_instance").depends_on)
-      .toEqual(["aws_iam_role.crm_host", "aws_iam_role_policy.crm_host_telemetry", "aws_iam_role_policy.crm_secrets"]);
+      .toEqual(["aws_iam_role.crm_host", "aws_iam_role_policy.crm_host_telemetry", "aws_iam_role_policy.crm_secrets",
+        ...["ops", "telemetry", "parameter_store", "front", "local_database"].map((module) => `aws_ssm_parameter.crm_host_modules_${module}`),
+        "aws_iam_role_policy.crm_host_modules"]);
+    // The modules' policy: reading exactly those parameters.
+    expect(json.data?.aws_iam_policy_document?.crm_host_modules).toEqual({ statement: [{ sid: "ReadTheModules", effect: "Allow", actions: ["ssm:GetParameters"],
+      resources: ["ops", "telemetry", "parameter_store", "front", "local_database"].map((module) => `\${aws_ssm_parameter.crm_host_modules_${module}.arn}`) }] });
+    expect(resources.aws_ssm_parameter.crm_host_modules_front).toMatchObject({ name: "/CrmHost-prod/crm/modules/front", type: "String", tier: "Standard" });
     const statements = (json.data?.aws_iam_policy_document?.crm_secrets as { statement: { actions: string[]; resources: string[] }[] }).statement;
     expect(statements.map((statement) => statement.actions)).toEqual([["ssm:GetParameters"], ["kms:Decrypt"]]);
     expect(statements[0].resources).toEqual(["db-root-password", "app-db-password", "source-host-token"]
@@ -459,6 +469,8 @@ describe("CrmHostStack with a domain and an alarm e-mail address", () => {
     }).sort();
     expect(added(json, plain)).toEqual([
       "aws_kms_key.crm_host_alarms", "aws_route53_record.crm_site", "aws_sns_topic.crm_host_alarms", "aws_sns_topic_subscription.crm_host_alarms",
+      // The front's module, which the first boot of a domain runs.
+      "aws_ssm_parameter.crm_host_modules_front",
       "data.aws_caller_identity.crm_host_alarms", "data.aws_route53_zone.crm_site",
     ]);
     expect(only(json.resource, "aws_route53_record")).toMatchObject({ name: "crm.example.com", type: "A", records: ["${aws_eip.crm_host.public_ip}"] });
@@ -482,10 +494,12 @@ describe("CrmHostStack with a domain and an alarm e-mail address", () => {
   });
 
   it("carries the front (HTTPS) module and the domain in the user data only with a domain, and no port-80 redirect then", () => {
-    expect(script(json)).toContain("\ninstall_front() {");
+    expect(script(json)).toMatch(/^readonly MODULES=\(.*'front:[0-9a-f]{64}'/m);
+    expect(json.resource?.aws_ssm_parameter.crm_host_modules_front.name).toBe("/CrmHostStack/crm/modules/front");
     expect(script(json)).toContain("\nreadonly DOMAIN_NAME='crm.example.com' ACME_DIRECTORY='https://acme-v02.api.letsencrypt.org/directory'\n");
     expect(script(json)).toContain("\nreadonly REDIRECT_HTTP_PORT=false\n");
-    for (const absent of ["install_front() {", "DOMAIN_NAME", "acme"]) expect(script(plain)).not.toContain(absent);
+    for (const absent of ["'front:", "DOMAIN_NAME", "acme"]) expect(script(plain)).not.toContain(absent);
+    expect(plain.resource?.aws_ssm_parameter.crm_host_modules_front).toBeUndefined();
     expect(script(plain)).toContain("\nreadonly REDIRECT_HTTP_PORT=true\n");
     // Where the ops tool gets the front from, on every single host (ensure_front).
     for (const host of [json, plain]) expect(script(host)).toContain(`\nreadonly CADDY_URL='${CADDY_DOWNLOAD_URL}' CADDY_SHA512='${CADDY_SHA512}'\n`);
@@ -549,7 +563,9 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
     expect(only(resources, "aws_autoscaling_group")).toMatchObject({
       launch_template: { id: "${aws_launch_template.crm_hosts.id}", version: "${aws_launch_template.crm_hosts.latest_version}" },
       target_group_arns: ["${aws_lb_target_group.crm_hosts.arn}"], min_size: "${var.hosts_min_size}",
-      depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets", "aws_iam_role_policy.crm_host_telemetry"],
+      depends_on: ["aws_iam_role.crm_host", "aws_iam_role_policy.crm_secrets", "aws_iam_role_policy.crm_host_telemetry",
+        ...["ops", "telemetry", "parameter_store", "remote_database"].map((module) => `aws_ssm_parameter.crm_host_modules_${module}`),
+        "aws_iam_role_policy.crm_host_modules"],
     });
   });
 
@@ -619,7 +635,7 @@ describe("CrmHostStack with \"topology\": \"scale-out\" (examples/scale-out.json
       expect(script.split(expression)).toHaveLength(2);
     }
     expect(script).toContain("readonly FRONTEND_URI='https://crm.example.com' BACKEND_URI='http://crm.example.com:3000'");
-    expect(script).toContain("one_host_at_a_time_scale_out()");
+    expect(withModules(script)).toContain("one_host_at_a_time_scale_out()");
     expect(script).not.toContain("readonly DB_ROOT_PASSWORD_PARAMETER=");
     expect(script).toContain("readonly APP_DB_PASSWORD_PARAMETER=");
   });

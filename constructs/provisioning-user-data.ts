@@ -1,7 +1,7 @@
 import { Fn, TerraformLocal } from "cdktf";
 import { Construct } from "constructs";
 import { gzipSync } from "zlib";
-import { renderProvisioningScript, ScaleOutValues, SecretsInput } from "../userdata";
+import { defaultModulePath, renderProvisioningScript, ScaleOutValues, SecretsInput } from "../userdata";
 import { ProvisioningSettings, ScriptSecrets } from "../settings/provisioning-settings";
 import { nameElements } from "./addresses";
 import { MAX_SECRET_LENGTH } from "./constants";
@@ -93,6 +93,12 @@ export interface ProvisioningUserDataProps {
    */
   readonly logGroupName?: string;
   /**
+   * Where the first boot's modules are in Parameter Store (`<modulePath>/<module>`): HostModules puts them there
+   * (give it the same `settings`), the user data reads them. Two stacks in one account and Region need two.
+   * @default - `/<appName>/modules` (defaultModulePath); the topologies give `/<stackName>/crm/modules` (moduleParameterPath)
+   */
+  readonly modulePath?: string;
+  /**
    * Longest secret, in single-byte characters, that always fits: the script must leave room for three
    * such secrets at synthesis. Longer ones in multi-byte characters are checked at plan against
    * `secretBudgetBytes` (SecretVariables.limitEncodedLength).
@@ -133,6 +139,9 @@ export class ProvisioningUserData extends Construct {
    * with the margin for Terraform's gzip, and in `user-data` mode three secrets of the longest accepted length.
    */
   public readonly checkedBytes: number;
+  /** The settings the script was rendered from, and where it reads its modules (HostModules's `settings` and `path`). */
+  public readonly settings: ProvisioningSettings;
+  public readonly modulePath: string;
 
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
@@ -153,6 +162,8 @@ export class ProvisioningUserData extends Construct {
       if (scriptBytes > USER_DATA_LIMIT_BYTES) throw new UserDataTooLarge(scriptBytes);
       this.maxCompressedBytes = scriptBytes;
     }
+    this.settings = props.settings;
+    this.modulePath = props.modulePath ?? defaultModulePath(props.settings);
     const local = new TerraformLocal(this, "script", terraformTemplate(props.settings, props.secrets, props));
     nameElements(props.name ?? "provisioning_script", local);
     this.script = local.asString;
@@ -170,6 +181,8 @@ export interface ScriptExpressions {
   readonly scaleOut?: ScaleOutValues;
   /** The hosts' log group: a name, not an expression. @default - none */
   readonly logGroupName?: string;
+  /** Where the modules' parameters are: a name, not an expression. @default - defaultModulePath */
+  readonly modulePath?: string;
 }
 
 /**
@@ -200,7 +213,7 @@ const isExpression = (value: string) => value.includes("${");
  * What stands for the expressions while the script is rendered ("" and undefined where there are none); a
  * scale-out value that is not an expression (such as the database's port) is rendered as it is.
  */
-function placeholders(expressions: ScriptExpressions): [string, string, ScaleOutValues | undefined, string] {
+function placeholders(expressions: ScriptExpressions): [string, string, ScaleOutValues | undefined, string, string | undefined] {
   const scaleOut = expressions.scaleOut;
   if (scaleOut && isExpression(scaleOut.databasePort)) {
     throw new Error(`The database's port must be a number, not the expression ${scaleOut.databasePort} (the stack sets it: DATABASE_PORT).`);
@@ -208,7 +221,7 @@ function placeholders(expressions: ScriptExpressions): [string, string, ScaleOut
   return [expressions.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, expressions.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER,
     scaleOut === undefined ? undefined : Object.fromEntries(Object.entries(SCALE_OUT_PLACEHOLDERS)
       .map(([key, stand]) => [key, isExpression(scaleOut[key as keyof ScaleOutValues]) ? stand : scaleOut[key as keyof ScaleOutValues]])) as unknown as ScaleOutValues,
-    expressions.logGroupName ?? ""];
+    expressions.logGroupName ?? "", expressions.modulePath];
 }
 
 /**

@@ -33,6 +33,8 @@ export const HOST_FILES = {
   caddyHome: "/var/lib/caddy",
   /** Caddy's configuration (a Caddyfile). */
   caddyConfig: "/etc/caddy/Caddyfile",
+  /** Where the first boot keeps its modules (userdata/script.ts, hostModules), read from Parameter Store, by their sha256. */
+  moduleDirectory: "/var/lib/crm-host/modules",
 } as const;
 
 /** The host's own paths (HOST_FILES), wherever a stand-in host puts them. */

@@ -14,6 +14,7 @@ import { HostSizingVariables } from "../constructs/host-sizing-variables";
 import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
 import { InstanceRole } from "../constructs/instance-role";
 import { DATABASE_PORT, databaseIdentifier, ManagedDatabase } from "../constructs/managed-database";
+import { HostModules, moduleParameterPath } from "../constructs/host-modules";
 import { ProvisioningUserData } from "../constructs/provisioning-user-data";
 import { ScaleOutOutputs } from "../constructs/scale-out-outputs";
 import { ScaleOutVariables } from "../constructs/scale-out-variables";
@@ -117,9 +118,12 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
   const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag, retentionDays: inputs.logRetentionDays.numberValue });
   const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
+  // The first boot's modules, which its user data reads from Parameter Store.
+  const modules = new HostModules(stack, "modules", { settings: settings.provisioning, path: moduleParameterPath(settings.stackName), roleName: identity.role.name });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
     logGroupName,
+    modulePath: modules.path,
     secrets: secrets.names,
     scaleOut: {
       databaseHost: database.address,
@@ -158,8 +162,8 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     maxHealthyPercentage: variables.refreshMaxHealthyPercentage.numberValue,
     namePrefix: groupPrefix,
     nameTag,
-    // The hosts read their secrets at first boot: the policy must be in place before the first one starts.
-    dependsOn: [identity.role, secretsPolicy.policy, telemetry.policy],
+    // The hosts read their secrets and modules at first boot: the policies and modules must be in place before the first one starts.
+    dependsOn: [identity.role, secretsPolicy.policy, telemetry.policy, ...modules.dependables],
   });
 
   const topic = settings.alarmEmail !== undefined ? new AlarmTopic(stack, "alarm_topic", { email: settings.alarmEmail, nameTag }) : undefined;

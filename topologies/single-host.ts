@@ -14,6 +14,7 @@ import { HostOutputs } from "../constructs/host-outputs";
 import { HostSizingVariables } from "../constructs/host-sizing-variables";
 import { ImageArchitectureCheck } from "../constructs/image-architecture-check";
 import { InstanceRole } from "../constructs/instance-role";
+import { HostModules, moduleParameterPath } from "../constructs/host-modules";
 import { ProvisioningUserData } from "../constructs/provisioning-user-data";
 import { SecretParameters } from "../constructs/secret-parameters";
 import { SecretsReadPolicy } from "../constructs/secrets-read-policy";
@@ -78,9 +79,12 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   });
   // Allocated before the instance, whose user data names it; associated after.
   const address = new ElasticIp(stack, "address", { nameTag });
+  // The first boot's modules, which its user data reads from Parameter Store.
+  const modules = new HostModules(stack, "modules", { settings: settings.provisioning, path: moduleParameterPath(settings.stackName), roleName: identity.role.name });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
     logGroupName,
+    modulePath: modules.path,
     secrets: secrets instanceof SecretParameters ? secrets.names : secrets.scriptSecrets,
     dataVolumeId: dataVolume.volumeId,
     elasticIp: address.publicIp,
@@ -100,7 +104,7 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     rootVolumeSizeGiB: sizing.rootVolumeSizeGiB.numberValue,
     detailedMonitoring: inputs.detailedMonitoring.booleanValue,
     metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
-    dependsOn: [identity.role, telemetry.policy, ...(secretsPolicy ? [secretsPolicy.policy] : [])],
+    dependsOn: [identity.role, telemetry.policy, ...(secretsPolicy ? [secretsPolicy.policy] : []), ...modules.dependables],
   });
   dataVolume.attachTo(host.instanceId);
   address.associateWith(host.instanceId);

@@ -474,6 +474,47 @@ refresh_public_uris() {
 
 # settings_text: this script's settings as bash reads them back (its readonly variables, but the secrets
 # *_B64 and bash's own): what install_command and the ops tool's configuration hold. No secret.
+# load_modules: defines the functions of the modules (userdata/script.ts, hostModules), which ride in Parameter
+# Store rather than in the user data (EC2's 16 KiB). The host keeps each under MODULE_DIR by the sha256 the header
+# names: a run again (reprovision) reads its own copy, never what a later deploy put in the parameter.
+load_modules() {
+  local entry
+  modules_kept || retry "reading the modules from Parameter Store" fetch_modules ||
+    die "the modules are not in Parameter Store ($MODULE_PATH) as this user data names them (see above): deploy the stack, or replace a host older than its stack"
+  for entry in "${MODULES[@]}"; do
+    # shellcheck source=/dev/null # functions only, of the sha256 the header names
+    source "$MODULE_DIR/${entry#*:}.sh"
+  done
+}
+
+# module_kept SHA256: whether the host keeps the module of that sha256, intact.
+module_kept() { [[ -f $MODULE_DIR/$1.sh ]] && sha256sum --status -c <<<"$1  $MODULE_DIR/$1.sh"; }
+
+modules_kept() {
+  local entry
+  for entry in "${MODULES[@]}"; do module_kept "${entry#*:}" || return 1; done
+}
+
+# fetch_modules: reads the modules the host lacks, in one call, and keeps each whose sha256 the header names (written
+# beside, then renamed: a kill or a full disk leaves the previous ones); fails naming one whose parameter is missing or
+# holds another version (a deploy under way: retried; or a host older than its stack's modules).
+fetch_modules() {
+  local entry names=() name value sum out region
+  for entry in "${MODULES[@]}"; do module_kept "${entry#*:}" || names+=("$MODULE_PATH/${entry%%:*}"); done
+  install -d -m 700 "$MODULE_DIR"
+  region=$(metadata meta-data/placement/region) || return 1
+  out=$(aws ssm get-parameters --region "$region" --names "${names[@]}" --query 'Parameters[].[Name,Value]' --output text) || return 1
+  while read -r name value; do
+    [[ -n $name ]] || continue
+    printf '%s' "$value" | base64 -d | gzip -dc | install_file "$MODULE_DIR/fetched" 600 || return 1
+    sum=$(sha256sum <"$MODULE_DIR/fetched") && sum=${sum%% *}
+    if [[ " ${MODULES[*]} " == *":$sum "* ]]; then mv -f "$MODULE_DIR/fetched" "$MODULE_DIR/$sum.sh"; else rm -f "$MODULE_DIR/fetched"; fi
+  done <<<"$out"
+  for entry in "${MODULES[@]}"; do
+    module_kept "${entry#*:}" || { log "$MODULE_PATH/${entry%%:*}: missing, or not the version of sha256 ${entry#*:}"; return 1; }
+  done
+}
+
 settings_text() {
   readonly -p | grep -Ev '_B64=|^declare -[a-z]+ (BASH|EUID|PPID|SHELLOPTS|UID)'
 }

@@ -1,4 +1,6 @@
+import { createHash } from "crypto";
 import { readFileSync } from "fs";
+import { gzipSync } from "zlib";
 import { join } from "path";
 import { APP_PORT, FRONT_PORT, HTTP_PORT } from "../settings/ports";
 import {
@@ -110,7 +112,19 @@ export function shellParts(name: ShellFile): ShellParts {
  * function (userdata/ops-tool.ts): it leaves EC2's 16 KiB room to grow as the actions grow, with no list to keep.
  */
 export function treeShake(code: string, files: readonly ShellFile[], variants: readonly string[]): string[] {
-  const all = files.flatMap((file) => shellParts(file).functions);
+  return shake(code, files, variants).map((f) => f.code);
+}
+
+/** A function of a shell file of userdata/: treeShake's, with the file it comes from. */
+interface ShellFunction {
+  readonly file: ShellFile;
+  readonly name: string;
+  readonly code: string;
+}
+
+/** treeShake's functions, each with its file. */
+function shake(code: string, files: readonly ShellFile[], variants: readonly string[]): ShellFunction[] {
+  const all = files.flatMap((file) => shellParts(file).functions.map((f) => ({ file, ...f })));
   const byName = new Map(all.map((f) => [f.name, f.code]));
   const kept = new Set<string>();
   const pending = [code];
@@ -125,7 +139,7 @@ export function treeShake(code: string, files: readonly ShellFile[], variants: r
       }
     }
   }
-  return all.filter((f) => kept.has(f.name)).map((f) => f.code);
+  return all.filter((f) => kept.has(f.name));
 }
 
 /**
@@ -289,6 +303,7 @@ export const HOST_FILE_VARIABLES: Readonly<Record<keyof HostFiles, string>> = {
   caddyBinary: "CADDY_BINARY",
   caddyHome: "CADDY_HOME",
   caddyConfig: "CADDY_CONFIG",
+  moduleDirectory: "MODULE_DIR",
 };
 
 /** Bash array literal of words that need no quoting (package names). */
@@ -296,24 +311,77 @@ function shellArray(words: readonly string[]): string {
   return `(${words.map(shellQuote).join(" ")})`;
 }
 
+/** The functions the first boot runs (treeShake), with their files, for `settings`. */
+function firstBootFunctions(settings: ProvisioningSettings): ShellFunction[] {
+  const prelude = shellParts("provision").prelude;
+  return shake(`${prelude}\n${FIRST_BOOT_CODE}`, [...scriptModules(settings), "provision"],
+    [settings.topology, settings.secrets].map((value) => value.replace("-", "_")));
+}
+
+/** Whether a function rides in the user data itself: provision.sh's, and a module's step (the spec's steps stay in the script). */
+function inUserData(f: ShellFunction): boolean {
+  return f.file === "provision" || /^step_[0-9]/.test(f.name);
+}
+
+/**
+ * A module of the first boot as it rides in Parameter Store, not in the user data (ProvisioningUserData's parameter
+ * `<modulePath>/<module>`): its functions that the first boot runs but its steps, which the user data's
+ * load_modules (provision.sh) reads and keeps by their sha256 before anything else runs. This is what leaves the user
+ * data room under EC2's 16 KiB (issue 37): a module's parameter (Standard, 4 KB) holds it gzip-compressed in base64.
+ */
+export interface HostModule {
+  /** The module (its file, userdata/<module>.sh): the last part of its parameter's name. */
+  readonly module: ShellFile;
+  /** Its functions, compacted, as the host keeps them. */
+  readonly code: string;
+  /** The sha256 of `code` (hex): the header names it, and the host checks it. */
+  readonly sha256: string;
+  /** The parameter's value: `code` gzip-compressed, in base64. */
+  readonly value: string;
+}
+
+/** The modules of the first boot for `settings` (scriptModules), each with what the user data leaves of it to Parameter Store. */
+export function hostModules(settings: ProvisioningSettings): HostModule[] {
+  const functions = firstBootFunctions(settings).filter((f) => !inUserData(f));
+  return scriptModules(settings).flatMap((module) => {
+    const code = functions.filter((f) => f.file === module).map((f) => f.code).join("\n");
+    if (code === "") return [];
+    return [{ module, code: `${code}\n`, sha256: createHash("sha256").update(`${code}\n`).digest("hex"), value: gzipSync(`${code}\n`, { level: 9 }).toString("base64") }];
+  });
+}
+
 /**
  * Renders the first-boot provisioning script (spec section 3) for Amazon Linux 2023, run as root
- * by cloud-init: a header of settings, constants and base64 secrets, the modules the settings
- * need (scriptModules), then userdata/provision.sh.
+ * by cloud-init: a header of settings, constants and base64 secrets, the modules' steps (the rest of the modules
+ * rides in Parameter Store: hostModules), then userdata/provision.sh and the run (userdata/first-boot.sh).
  * Settings are rendered as given (validate them first with validateProvisioningSettings). Each
  * secret is inserted verbatim, exactly once, inside single quotes: it must be base64 text or a
- * Terraform expression that evaluates to base64.
+ * Terraform expression that evaluates to base64. `modulePath` is where the modules' parameters are
+ * (`<modulePath>/<module>`; the stacks' moduleParameterPath).
  */
 export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
-  scaleOut?: ScaleOutValues, logGroup = ""): string {
-  // As the files were laid out: the header, the modules, provision.sh (its top-level code, then its functions), the run.
-  const files: ShellFile[] = [...scriptModules(settings), "provision"];
+  scaleOut?: ScaleOutValues, logGroup = "", modulePath = defaultModulePath(settings)): string {
+  // As the files were laid out: the header, the modules' steps, provision.sh (its top-level code, then its functions), the run.
   const prelude = shellParts("provision").prelude.replace(/^#!.*\n/, "");
-  const provision = new Set(shellParts("provision").functions.map((f) => f.code));
-  const functions = treeShake(`${prelude}\n${FIRST_BOOT_CODE}`, files, [settings.topology, settings.secrets].map((value) => value.replace("-", "_")));
-  const header = renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut, logGroup);
-  return [header, ...functions.filter((code) => !provision.has(code)), prelude, ...functions.filter((code) => provision.has(code)),
-    FIRST_BOOT_CODE.replace(/^#!.*\n/, "")].join("\n");
+  const functions = firstBootFunctions(settings).filter(inUserData);
+  const header = renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut, logGroup, modulePath);
+  return [header, ...functions.filter((f) => f.file !== "provision").map((f) => f.code), prelude,
+    ...functions.filter((f) => f.file === "provision").map((f) => f.code), FIRST_BOOT_CODE.replace(/^#!.*\n/, "")].join("\n");
+}
+
+/** Where the modules' parameters are when no stack names them (the stacks give theirs: moduleParameterPath). */
+export function defaultModulePath(settings: ProvisioningSettings): string {
+  return `/${settings.appName}/modules`;
+}
+
+/** The header's lines of the modules (hostModules): where their parameters are, where the host keeps them, and each one's sha256. */
+function renderModuleLines(settings: ProvisioningSettings, modulePath: string): string {
+  if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(modulePath)) throw new Error(`The module path ${JSON.stringify(modulePath)} must be a path of letters, digits, _ . -.`);
+  const modules = hostModules(settings).map((m) => shellQuote(`${m.module}:${m.sha256}`));
+  return `# The modules (userdata/script.ts, hostModules): in Parameter Store, kept by their sha256 (provision.sh, load_modules).
+readonly MODULE_PATH=${shellQuote(modulePath)} MODULE_DIR=${shellQuote(HOST_FILES.moduleDirectory)}
+readonly MODULES=(${modules.join(" ")})
+`;
 }
 
 /** The header's lines of the scale-out topology: the database and the release (ScaleOutValues); never its master secret (db-setup's). */
@@ -363,7 +431,7 @@ readonly FRONT_PORT=${FRONT_PORT} FRONT_WAIT_SECONDS=${FRONT_WAIT_SECONDS} DRAIN
  * host ships its logs to (settings/host-metrics.ts, hostLogGroupName); empty ships none (the metrics still go).
  */
 export function renderScriptHeader(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
-  scaleOut?: ScaleOutValues, logGroup = ""): string {
+  scaleOut?: ScaleOutValues, logGroup = "", modulePath = defaultModulePath(settings)): string {
   if (logGroup !== "" && !/^[A-Za-z0-9._/#-]{1,512}$/.test(logGroup)) {
     throw new Error(`The log group must be 1 to 512 letters, digits and . _ / # -; got ${JSON.stringify(logGroup)}.`);
   }
@@ -393,6 +461,7 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Secr
 
 ${renderSecretLines(settings, secrets)}
 
+${renderModuleLines(settings, modulePath)}
 # Settings.
 readonly APP_NAME=${q(settings.appName)}
 readonly APP_DIR=${q(settings.appDir)}

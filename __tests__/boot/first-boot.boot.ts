@@ -7,6 +7,7 @@
  * `boot: N passed, N failed`.
  */
 import { createHash, randomBytes } from "crypto";
+import { gunzipSync } from "zlib";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -23,7 +24,8 @@ import { OpsCommand, opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
 import { bootLogGroup, telemetryRows } from "./telemetry-rows";
 import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
-import { engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "./user-data";
+import { modulesNamed } from "../support/harness/module-parameters";
+import { bootModulePath, engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "./user-data";
 import { CaddyMirror, packDebianCaddy, serveCaddy, withCaddyMirror } from "./caddy-mirror";
 import { Accelerator, BOOT_REGION, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
@@ -156,7 +158,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const target = { engine, moto: server };
     caddy = await packDebianCaddy(work);
     [readBack, parameterStore] = await Promise.all([
-      engineUserData(target, withCaddyMirror(SETTINGS, caddy), SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP),
+      engineUserData(target, withCaddyMirror(SETTINGS, caddy), SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP, bootModulePath("host-a")),
       ParameterStoreHost.start(target, withCaddyMirror(SETTINGS, caddy), "CrmHostStack", DATA_VOLUME_ID),
     ]);
     userData = readBack.bytes;
@@ -224,6 +226,12 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     const doneSteps = (log.match(/ DONE step_\d\d_/g) ?? []).length;
     figure("provisioning steps done", `${doneSteps} of 15, ${/provisioning \S+: done/.test(log) ? "script done" : "script NOT done"}`,
       doneSteps === 15 && /provisioning \S+: done/.test(log));
+    // The modules its user data names, read from moto's Parameter Store by the real AWS CLI, kept by their sha256.
+    const named = modulesNamed(gunzipSync(userData).toString("utf8"));
+    const kept = (await vm!.sshOk(`cd ${HOST_FILES.moduleDirectory} && sha256sum *.sh`)).trim().split("\n")
+      .map((line) => line.split(/\s+/)).map(([sum, file]) => `${sum}:${file}`).sort();
+    figure("first boot's modules: from Parameter Store (moto), kept by sha256", `${named.length} named (${named.map((m) => m.name.split("/").pop()).join(", ")}), `
+      + `${kept.length} kept`, named.length >= 3 && kept.join(" ") === named.map((m) => `${m.sha256}:${m.sha256}.sh`).sort().join(" "));
     const dnf = await vm!.sshOk("cat /var/log/dnf-shim.log");
     figure("dnf stand-in calls", dnf.trim().split("\n").map((l) => l.replace(/^\S+ /, "")).join("; "),
       /dnf -y upgrade/.test(dnf) && /groupinstall Development Tools/.test(dnf) && /install nftables git mariadb105-server gcc-c\+\+ make/.test(dnf));

@@ -24,7 +24,7 @@ import { CaddyMirror, caddyDownloads, withCaddyMirror } from "./caddy-mirror";
 import { Pebble } from "./pebble";
 import { StandInServer } from "./stand-ins";
 import { MotoServer } from "../support/moto-server";
-import { engineUserData, readBackRow } from "./user-data";
+import { bootModulePath, engineUserData, readBackRow } from "./user-data";
 import { Accelerator, BootImage, createDisk, createOverlay, createSeedIso, Vm } from "./vm";
 
 /** What host C needs from the boot test that runs it. */
@@ -121,7 +121,7 @@ export async function hostC(ctx: HostCContext): Promise<void> {
     ...JSON.parse(readFileSync(ctx.settingsFile, "utf8")), domain: { hostedZone: ZONE, name: SITE },
   }).provisioning, ctx.caddy);
   const downloadsBefore = caddyDownloads(standIns);
-  const readBack = await engineUserData({ engine: ctx.engine, moto: ctx.moto }, settings, ctx.secrets, DATA_VOLUME_ID, ELASTIC_IP);
+  const readBack = await engineUserData({ engine: ctx.engine, moto: ctx.moto }, settings, ctx.secrets, DATA_VOLUME_ID, ELASTIC_IP, undefined, bootModulePath("host-c"));
   const userData = readBack.bytes;
   figure(...readBackRow("host C: ", readBack));
   figure("host C: user data with the front's module (HTTPS)", `${userData.length} bytes, ACME directory ${settings.domain?.acmeDirectory}`,

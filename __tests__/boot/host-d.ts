@@ -34,7 +34,8 @@ import { isolatedMotoEnvironment } from "../support/real-provider";
 import { opsPaths } from "../../userdata/ops";
 import { operatorCommand } from "./ops-scenarios";
 import { StandInServer } from "./stand-ins";
-import { appliedUserData, readBackRow } from "./user-data";
+import { modulesNamed } from "../support/harness/module-parameters";
+import { appliedUserData, bootModulePath, readBackRow } from "./user-data";
 import { Accelerator, BOOT_REGION, BootImage, createOverlay, createSeedIso, Vm } from "./vm";
 
 /** What host D needs from the boot test that runs it. */
@@ -92,14 +93,16 @@ export async function hostD(ctx: HostDContext): Promise<void> {
       await ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
     }
     const readBack = await appliedUserData({ engine: ctx.engine, moto: ctx.moto }, (scope) => new ProvisioningUserData(scope, "user_data", {
-      settings, secrets: names,
+      settings, secrets: names, modulePath: bootModulePath("host-d"),
       scaleOut: { databaseHost: DB_ADDRESS, databasePort: String(DB_PORT), loadBalancerName: LOAD_BALANCER, releaseRef: "" },
     }));
     const userData = readBack.bytes;
     figure(...readBackRow("host D: ", readBack));
     const script = gunzipSync(userData).toString("utf8");
-    figure("host D: scale-out user data", `${userData.length} bytes, remote-database module ${script.includes("one_host_at_a_time_scale_out()") ? "in" : "NOT in"} it`,
-      script.includes("one_host_at_a_time_scale_out()") && script.includes(`readonly DB_HOST='${DB_ADDRESS}'`));
+    // Its modules in moto's Parameter Store (HostModules), which its first boot reads: the scale-out one among them.
+    const named = modulesNamed(script).map((m) => m.name.split("/").pop());
+    figure("host D: scale-out user data", `${userData.length} bytes, modules ${named.join(", ")} named in it`,
+      named.includes("remote-database") && !named.includes("local-database") && script.includes(`readonly DB_HOST='${DB_ADDRESS}'`));
 
     const root = await createOverlay(ctx.image, join(dir, "root.qcow2"));
     const seed = await createSeedIso(join(dir, "seed.iso"), userData,

@@ -26,7 +26,7 @@ import { ProvisioningSettings, SecretParameterNames } from "../../settings/provi
 import { MotoServer } from "../support/moto-server";
 import { underLoad } from "./load";
 import { StandInServer } from "./stand-ins";
-import { appliedUserData, ReadBackUserData, UserDataTarget } from "./user-data";
+import { appliedUserData, bootModulePath, ReadBackUserData, UserDataTarget } from "./user-data";
 import { BOOT_REGION, CommandResult, run, Vm } from "./vm";
 
 /** Where cloud-init keeps the user data's script: the repair runs it again. */
@@ -58,7 +58,8 @@ export class ParameterStoreHost {
   static async start(target: UserDataTarget, settings: ProvisioningSettings, stackName: string, dataVolumeId: string): Promise<ParameterStoreHost> {
     const names = { region: BOOT_REGION, ...secretParameterNames(stackName) } satisfies SecretParameterNames;
     const readBack = await appliedUserData(target, (scope) =>
-      new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId }));
+      new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId,
+        modulePath: bootModulePath("host-b") }));
     return new ParameterStoreHost(settings, names, readBack, target.moto);
   }
 

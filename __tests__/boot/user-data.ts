@@ -15,6 +15,7 @@ import { createHash } from "crypto";
 import { TerraformOutput } from "cdktf";
 import { Construct } from "constructs";
 import { INSTANCE_TYPE } from "../../constructs/constants";
+import { HostModules } from "../../constructs/host-modules";
 import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { AL2023_KERNEL_6_1_X86_64_PARAMETER } from "../../constructs/ssm-image-parameter";
@@ -54,15 +55,21 @@ export function userDataToolsMissing(): string[] {
   return findProviderSetup() ? [] : ["the project's Terraform CLI configuration ($TF_CLI_CONFIG_FILE, npm run tools)"];
 }
 
+/** Where a boot test's host keeps its modules: each its own, as each stack has, since the hosts share one moto. */
+export function bootModulePath(host: string): string {
+  return `/crm-boot/${host}/modules`;
+}
+
 /**
  * The user data for `settings` in user-data mode (the three secrets as TF_VAR_s), with the data volume `dataVolumeId` and,
- * if given, the Elastic IP `elasticIp` and the log group `logGroupName` the host ships its logs to.
+ * if given, the Elastic IP `elasticIp` and the log group `logGroupName` the host ships its logs to; its modules under
+ * `modulePath` (bootModulePath).
  */
 export function engineUserData(target: UserDataTarget, settings: ProvisioningSettings, secrets: Record<string, string>,
-  dataVolumeId: string, elasticIp?: string, logGroupName?: string): Promise<ReadBackUserData> {
+  dataVolumeId: string, elasticIp: string | undefined, logGroupName: string | undefined, modulePath: string): Promise<ReadBackUserData> {
   return appliedUserData(target, (scope) => {
     const variables = new SecretVariables(scope, "secrets");
-    return new ProvisioningUserData(scope, "user_data", { settings, secrets: variables.scriptSecrets, dataVolumeId, elasticIp, logGroupName });
+    return new ProvisioningUserData(scope, "user_data", { settings, secrets: variables.scriptSecrets, dataVolumeId, elasticIp, logGroupName, modulePath });
   }, secrets);
 }
 
@@ -78,9 +85,11 @@ export async function appliedUserData(target: UserDataTarget, make: (scope: Cons
   const { json } = synthesize((scope) => {
     new AwsProvider(scope, "aws", { region: BOOT_REGION });
     const userData = make(scope);
+    // Its modules, in the same moto's Parameter Store, which the VM's first boot reads (no role: moto asks no one).
+    const modules = new HostModules(scope, "modules", { settings: userData.settings, path: userData.modulePath });
     // The stack's default image, as moto's copy of the public parameter names it.
     const image = new DataAwsSsmParameter(scope, "image", { name: AL2023_KERNEL_6_1_X86_64_PARAMETER });
-    const instance = new Instance(scope, "host", { ami: image.value, instanceType: INSTANCE_TYPE, userDataBase64: userData.base64 });
+    const instance = new Instance(scope, "host", { ami: image.value, instanceType: INSTANCE_TYPE, userDataBase64: userData.base64, dependsOn: modules.dependables });
     new TerraformOutput(scope, "user_data_base64", { value: userData.base64, sensitive: true });
     new TerraformOutput(scope, "instance_id", { value: instance.id });
   });

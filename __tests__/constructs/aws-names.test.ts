@@ -25,6 +25,7 @@ const DERIVED: [string, string, AwsNameKind][] = [
   ["aws_sns_topic", "name", "snsTopicName"],
   ["aws_cloudwatch_metric_alarm", "alarm_name", "alarmName"],
   ["aws_dlm_lifecycle_policy", "description", "dlmDescription"],
+  ["aws_ssm_parameter", "name", "ssmParameterName"],
 ];
 
 /** Name attributes whose values are AWS's own (a metric's, a device's) or fixed by the code, not derived from the settings. */

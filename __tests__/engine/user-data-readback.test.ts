@@ -13,7 +13,7 @@ import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { bootLogGroup } from "../boot/telemetry-rows";
-import { appliedUserData, engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "../boot/user-data";
+import { appliedUserData, bootModulePath, engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "../boot/user-data";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { exampleStackSettings, synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
@@ -39,6 +39,7 @@ async function providerFreeRendering(engine: string): Promise<Buffer> {
     const variables = new SecretVariables(scope, "secrets");
     const userData = new ProvisioningUserData(scope, "user_data", {
       settings: SETTINGS.provisioning, secrets: variables.scriptSecrets, dataVolumeId: DATA_VOLUME_ID, elasticIp: ELASTIC_IP, logGroupName: LOG_GROUP,
+      modulePath: bootModulePath("host-a"),
     });
     new TerraformOutput(scope, "user_data_base64", { value: userData.base64, sensitive: true });
   });
@@ -65,11 +66,11 @@ describeWithEngine("the boot test's user data: read back from EC2 (hashicorp/aws
   beforeAll(async () => {
     server = await MotoServer.start(moto!);
     [readBack, providerFree, parameterStore] = await Promise.all([
-      engineUserData({ engine, moto: server }, SETTINGS.provisioning, SECRETS, DATA_VOLUME_ID, ELASTIC_IP, LOG_GROUP),
+      engineUserData({ engine, moto: server }, SETTINGS.provisioning, SECRETS, DATA_VOLUME_ID, ELASTIC_IP, LOG_GROUP, bootModulePath("host-a")),
       providerFreeRendering(engine),
       appliedUserData({ engine, moto: server }, (scope) => new ProvisioningUserData(scope, "user_data", {
         settings: { ...SETTINGS.provisioning, secrets: "parameter-store" }, secrets: { region: "us-east-1", ...secretParameterNames(SETTINGS.stackName) },
-        dataVolumeId: DATA_VOLUME_ID,
+        dataVolumeId: DATA_VOLUME_ID, modulePath: bootModulePath("host-b"),
       })),
     ]);
     console.log(`user-data read-back: ${readBackRow("", readBack).join(": ")}`);

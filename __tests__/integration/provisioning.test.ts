@@ -10,6 +10,7 @@ import { describeWithTools } from "../support/required-tools";
 import {
   NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, PACKAGES, renderProvisioningScript, renderServiceUnit, STEP_FUNCTIONS, SWAP_SIZE,
 } from "../../userdata";
+import { hostModules } from "../../userdata/script";
 import { ScriptSecrets, validateProvisioningSettings } from "../../settings/provisioning-settings";
 import { TEARDOWN_MS } from "../support/teardown";
 
@@ -137,8 +138,10 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     }
   });
 
-  test("the metadata service saw the token request, then the hostname request with the token", () => {
+  test("the metadata service saw, each after a token request, the Region (for the modules) and the hostname, with the token", () => {
     expect(h.metadataRequests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      "PUT /latest/api/token 200",
+      "GET /latest/meta-data/placement/region 200",
       "PUT /latest/api/token 200",
       "GET /latest/meta-data/public-hostname 200",
     ]);
@@ -155,7 +158,9 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     const relevant = first.newCalls.filter((line) => !/^(mariadb|mysql|curl -fsS|chown|flock) /.test(line))
       .map((line) => line.replace(/ -o \S+ /, " -o <temporary file> "));
     expect(relevant).toEqual([
-      // Before step 1: the telemetry timer (userdata/telemetry.sh).
+      // First, the modules, in one call (provision.sh, load_modules); then, before step 1, the telemetry timer (userdata/telemetry.sh).
+      `aws ssm get-parameters --region us-east-1 --names ${hostModules(h.settings).map((m) => `/${appName}/modules/${m.module}`).join(" ")} `
+        + "--query Parameters[].[Name,Value] --output text",
       "systemctl daemon-reload",
       `systemctl enable --now ${appName}-telemetry.timer`,
       "dnf -y upgrade",
@@ -198,6 +203,10 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       expect(readFileSync(join(h.settings.appDir, "CHANGELOG.md"), "utf8")).toBe("second release\n");
       expect(readFileSync(join(h.settings.appDir, ".git", "config"), "utf8")).not.toContain("x-access-token");
       for (const form of SECRET_FORMS) expect(second.output).not.toContain(form);
+    });
+
+    test("defines the modules from the copies the first run kept, without asking Parameter Store again", () => {
+      expect(second.newCalls.filter((line) => line.startsWith("aws "))).toEqual([]);
     });
 
     test("loses and duplicates no row and keeps the user and its password", async () => {

@@ -24,6 +24,7 @@ import {
 import { HostFiles, PATH_SETTINGS, PathSettingName } from "../../settings/host-layout";
 import { haveTool, SECRETS, shellFunction } from "../userdata/fixtures";
 import { hostFilesUnder, relocateHostFiles } from "../support/provisioning-harness";
+import { withModules } from "../support/harness/module-parameters";
 
 jest.setTimeout(60_000);
 
@@ -200,7 +201,7 @@ describe.each(Object.entries(EDGES))("settings at the edges: %s", (_name, change
   withTool(haveShellcheck)("the rendered script passes bash -n and shellcheck", () => {
     const script = renderProvisioningScript(settings, SECRETS);
     expect(run("bash", ["-n"], { input: script })).toMatchObject({ status: 0, stderr: "" });
-    const checked = run("shellcheck", ["-s", "bash", "-"], { input: script });
+    const checked = run("shellcheck", ["-s", "bash", "-"], { input: withModules(script) });
     expect(checked.stdout + checked.stderr).toBe("");
   });
 

@@ -25,11 +25,12 @@
  * Node.js, on `h.appPort`), restarting it as systemd's Restart=always does; `h.runCommand(h.opsCommand,
  * ["release", "v2"])` runs the command the script installed, as root, with the same stand-ins.
  */
+import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { randomBytes } from "crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
-import { delimiter, join } from "path";
+import { delimiter, dirname, join } from "path";
 import { gzipSync } from "zlib";
 import { APP_PORT } from "../../settings/ports";
 import { NETWORK_RETRY_PAUSE_SECONDS, USER_DATA_COPY } from "../../userdata/constants";
@@ -43,7 +44,8 @@ import { HarnessDatabase } from "./harness/database";
 import { Fault } from "./harness/faults";
 import { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
 import { Journal } from "./harness/journal";
-import { MetadataService } from "./harness/metadata-service";
+import { MetadataService, TEST_REGION } from "./harness/metadata-service";
+import { modulesNamed, namedModule } from "./harness/module-parameters";
 import { exec, findTool, freePort, killGroup, RecordedRequest, shq, tool } from "./harness/shared";
 import { SourceHost, SourceHostRequest } from "./harness/source-host";
 import { STAND_IN_CADDY_URL, StandInCommands } from "./harness/stand-in-commands";
@@ -169,6 +171,8 @@ export class ProvisioningHarness {
   private readonly databaseOnDataVolume: boolean;
   private readonly dataVolumeWaitSeconds: number;
   private readonly awsEndpoint?: string;
+  /** moto's Parameter Store, for the modules (with `awsEndpoint`). */
+  private ssm?: SSMClient;
   private readonly remoteDatabase: boolean;
   private readonly app: boolean;
   /** The port the app listens on (app mode). */
@@ -369,9 +373,9 @@ export class ProvisioningHarness {
    * replaces the pause between the tries of a network step (10 s), for tests whose faults make
    * every try fail.
    */
-  async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number; header?: Record<string, number> } = {}):
+  async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number; header?: Record<string, number>; keepParameters?: boolean } = {}):
   Promise<RunResult> {
-    const { timeoutMs = 90_000, retryPauseSeconds, header = {} } = options;
+    const { timeoutMs = 90_000, retryPauseSeconds, header = {}, keepParameters = false } = options;
     if (script.includes(`\nreadonly ${HOST_FILE_VARIABLES.unitDirectory}=`)) this.header = header;
     const file = join(this.dir, "provision.sh");
     const rewrite = (from: string, to: string) => {
@@ -391,6 +395,7 @@ export class ProvisioningHarness {
       rewrite(`readonly APP_PORT=${APP_PORT} `, `readonly APP_PORT=${this.appPort} `);
       rewrite(`USER_DATA_COPY='${USER_DATA_COPY}'`, `USER_DATA_COPY=${shq(this.userDataCopy)}`);
     }
+    if (!keepParameters) await this.putModules(script);
     writeFileSync(file, script, { mode: 0o700 });
     // The instance's user data, as the metadata service serves it: the gzip of the script (base64gzip).
     this.userData = gzipSync(script);
@@ -525,6 +530,9 @@ export class ProvisioningHarness {
     for (const file of ["swapfile", "swapfile.partial"]) {
       rmSync(join(this.dir, file), { force: true });
     }
+    // A new host keeps no module (load_modules); the parameters are the deploy's, put again by the next run.
+    rmSync(this.host.moduleDirectory, { recursive: true, force: true });
+    rmSync(this.parametersDir, { recursive: true, force: true });
     this.commands.reset();
     this.metadata.reset();
     this.source.reset();
@@ -588,6 +596,7 @@ export class ProvisioningHarness {
     if (this.stopped) return;
     this.stopped = true;
     this.commands.killAll();
+    this.ssm?.destroy();
     await this.database.stop();
     await this.source.stop();
     await this.metadata.stop();
@@ -600,6 +609,31 @@ export class ProvisioningHarness {
    */
   stopManagedDatabase(): Promise<void> {
     return this.database.stopManaged();
+  }
+
+  /** Where the aws stand-in keeps this host's Parameter Store without moto: a file per parameter, by its name. */
+  get parametersDir(): string {
+    return join(this.dir, "parameters");
+  }
+
+  /**
+   * Puts the modules the script's header names (HostModules's parameters, as a deploy puts them) in this host's
+   * Parameter Store: moto's with `awsEndpoint`, else the aws stand-in's files. A module it does not know throws. `run`
+   * puts them first, unless `keepParameters` (a test that changed them after putModules).
+   */
+  async putModules(script: string): Promise<void> {
+    for (const named of modulesNamed(script)) {
+      const { name } = named;
+      const module = namedModule(named);
+      if (this.awsEndpoint) {
+        // The SDK, in this process: an AWS CLI per parameter would take seconds from the run's own timing.
+        this.ssm ??= new SSMClient({ region: TEST_REGION, endpoint: this.awsEndpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+        await this.ssm.send(new PutParameterCommand({ Name: name, Value: module.value, Type: "String", Overwrite: true }));
+      } else {
+        mkdirSync(dirname(join(this.parametersDir, name)), { recursive: true });
+        writeFileSync(join(this.parametersDir, name), module.value);
+      }
+    }
   }
 
   private async startAll(): Promise<void> {
@@ -639,6 +673,7 @@ export class ProvisioningHarness {
       JOURNAL_FILE: this.journal.file,
       AWS_ENDPOINT: this.awsEndpoint ?? "",
       METADATA_URL: `${this.metadata.endpoint}/`,
-    }, this.awsEndpoint !== undefined);
+      PARAMETERS: this.parametersDir,
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from "child_process";
+import { modulesNamed, withModules } from "../support/harness/module-parameters";
 import { reportMissingTools } from "../support/required-tools";
 import {
   PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, ScriptSecrets, SecretParameterNames,
@@ -40,8 +41,12 @@ export function haveTool(name: string): boolean {
   return found;
 }
 
-/** The text of one shell function `name() { … }` of a rendered script (on its own lines, or on one line). */
+/**
+ * The text of one shell function `name() { … }` of a rendered script (on its own lines, or on one line), or of the
+ * modules its header names (which the host reads from Parameter Store: withModules).
+ */
 export function shellFunction(script: string, name: string): string {
+  if (!script.includes(`\n${name}() {`) && modulesNamed(script).length > 0) script = withModules(script);
   const oneLine = script.split("\n").find((line) => line.startsWith(`${name}() {`) && line.endsWith("}"));
   if (oneLine !== undefined) return `${oneLine}\n`;
   const start = script.indexOf(`\n${name}() {\n`);

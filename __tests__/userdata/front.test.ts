@@ -10,30 +10,31 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
-import { renderProvisioningScript, renderScriptHeader, scriptModules, shellQuote } from "../../userdata";
+import { hostModules, renderProvisioningScript, renderScriptHeader, scriptModules, shellQuote } from "../../userdata";
 import { renderFrontConstants } from "../../userdata/script";
 import { HOST_FILES } from "../../settings/host-layout";
 import { haveTool, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { hostFilesUnder, relocateHostFiles } from "../support/provisioning-harness";
 import { StandInCommands } from "../support/harness/stand-in-commands";
+import { withModules } from "../support/harness/module-parameters";
 
 const DOMAIN_SETTINGS = parseStackSettings({ ...exampleSettings, domain: { hostedZone: "example.com", name: "crm.example.com" } }).provisioning;
 const script = renderProvisioningScript(DOMAIN_SETTINGS, SECRETS, "vol-0123456789abcdef0", "203.0.113.25");
-/** The modules as the user data carries them: between the rendered header and provision.sh (its top-level code first). */
-const moduleCode = script.slice(renderScriptHeader(DOMAIN_SETTINGS, SECRETS, "vol-0123456789abcdef0", "203.0.113.25").length, script.indexOf("\nset -Eeuo pipefail\n"));
+/** The modules' functions as Parameter Store holds them for the domain's first boot (hostModules). */
+const moduleCode = hostModules(DOMAIN_SETTINGS).map((m) => m.code).join("");
 
 describe("the front module in the user data", () => {
-  test("is in the script only with a domain (else the ops tool brings it), between the header and provision.sh, and main runs it after step 15", () => {
+  test("is a module of the first boot only with a domain (else the ops tool brings it), in Parameter Store, and main runs it after step 15", () => {
     expect(scriptModules(DOMAIN_SETTINGS)).toEqual(["ops", "telemetry", "front", "local-database"]);
     expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry", "local-database"]);
-    expect(renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS)).not.toContain("install_front() {");
+    expect(hostModules(PRODUCTION_SETTINGS).map((m) => m.module)).not.toContain("front");
+    expect(hostModules(DOMAIN_SETTINGS).map((m) => m.module)).toContain("front");
     // The first boot needs no front's firewall: the ops tool sets it before its first action (ensure_front).
     expect(moduleCode).not.toContain("front_firewall() {");
     expect(moduleCode).toContain("\ninstall_caddy() {\n");
-    const module = script.indexOf("\ninstall_front() {\n");
-    expect(module).toBeGreaterThan(script.indexOf("\nreadonly SERVICE_UNIT="));
-    expect(module).toBeLessThan(script.indexOf("\nstep_01_update_packages() {\n"));
+    expect(script).not.toContain("install_front() {");
+    expect(script).toMatch(/^readonly MODULES=\(.*'front:[0-9a-f]{64}'/m);
     const main = shellFunction(script, "main");
     expect(main.indexOf("run_step install_front")).toBeGreaterThan(main.indexOf("run_step step_15_install_service"));
   });
@@ -57,7 +58,7 @@ describe("the front module in the user data", () => {
 
   const shellcheck = haveTool("shellcheck") ? test : test.skip;
   shellcheck("passes shellcheck with the module", () => {
-    const result = spawnSync("shellcheck", ["-s", "bash", "-"], { input: script, encoding: "utf8" });
+    const result = spawnSync("shellcheck", ["-s", "bash", "-"], { input: withModules(script), encoding: "utf8" });
     expect(result.stdout + result.stderr).toBe("");
     expect(result.status).toBe(0);
   });
@@ -221,7 +222,7 @@ describe("install_front", () => {
  */
 function standIns(dir: string): { bin: string; commands: StandInCommands; rulesGiven: () => string } {
   const commands = new StandInCommands(dir);
-  commands.write({}, false);
+  commands.write({});
   writeFileSync(commands.usersFile, "caddy\n");
   const rules = commands.nftRulesFile;
   return { bin: commands.binDir, commands, rulesGiven: () => (existsSync(rules) ? readFileSync(rules, "utf8") : "") };

@@ -9,6 +9,7 @@ import { join } from "path";
 import { APP_DB_GRANTS, renderProvisioningScript, ScaleOutValues } from "../../userdata";
 import { ProvisioningSettings, SECRET_SOURCES, SecretParameterNames, TOPOLOGIES } from "../../settings/provisioning-settings";
 import { haveTool, PARAMETER_NAMES, PARAMETER_STORE_SETTINGS, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
+import { withModules } from "../support/harness/module-parameters";
 
 const DIR = join(__dirname, "../../userdata");
 const FILES = readdirSync(DIR).filter((name) => name.endsWith(".sh")).sort();
@@ -86,7 +87,7 @@ describe("the shell files of userdata/", () => {
   const shellcheck = haveTool("shellcheck") ? test : test.skip;
   shellcheck("each topology's and secrets mode's user data passes shellcheck (https.test.ts checks the domain's)", () => {
     for (const [name, script] of Object.entries(SCRIPTS)) {
-      const result = spawnSync("shellcheck", ["-s", "bash", "-"], { input: script, encoding: "utf8" });
+      const result = spawnSync("shellcheck", ["-s", "bash", "-"], { input: withModules(script), encoding: "utf8" });
       expect(`${name}: ${result.stdout}${result.stderr}`).toBe(`${name}: `);
     }
   });

@@ -5,8 +5,9 @@
 import { spawnSync } from "child_process";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { HEALTH_SECONDS, KEEP_RELEASES, opsPaths, renderOpsTool, renderProvisioningScript, renderScriptHeader, USER_DATA_COPY, compactShell } from "../../userdata";
+import { hostModules, HEALTH_SECONDS, KEEP_RELEASES, opsPaths, renderOpsTool, renderProvisioningScript, renderScriptHeader, USER_DATA_COPY, compactShell } from "../../userdata";
 import { PRODUCTION_SETTINGS, SECRETS } from "./fixtures";
+import { withModules } from "../support/harness/module-parameters";
 
 const OPS_SH = readFileSync(join(__dirname, "../../userdata/ops.sh"), "utf8");
 
@@ -42,9 +43,10 @@ describe("the ops module", () => {
     expect(body).toEqual([]);
   });
 
-  test("is in the ops tool, not the user data (but the lock), and the header gives it its paths and limits, quoted", () => {
-    expect(renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS)).not.toContain(`\nops_main() {\n`);
-    expect(renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS)).toContain(`\nops_lock() {\n`);
+  test("is in the ops tool, not the first boot's (but the lock, in its ops module), and the header gives it its paths and limits, quoted", () => {
+    const firstBoot = withModules(renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS));
+    expect(firstBoot).not.toContain(`\nops_main() {\n`);
+    expect(hostModules(PRODUCTION_SETTINGS).find((m) => m.module === "ops")?.code).toMatch(/^ops_lock\(\) \{$/m);
     expect(renderOpsTool().text).toContain(`\nops_main() {\n`);
     const settings = { ...PRODUCTION_SETTINGS, healthCheckPath: "/health?deep=1&x=%20" };
     expect(headerValue("HEALTH_PATH", settings)).toBe("/health?deep=1&x=%20");

@@ -1,17 +1,20 @@
 import { spawnSync } from "child_process";
+import { createHash } from "crypto";
+import { gunzipSync } from "zlib";
 import { gzipSize, TERRAFORM_GZIP_MARGIN, USER_DATA_LIMIT_BYTES } from "../../constructs/provisioning-user-data";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { join } from "path";
 import {
   ENV_FILE_MODE, METADATA_TOKEN_TTL_SECONDS, NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, NVM_VERSION, PACKAGES,
-  renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, renderTelemetryService, renderTelemetryTimer, scriptModules,
+  hostModules, renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, renderTelemetryService, renderTelemetryTimer, scriptModules,
   SECRET_VARIABLES,
   shellQuote, STEP_FUNCTIONS, SWAP_SIZE, SWAP_SIZE_BYTES, compactShell, FIRST_BOOT_CODE, SHELL_FILES, splitShell,
 } from "../../userdata";
 import { haveTool, PARAMETER_NAMES, PARAMETER_STORE_SETTINGS, PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
-import { relocateHostFiles } from "../support/provisioning-harness";
+import { hostFilesUnder, relocateHostFiles } from "../support/provisioning-harness";
 import { HOST_METRIC_DIMENSIONS, HOST_METRIC_NAMESPACE, HOST_METRICS, HOST_VOLUMES } from "../../settings/host-metrics";
+import { keepModules, withModules } from "../support/harness/module-parameters";
 
 const script = renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS);
 
@@ -101,17 +104,17 @@ describe("renderProvisioningScript", () => {
     expect(headerValue("NODE_MAJOR")).toBe("21");
     expect(headerValue("NODE_VERSION")).toBe("21.7.3");
     expect(headerValue('PACKAGES[*]')).toBe(PACKAGES.join(" "));
-    expect(script).toContain('-H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token"');
-    expect(script).toContain('-H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/$1"');
-    expect(script).toContain("PUBLIC_DNS=$(metadata meta-data/public-hostname)");
-    expect(script).toContain(`fallocate -l "$SWAP_SIZE" "$partial"`);
-    expect(script).toContain(`chmod "$SWAP_FILE_MODE" "$SWAP_FILE"`);
-    expect(script).toContain(`nvm install "$1" && nvm alias default "$1" && nvm install "$2" && nvm use "$2"' \\\ninstall-node "$NODE_MAJOR" "$NODE_VERSION"`);
-    expect(script).toContain('dnf -y install "${PACKAGES[@]}"');
-    expect(script).toContain(`dnf -y groupinstall "Development Tools"`);
-    expect(script).toContain("as_node npm install -g yarn");
-    expect(script).toContain("as_node NODE_ENV=production yarn install --ignore-engines");
-    expect(script).toContain('systemctl enable --now "$APP_NAME.service"');
+    expect(withModules(script)).toContain('-H "X-aws-ec2-metadata-token-ttl-seconds: $METADATA_TOKEN_TTL_SECONDS" "$METADATA_ENDPOINT/latest/api/token"');
+    expect(withModules(script)).toContain('-H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/$1"');
+    expect(withModules(script)).toContain("PUBLIC_DNS=$(metadata meta-data/public-hostname)");
+    expect(withModules(script)).toContain(`fallocate -l "$SWAP_SIZE" "$partial"`);
+    expect(withModules(script)).toContain(`chmod "$SWAP_FILE_MODE" "$SWAP_FILE"`);
+    expect(withModules(script)).toContain(`nvm install "$1" && nvm alias default "$1" && nvm install "$2" && nvm use "$2"' \\\ninstall-node "$NODE_MAJOR" "$NODE_VERSION"`);
+    expect(withModules(script)).toContain('dnf -y install "${PACKAGES[@]}"');
+    expect(withModules(script)).toContain(`dnf -y groupinstall "Development Tools"`);
+    expect(withModules(script)).toContain("as_node npm install -g yarn");
+    expect(withModules(script)).toContain("as_node NODE_ENV=production yarn install --ignore-engines");
+    expect(withModules(script)).toContain('systemctl enable --now "$APP_NAME.service"');
   });
 
   test("retries the network steps and tolerates only a failing step 4", () => {
@@ -152,24 +155,50 @@ describe("renderProvisioningScript", () => {
     expect(() => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "", "", undefined, "/crm/x'y")).toThrow(`The log group must be 1 to 512 letters, digits and . _ / # -; got "/crm/x'y".`);
   });
 
-  test("is the rendered header, the functions of the modules and provision.sh the first boot runs, and userdata/first-boot.sh, without their comment lines", () => {
+  test("is the rendered header, the modules' steps, provision.sh's functions the first boot runs and userdata/first-boot.sh, without their comment lines; the modules' other functions ride in Parameter Store", () => {
     expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry", "local-database"]);
     const header = renderScriptHeader(PRODUCTION_SETTINGS, SECRETS);
     expect(script.startsWith(`${header}\n`)).toBe(true);
     expect(script.endsWith(FIRST_BOOT_CODE.replace(/^#!.*\n/, ""))).toBe(true);
-    // Every function the user data holds is one of userdata/*.sh as it is there, compacted.
+    // Every function the user data and its modules hold is one of userdata/*.sh as it is there, compacted.
     const sources = new Map(SHELL_FILES.flatMap((file) => splitShell(readFileSync(join(__dirname, `../../userdata/${file}.sh`), "utf8")).functions)
       .map((f) => [f.name, f.code]));
-    const names = [...script.matchAll(/^([a-z_0-9]+)\(\) \{/gm)].map((match) => match[1]);
-    for (const name of names) expect(script).toContain(sources.get(name));
+    const defined = (text: string) => [...text.matchAll(/^([a-z_0-9]+)\(\) \{/gm)].map((match) => match[1]);
+    const firstBoot = withModules(script);
+    for (const name of defined(firstBoot)) expect(firstBoot).toContain(sources.get(name));
     // What the first boot runs, and what it installs (the refresh and telemetry scripts), and not the ops tool's actions.
-    expect(names).toEqual(expect.arrayContaining(["main", "run_step", ...STEP_FUNCTIONS, "refresh_public_uris", "telemetry_main", "ops_lock",
-      "install_command", "settings_text", "step_03_start_database_single_host"]));
+    expect(defined(firstBoot)).toEqual(expect.arrayContaining(["main", "run_step", ...STEP_FUNCTIONS, "refresh_public_uris", "telemetry_main", "ops_lock",
+      "install_command", "settings_text", "step_03_start_database_single_host", "load_modules"]));
     for (const name of ["ops_main", "ops_release", "ops_rollback", "ops_status", "ops_change", "step_03_start_database_scale_out", "install_https"]) {
-      expect(names).not.toContain(name);
+      expect(defined(firstBoot)).not.toContain(name);
+    }
+    // The user data itself: provision.sh's and the steps (the spec's); the modules' others only in their parameters, each once.
+    const modules = hostModules(PRODUCTION_SETTINGS);
+    expect(modules.map((m) => m.module)).toEqual(["ops", "telemetry", "local-database"]);
+    for (const name of defined(script)) expect(name.startsWith("step_") || splitShell(readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8")).functions.some((f) => f.name === name)).toBe(true);
+    for (const module of modules) {
+      for (const name of defined(module.code)) {
+        expect(name).not.toMatch(/^step_/);
+        expect(defined(script)).not.toContain(name);
+        expect(modules.filter((other) => defined(other.code).includes(name))).toHaveLength(1);
+      }
     }
     expect(script.split("\n").filter((line) => /^\s*#/.test(line) && !/^(#!|\s*# shellcheck )/.test(line))
       .every((line) => header.includes(line))).toBe(true);
+  });
+
+  test("names each module's parameter and sha256 in the header; each parameter's value is its code, gzip-compressed, in base64, within a Standard parameter", () => {
+    expect(headerValue("MODULE_PATH")).toBe("/crm/modules");
+    expect(headerValue("MODULE_DIR")).toBe("/var/lib/crm-host/modules");
+    const modules = hostModules(PRODUCTION_SETTINGS);
+    expect(headerValue("MODULES[*]")).toBe(modules.map((m) => `${m.module}:${m.sha256}`).join(" "));
+    for (const module of modules) {
+      expect(gunzipSync(Buffer.from(module.value, "base64")).toString("utf8")).toBe(module.code);
+      expect(createHash("sha256").update(module.code).digest("hex")).toBe(module.sha256);
+      expect(module.value.length).toBeLessThanOrEqual(4096);
+    }
+    expect(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "", "", undefined, "", "/CrmHost-prod/crm/modules")).toContain("readonly MODULE_PATH='/CrmHost-prod/crm/modules' ");
+    expect(() => renderScriptHeader(PRODUCTION_SETTINGS, SECRETS, "", "", undefined, "", "/crm/x'y")).toThrow(`The module path "/crm/x'y" must be a path of letters, digits, _ . -.`);
   });
 
   // The files of definitions only (the others run: first-boot.sh, ops-install.sh).
@@ -217,7 +246,7 @@ describe("renderProvisioningScript", () => {
   shellcheck("passes shellcheck (production settings and settings with quotes)", () => {
     for (const settings of [PRODUCTION_SETTINGS, { ...PRODUCTION_SETTINGS, gitUser: "It's \"me\" $HOME" }, PARAMETER_STORE_SETTINGS]) {
       const secrets = settings.secrets === "parameter-store" ? PARAMETER_NAMES : SECRETS;
-      const result = spawnSync("shellcheck", ["-s", "bash", "-"], { input: renderProvisioningScript(settings, secrets), encoding: "utf8" });
+      const result = spawnSync("shellcheck", ["-s", "bash", "-"], { input: withModules(renderProvisioningScript(settings, secrets)), encoding: "utf8" });
       expect(result.stdout + result.stderr).toBe("");
       expect(result.status).toBe(0);
     }
@@ -234,18 +263,20 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     expect(result.stdout).toBe(`eu-west-1|${PARAMETER_NAMES.dbRootPassword}|${PARAMETER_NAMES.appDbPassword}|${PARAMETER_NAMES.sourceHostToken}||`);
     expect(scriptModules(PARAMETER_STORE_SETTINGS)).toEqual(["ops", "telemetry", "parameter-store", "local-database"]);
     expect(scriptModules(PRODUCTION_SETTINGS)).toEqual(["ops", "telemetry", "local-database"]);
-    expect(withParameters).toContain("\nload_secrets_parameter_store() {\n");
+    expect(withModules(withParameters)).toContain("\nload_secrets_parameter_store() {\n");
     // The rotation is the ops tool's (userdata/ops-tool.ts), in no user data.
     expect(withParameters).not.toContain("\nrotate_secrets_parameter_store() {");
-    expect(script).not.toContain("\nload_secrets_parameter_store() {");
-    expect(script).not.toContain("aws ssm");
+    expect(withModules(script)).not.toContain("\nload_secrets_parameter_store() {");
+    // The user-data mode's one call of Parameter Store is for its modules (load_modules); none for secrets.
+    expect(withModules(script).match(/aws ssm [a-z-]+/g)).toEqual(["aws ssm get-parameters"]);
+    expect(withModules(script)).not.toContain("--with-decryption");
   });
 
   test("load_secrets runs the module's definition (SECRETS=parameter_store), and is called before the run", () => {
     expect(count(withParameters, "\nload_secrets() {\n")).toBe(1);
-    expect(count(withParameters, "\nload_secrets_parameter_store() {\n")).toBe(1);
+    expect(count(withModules(withParameters), "\nload_secrets_parameter_store() {\n")).toBe(1);
     // Stubbed at the edges: which definition runs.
-    const program = `${withParameters.replace(/\nmkdir -p "\$\(dirname "\$LOG_FILE"\)"\n[\s\S]*$/, "\n")}
+    const program = `${withModules(withParameters).replace(/\nmkdir -p "\$\(dirname "\$LOG_FILE"\)"\n[\s\S]*$/, "\n")}
 read_parameters() { echo "read_parameters $1"; }
 decode_secret() { echo "decode_secret $1"; }
 load_secrets; echo "$DB_ADMIN_USER"`;
@@ -376,7 +407,10 @@ describe("failure handling", () => {
         "#!/bin/bash\n[[ $* == *mariadb* ]] || exit 0\necho 'Failed to start mariadb.service' >&2\nexit 3\n", { mode: 0o755 });
       const settings = { ...PRODUCTION_SETTINGS, logFile: join(dir, "log", "provision.log"), swapFile: join(dir, "swap"),
         scriptDirectory: join(dir, "sbin") };
-      const result = spawnSync("bash", ["-c", relocateHostFiles(renderProvisioningScript(settings, SECRETS), dir)],
+      const rendered = relocateHostFiles(renderProvisioningScript(settings, SECRETS), dir);
+      // A host that keeps its modules (read at a first boot before): this test's stand-ins have no Parameter Store.
+      keepModules(rendered, hostFilesUnder(dir).moduleDirectory);
+      const result = spawnSync("bash", ["-c", rendered],
         { encoding: "utf8", env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` } });
       expect(result.status).toBe(3);
       const lines = result.stdout.split("\n");

@@ -38,6 +38,11 @@ export const TYPE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
     "ec2:UpdateSecurityGroupRuleDescriptionsIngress", "ec2:UpdateSecurityGroupRuleDescriptionsEgress", "ec2:DescribeNetworkInterfaces",
     "ec2:CreateTags", "ec2:DeleteTags",
   ],
+  // The first boot's modules (HostModules): String parameters, read back with their tags.
+  aws_ssm_parameter: [
+    "ssm:PutParameter", "ssm:GetParameter", "ssm:GetParameters", "ssm:DescribeParameters", "ssm:DeleteParameter", "ssm:ListTagsForResource",
+    "ssm:AddTagsToResource", "ssm:RemoveTagsFromResource",
+  ],
   aws_key_pair: ["ec2:ImportKeyPair", "ec2:DescribeKeyPairs", "ec2:DeleteKeyPair", "ec2:CreateTags", "ec2:DeleteTags"],
   aws_eip: [
     "ec2:AllocateAddress", "ec2:DescribeAddresses", "ec2:DescribeAddressesAttribute", "ec2:ReleaseAddress", "ec2:DisassociateAddress",

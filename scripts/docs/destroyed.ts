@@ -14,6 +14,7 @@ export const DESTROYED: Readonly<Record<string, { readonly what: string; readonl
   aws_key_pair: { what: "the key pair (your private key file stays yours)" },
   aws_iam_role: { what: "the IAM roles (the instance's, and the snapshot policy's)" },
   aws_iam_role_policy: { what: "the instance role's inline policies" },
+  aws_ssm_parameter: { what: "the first boot's modules in Parameter Store (its secrets' parameters are yours: `npm run secrets`)" },
   aws_iam_role_policy_attachment: { what: "the snapshot role's AWS managed policy, detached" },
   aws_iam_instance_profile: { what: "the instance profile" },
   aws_dlm_lifecycle_policy: { what: "the snapshot policy (not the snapshots it took)" },

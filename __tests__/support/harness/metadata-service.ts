@@ -2,7 +2,8 @@
  * The provisioning harness's stand-in for the EC2 instance metadata service (IMDSv2) on loopback: a
  * token only for the TTL header, the instance's facts only for that token, the instance role's
  * credentials (which the AWS CLI of the Parameter Store mode takes) and the user data. It records
- * every request; the fault `step_10_read_public_hostname` makes it refuse the token.
+ * every request; the fault `step_10_read_public_hostname` makes it fail the public addresses (the Region, which the
+ * first boot reads before step 1 for its modules, still answers).
  */
 import { randomBytes } from "crypto";
 import * as http from "http";
@@ -50,10 +51,10 @@ export class MetadataService {
       if (req.url === "/latest/api/token") {
         if (req.method !== "PUT") return answer(405, "");
         if (req.headers["x-aws-ec2-metadata-token-ttl-seconds"] !== REQUIRED_TTL) return answer(400, "");
-        if (this.fault() === "step_10_read_public_hostname") return answer(500, "");
         return answer(200, this.token);
       }
       if (req.method === "GET" && req.headers["x-aws-ec2-metadata-token"] !== this.token) return answer(401, "");
+      if (this.fault() === "step_10_read_public_hostname" && /^\/latest\/meta-data\/public-/.test(req.url ?? "")) return answer(500, "");
       const meta = {
         "/latest/meta-data/public-hostname": this.publicHostname, "/latest/meta-data/public-ipv4": this.publicIpv4,
         "/latest/meta-data/instance-id": TEST_INSTANCE_ID, "/latest/meta-data/placement/region": TEST_REGION,

@@ -73,11 +73,10 @@ export class StandInCommands {
   }
 
   /**
-   * Copies the stand-ins: the commands of bin/ without their `.sh` (mariadb also as mysql; aws only
-   * when `aws`), and config.sh: the values the harness gives, besides the stand-ins' own state files
-   * and the real commands they hand over to.
+   * Copies the stand-ins: the commands of bin/ without their `.sh` (mariadb also as mysql), and
+   * config.sh: the values the harness gives, besides the stand-ins' own state files and the real commands they hand over to.
    */
-  write(values: Record<string, string | number>, aws: boolean): void {
+  write(values: Record<string, string | number>): void {
     cpSync(STAND_INS, this.dir, { recursive: true });
     for (const file of readdirSync(this.binDir)) {
       const name = file.replace(/\.sh$/, "");
@@ -85,7 +84,6 @@ export class StandInCommands {
       chmodSync(join(this.binDir, name), 0o755);
     }
     copyFileSync(join(this.binDir, "mariadb"), join(this.binDir, "mysql"));
-    if (!aws) rmSync(join(this.binDir, "aws"));
     const dir = this.harnessDir;
     const all: Record<string, string | number> = {
       CALLS: this.callsFile,
