@@ -2,7 +2,8 @@
 # The ops tool's installer: `sudo -n bash -c '<this>' ops-install VERSION COMMAND LOCK LOG WHO`, the tool on
 # standard input (scripts/ops.ts, before every host action; userdata/ops-tool.ts puts the functions it calls in
 # front of it: log, escape, audit_line, ops_lock, ops_unlock, lock_holder, settings_text). It prints VERSION when
-# COMMAND is that version already; else, under the ops lock (busy: exit 75, naming the holder), it writes the tool
+# COMMAND is that version already; else, under the ops lock (busy: exit 75, naming the holder; beside a first boot, which
+# holds it for its whole run and never runs the tool: under the installers' own lock only), it writes the tool
 # beside COMMAND, checks its sha256, and renames it over COMMAND, then prints "OLD VERSION" and writes an audit line.
 # A cut-off standard input, a full disk or a kill at any line leaves COMMAND as it was. An older host's COMMAND
 # (no version line, no configuration: the ops command its first boot wrote) gives the configuration first.
@@ -50,7 +51,12 @@ if [[ $OLD == "$VERSION" ]]; then
   exit 0
 fi
 trap finish EXIT
-ops_lock install-tool 2>/dev/null
+# One install at a time, whoever holds the ops lock: the installers' own lock beside it.
+exec {INSTALLING}>>"$OPS_LOCK.install"
+flock -n "$INSTALLING" || { FAILURE="busy: another install of the tool"; exit 75; }
+# The first boot holds the ops lock for its whole run (a scale-out host's while it waits at step 4 for db-setup,
+# which needs this tool). It never runs the tool, and no action runs while it holds the lock: the tool goes in beside it.
+if [[ $(lock_holder) != "provision by "* ]]; then ops_lock install-tool 2>/dev/null; fi
 # Under the lock: another run may have installed it meanwhile.
 OLD=$(installed)
 if [[ $OLD == "$VERSION" ]]; then

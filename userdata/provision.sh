@@ -472,8 +472,6 @@ refresh_public_uris() {
   set_env_values FRONTENDURI "${FRONTEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}" BACKENDURI "${BACKEND_URI//@PUBLIC_DNS@/$PUBLIC_DNS}"
 }
 
-# settings_text: this script's settings as bash reads them back (its readonly variables, but the secrets
-# *_B64 and bash's own): what install_command and the ops tool's configuration hold. No secret.
 # load_modules: defines the functions of the modules (userdata/script.ts, hostModules), which ride in Parameter
 # Store rather than in the user data (EC2's 16 KiB). The host keeps each under MODULE_DIR by the sha256 the header
 # names: a run again (reprovision) reads its own copy, never what a later deploy put in the parameter.
@@ -515,6 +513,8 @@ fetch_modules() {
   done
 }
 
+# settings_text: this script's settings as bash reads them back (its readonly variables, but the secrets
+# *_B64 and bash's own): what install_command and the ops tool's configuration hold. No secret.
 settings_text() {
   readonly -p | grep -Ev '_B64=|^declare -[a-z]+ (BASH|EUID|PPID|SHELLOPTS|UID)'
 }

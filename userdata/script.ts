@@ -324,7 +324,7 @@ function inUserData(f: ShellFunction): boolean {
 }
 
 /**
- * A module of the first boot as it rides in Parameter Store, not in the user data (ProvisioningUserData's parameter
+ * A module of the first boot as it rides in Parameter Store, not in the user data (HostModules's parameter
  * `<modulePath>/<module>`): its functions that the first boot runs but its steps, which the user data's
  * load_modules (provision.sh) reads and keeps by their sha256 before anything else runs. This is what leaves the user
  * data room under EC2's 16 KiB (issue 37): a module's parameter (Standard, 4 KB) holds it gzip-compressed in base64.

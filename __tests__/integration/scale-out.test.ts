@@ -72,13 +72,9 @@ describeWithTools("scale-out topology: two hosts provisioning at once against on
       releases = await Promise.all(hosts.map((host) => host.pushCommit({ "RELEASE": `${RELEASE}\n` }, `release ${RELEASE}`, `refs/tags/${RELEASE}`)));
       scripts = hosts.map((host) => renderProvisioningScript(host.settings, NAMES, "", "", values()));
       const running = Promise.all(hosts.map((host, i) => host.run(scripts[i], { timeoutMs: 180_000 })));
-      // The tool of this CLI on the first host as soon as the first boot wrote its configuration (before its modules and
-      // secrets are read): its install takes the ops lock, which the first boot holds from step 1 on.
+      // The hosts wait at step 4 for the account db-setup makes, holding the ops lock: db-setup (its tool installed
+      // beside the first boot, as `npm run ops` does first) once the first says so in its log.
       const deadline = Date.now() + 60_000;
-      while (!existsSync(`${hosts[0].opsCommand}.conf`) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      const installed = await hosts[0].installTool();
-      if (installed.exitCode !== 0) throw new Error(`the ops tool was not installed: ${installed.output}`);
-      // The hosts wait at step 4 for the account db-setup makes: db-setup once the first says so in its log.
       const waiting = () => existsSync(hosts[0].settings.logFile) && readFileSync(hosts[0].settings.logFile, "utf8").includes("waiting for `npm run ops");
       while (!waiting() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       setup = await dbSetup(hosts[0]);

@@ -164,6 +164,40 @@ describe("the installer", () => {
     same();
   }, 30_000);
 
+  test("beside a first boot, which holds the ops lock for its whole run (a scale-out host waiting for db-setup), installs under the installers' lock", async () => {
+    const functions = OPS_INSTALLER.slice(0, OPS_INSTALLER.indexOf("\nset -Eeuo pipefail"));
+    /** A process that holds `lock` as `takes` says, until killed. */
+    const holding = async (takes: string) => {
+      const holder = spawn("bash", ["-c", `${functions}\nOPS_LOCK=$1 MAIN_SUBSHELL=0\n${takes}\necho held\nsleep 20`, "holder", paths.lock],
+        { stdio: ["ignore", "pipe", "inherit"], detached: true });
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.on("data", (chunk: Buffer) => { if (chunk.toString().includes("held")) resolve(); });
+        setTimeout(() => reject(new Error("the holder did not take the lock within 10 s")), 10_000);
+      });
+      return () => { process.kill(-holder.pid!, "SIGKILL"); holder.stdout.destroy(); };
+    };
+    // The first boot's lock (main: ops_lock provision, as root).
+    const firstBoot = await holding("ops_lock provision");
+    try {
+      const beside = install(tool.text);
+      expect({ status: beside.status, stderr: beside.stderr, stdout: beside.stdout }).toEqual({ status: 0, stderr: "", stdout: `none ${tool.version}\n` });
+      expect(readFileSync(paths.command, "utf8")).toBe(tool.text);
+      // Another install at the same time: the installers' lock is busy.
+      const older = stampOpsTool(renderOpsToolBody().replace("ops_main() {", "# an older rendering\nops_main() {"));
+      const installing = await holding(`exec {fd}>>"$OPS_LOCK.install"; flock -n "$fd"`);
+      try {
+        const busy = install(older, older.split("\n")[1].split("=")[1]);
+        expect(busy.status).toBe(75);
+        expect(busy.stderr).toMatch(/^ops-install: the host keeps its tool \w{12}, not updated to \w{12}: busy: another install of the tool\n$/);
+      } finally {
+        installing();
+      }
+    } finally {
+      firstBoot();
+    }
+    expect(readFileSync(paths.command, "utf8")).toBe(tool.text);
+  }, 30_000);
+
   test("an older host's command (no version, no configuration): its settings become the configuration, then the tool runs with them", () => {
     rmSync(`${paths.command}.conf`);
     const legacy = readFileSync(join(__dirname, "legacy", "crm-ops"), "utf8").replaceAll("/LEGACYROOT", dir);
