@@ -31,7 +31,6 @@ import { DATABASE_MASTER_USER } from "../../settings/provisioning-settings";
 import { DatabaseServer, sqlString } from "../support/database-server";
 import { MotoServer } from "../support/moto-server";
 import { isolatedMotoEnvironment } from "../support/real-provider";
-import { opsPaths } from "../../userdata/ops";
 import { operatorCommand } from "./ops-scenarios";
 import { StandInServer } from "./stand-ins";
 import { modulesNamed } from "../support/harness/module-parameters";
@@ -112,8 +111,8 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     const host = vm;
     // The operator, once the host is up: db-setup with RDS's secret, read on this machine (moto), over ssh.
     await host.waitForSsh(FIRST_BOOT_LIMIT_MS);
-    // The ops tool's configuration, which the first boot writes before step 1 (npm run ops installs the tool beside it).
-    await host.sshOk(`timeout 600 bash -c 'until [ -f ${opsPaths(settings).command}.conf ]; do sleep 2; done'`, { timeoutMs: 620_000 });
+    // As an operator meets it: the host waits at step 4 for db-setup, holding the ops lock (npm run ops installs its tool beside it).
+    await host.sshOk(`timeout 600 bash -c 'until grep -qF "takes app_db_password yet: waiting" ${settings.logFile} 2>/dev/null; do sleep 2; done'`, { timeoutMs: 620_000 });
     const operator = await operatorCommand(host, dir, settingsFile, figure, "host D");
     const aws = isolatedMotoEnvironment(ctx.moto.endpoint, BOOT_REGION);
     const setup = await operator.run(["db-setup", "--master-secret", masterSecretArn], aws);
