@@ -341,14 +341,23 @@ export interface HostModule {
 }
 
 /** The modules of the first boot for `settings` (scriptModules), each with what the user data leaves of it to Parameter Store. */
-export function hostModules(settings: ProvisioningSettings): HostModule[] {
-  const functions = firstBootFunctions(settings).filter((f) => !inUserData(f));
-  return scriptModules(settings).flatMap((module) => {
-    const code = functions.filter((f) => f.file === module).map((f) => f.code).join("\n");
-    if (code === "") return [];
-    return [{ module, code: `${code}\n`, sha256: createHash("sha256").update(`${code}\n`).digest("hex"), value: gzipSync(`${code}\n`, { level: 9 }).toString("base64") }];
-  });
+export function hostModules(settings: ProvisioningSettings): readonly HostModule[] {
+  // They depend only on the modules and the variants (firstBootFunctions): each rendering of the script asks for them
+  // twice (the header, the construct), so they are made, gzip and sha256 included, once per kind of host.
+  const key = JSON.stringify([scriptModules(settings), settings.topology, settings.secrets]);
+  let modules = HOST_MODULES.get(key);
+  if (modules === undefined) {
+    const functions = firstBootFunctions(settings).filter((f) => !inUserData(f));
+    modules = scriptModules(settings).flatMap((module) => {
+      const code = `${functions.filter((f) => f.file === module).map((f) => f.code).join("\n")}\n`;
+      if (code === "\n") return [];
+      return [{ module, code, sha256: createHash("sha256").update(code).digest("hex"), value: gzipSync(code, { level: 9 }).toString("base64") }];
+    });
+    HOST_MODULES.set(key, modules);
+  }
+  return modules;
 }
+const HOST_MODULES = new Map<string, readonly HostModule[]>();
 
 /**
  * Renders the first-boot provisioning script (spec section 3) for Amazon Linux 2023, run as root
