@@ -310,7 +310,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   });
 
   it("publishes its health, disk and memory metrics and ships its logs to CloudWatch (moto); a stopped app reports unhealthy", () =>
-    telemetryRows({ vm: vm!, moto: parameterStore.moto, settings: SETTINGS, logGroup: LOG_GROUP, figure }));
+    telemetryRows({ vm: vm!, moto: parameterStore.moto, settings: SETTINGS, logGroup: LOG_GROUP, signatures: standIns!.aws!, figure }));
 
   it("ships, rolls back, patches and repairs the running host with the ops command (npm run ops)", async () => {
     opsCommand = await opsScenarios({ vm: vm!, work, figure, secretForms });

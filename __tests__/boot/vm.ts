@@ -26,6 +26,8 @@ import { delimiter, join, resolve } from "path";
 export const STAND_IN_ADDRESS = "10.0.2.100";
 /** The Region whose AWS endpoints the image maps to the stand-in server (scripts/boot/stand-in-hosts.txt). */
 export const BOOT_REGION = "us-east-1";
+/** The role credentials' secret by key id, as the image's metadata stand-in serves them (scripts/boot/image/usr/local/sbin/imds-standin). */
+export const BOOT_ROLE_SECRETS: Readonly<Record<string, string>> = { ASIABOOTTESTROLE0001: "boot-test-secret" };
 
 /** Host names the image maps to STAND_IN_ADDRESS. */
 export const STAND_IN_HOSTS: readonly string[] = readFileSync(resolve(__dirname, "../../scripts/boot/stand-in-hosts.txt"), "utf8")

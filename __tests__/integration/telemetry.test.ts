@@ -1,7 +1,8 @@
 /**
  * The host's metrics and logs (userdata/telemetry.sh), as the provisioning script installs them, run for
- * real as root against moto's server with the machine's real AWS CLI (the harness's `aws` stand-in hands
- * it moto's endpoint and the metadata stand-in's role credentials): the metrics of settings/host-metrics.ts
+ * real as root with the machine's real curl, which signs each call (SigV4) with the metadata stand-in's role
+ * credentials; the harness's `curl` stand-in sends the AWS endpoints to moto's server, through a proxy
+ * that checks each signature as AWS does (moto takes any, support/sigv4-check.ts): the metrics of settings/host-metrics.ts
  * reach CloudWatch, the app's journal (a real journal file, read by the real journalctl by cursor), the
  * provisioning log and the audit log reach the log group; a stop in the middle of a round (SIGTERM, as
  * `systemctl restart` sends) loses no line and sends none twice; a stopped app is reported unhealthy.
@@ -14,11 +15,14 @@ import { secretParameterNames } from "../../constructs/secret-parameters";
 import { opsPaths, renderProvisioningScript, renderTelemetryService, renderTelemetryTimer, telemetryPaths } from "../../userdata";
 import { HOST_METRIC_NAMESPACE, HOST_METRICS, hostLogGroupName } from "../../settings/host-metrics";
 import { SecretParameterNames } from "../../settings/provisioning-settings";
+import { TEST_ROLE_CREDENTIALS } from "../support/harness/metadata-service";
 import { answersWith } from "../support/app-answer";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { JOURNAL_REMOTE, ProvisioningHarness, RunResult, TEST_INSTANCE_ID, TEST_REGION } from "../support/provisioning-harness";
 import { awsJson, motoEnvironment } from "../support/real-provider";
+import { mustExec } from "../support/harness/shared";
 import { describeWithTools } from "../support/required-tools";
+import { SignatureCheckingProxy } from "../support/sigv4-check";
 import { TEARDOWN_MS } from "../support/teardown";
 
 jest.setTimeout(300_000);
@@ -29,9 +33,10 @@ const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? []
 const journalMissing = existsSync(JOURNAL_REMOTE) ? [] : [`${JOURNAL_REMOTE} (Debian's systemd-journal-remote)`];
 const motoServer = findMotoServer();
 
-describeWithTools("the host's metrics and logs, shipped for real to moto with the AWS CLI",
+describeWithTools("the host's metrics and logs, shipped for real to moto with curl's SigV4 signing",
   [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing, ...journalMissing], () => {
     let moto: MotoServer;
+    let signatures: SignatureCheckingProxy;
     let h: ProvisioningHarness;
     let provisioned: RunResult;
     const journal: string[] = [];
@@ -68,7 +73,10 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
 
     beforeAll(async () => {
       moto = await MotoServer.start(motoServer!);
-      h = await ProvisioningHarness.start({ app: true, awsEndpoint: moto.endpoint });
+      // The host's calls (the AWS CLI's of the modules, curl's of the telemetry) with the role's key; the harness's SSM client with moto's.
+      signatures = new SignatureCheckingProxy(Number(new URL(moto.endpoint).port), { [TEST_ROLE_CREDENTIALS.accessKeyId]: TEST_ROLE_CREDENTIALS.secretAccessKey, moto: "moto" });
+      await signatures.start();
+      h = await ProvisioningHarness.start({ app: true, awsEndpoint: signatures.endpoint });
       const ssm = new SSMClient({ region: TEST_REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
       for (const [name, value] of [[NAMES.dbRootPassword, "root-pw"], [NAMES.appDbPassword, "app-pw"], [NAMES.sourceHostToken, h.sourceHostToken]]) {
         await ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
@@ -82,6 +90,7 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
 
     afterAll(async () => {
       await h?.stop();
+      await signatures?.stop();
       await moto?.stop();
     }, TEARDOWN_MS);
 
@@ -119,14 +128,17 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
       // Every line but the empty ones, which CloudWatch Logs refuses.
       expect(await messages("provisioning")).toEqual(provisioningLog.filter((line) => line !== ""));
       expect(await messages("ops")).toEqual(readFileSync(opsPaths(h.settings).auditLog, "utf8").split("\n").slice(0, -1));
-      expect(first.calls.filter((call) => call.startsWith("aws ")).every((call) => !/r00t|root-pw|app-pw/.test(call))).toBe(true);
+      // Signed as AWS checks it; no secret (the app's, the role's) in any command's arguments.
+      expect(signatures.refused).toEqual([]);
+      expect(first.calls.filter((call) => call.startsWith("curl ") && call.includes("--aws-sigv4 aws:amz:us-east-1:logs")).length).toBeGreaterThanOrEqual(3);
+      expect(first.calls.filter((call) => /r00t|root-pw|app-pw|moto-test-secret|moto-test-session/.test(call))).toEqual([]);
     });
 
     test("a round with nothing new sends nothing; new lines of a file are shipped once, a line still being written waits", async () => {
       const before = await messages("provisioning");
       const quiet = await round();
       expect(quiet.exitCode).toBe(0);
-      expect(quiet.newCalls.filter((call) => call.startsWith("aws logs put-log-events"))).toEqual([]);
+      expect(quiet.newCalls.filter((call) => call.includes("Logs_20140328.PutLogEvents"))).toEqual([]);
       writeFileSync(h.settings.logFile, "appended whole line\npartial", { flag: "a" });
       await round();
       expect((await messages("provisioning")).slice(before.length)).toEqual(["appended whole line"]);
@@ -188,6 +200,19 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with th
       expect((await messages("app")).length).toBe(before);
       expect((await round()).exitCode).toBe(0);
       expect(await messages("app")).toEqual(journal);
+    });
+
+    test("the proxy refuses what AWS refuses: a call signed with another secret, an unsigned call", async () => {
+      const before = signatures.refused.length;
+      // curl as the script signs (the proxy answers in this process: not spawnSync).
+      const call = async (secret?: string) => (await mustExec("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}",
+        ...(secret ? ["--aws-sigv4", "aws:amz:us-east-1:logs", "--user", `${TEST_ROLE_CREDENTIALS.accessKeyId}:${secret}`] : []),
+        "-H", "Content-Type: application/x-amz-json-1.1", "-H", "X-Amz-Target: Logs_20140328.DescribeLogGroups", "--data-binary", "{}",
+        `${signatures.endpoint}/`], { timeoutMs: 30_000 }));
+      expect(await call(TEST_ROLE_CREDENTIALS.secretAccessKey)).toBe("200");
+      expect(await call("another-secret")).toBe("403");
+      expect(await call()).toBe("403");
+      expect(signatures.refused.slice(before)).toEqual([expect.stringMatching(/^SignatureDoesNotMatch/), expect.stringMatching(/^no SigV4 Authorization/)]);
     });
 
     test("a stopped app is published as AppHealthy 0", async () => {

@@ -18,6 +18,10 @@ export const TEST_INSTANCE_ID = "i-0123456789abcdef0";
 export const TEST_REGION = "us-east-1";
 /** Name of the role whose credentials the metadata stand-in serves. */
 export const TEST_ROLE_NAME = "CrmHostStack-crm-host-role";
+/** The role's temporary credentials it serves (moto takes any; a signature-checking proxy needs the secret). */
+export const TEST_ROLE_CREDENTIALS = {
+  accessKeyId: "ASIAMOTOTESTROLE0001", secretAccessKey: "moto-test-secret-access-key", sessionToken: "moto-test-session-token",
+} as const;
 
 /** TTL the stand-in metadata service insists on. */
 const REQUIRED_TTL = "21600";
@@ -65,8 +69,8 @@ export class MetadataService {
       if (req.url === credentials && req.method === "GET") return answer(200, TEST_ROLE_NAME);
       if (req.url === `${credentials}${TEST_ROLE_NAME}` && req.method === "GET") {
         return answer(200, JSON.stringify({
-          Code: "Success", LastUpdated: new Date().toISOString(), Type: "AWS-HMAC", AccessKeyId: "ASIAMOTOTESTROLE0001",
-          SecretAccessKey: "moto-test-secret-access-key", Token: "moto-test-session-token",
+          Code: "Success", LastUpdated: new Date().toISOString(), Type: "AWS-HMAC", AccessKeyId: TEST_ROLE_CREDENTIALS.accessKeyId,
+          SecretAccessKey: TEST_ROLE_CREDENTIALS.secretAccessKey, Token: TEST_ROLE_CREDENTIALS.sessionToken,
           Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
         }));
       }

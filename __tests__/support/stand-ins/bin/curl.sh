@@ -2,7 +2,9 @@
 # curl: the nvm installer's address gets the stand-in installer (nvm-install.sh, with the stand-ins'
 # directory written in); step 12 fails when its fault is armed. Caddy's address (the settings' caddyUrl) gets the
 # stand-in release. The app's address (the ops command's health checks): a signal to the action when an
-# ops:*-health fault is armed. Any other address: the real curl.
+# ops:*-health fault is armed. An AWS endpoint (https://<service>.<region>.amazonaws.com/, the telemetry's signed
+# calls): moto's server (AWS_ENDPOINT), which takes the service from the signature, as the aws stand-in sends the
+# AWS CLI there. Any other address: the real curl.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
 
@@ -42,4 +44,9 @@ if [[ $* == *"http://127.0.0.1:$APP_PORT/"* ]]; then
     fi
   done
 fi
-exec "$REAL_CURL" "$@"
+args=()
+for arg in "$@"; do
+  if [[ -n $AWS_ENDPOINT && $arg =~ ^https://[a-z0-9-]+\.[a-z0-9-]+\.amazonaws\.com/ ]]; then arg=$AWS_ENDPOINT/${arg#https://*/}; fi
+  args+=("$arg")
+done
+exec "$REAL_CURL" "${args[@]}"
