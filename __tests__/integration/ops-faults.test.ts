@@ -421,7 +421,10 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     const leftover = spawn("flock", [host.ops.lockFile, "sleep", "300"], { stdio: "ignore", detached: true });
     try {
       await until("the leftover's lock", () => spawnSync("flock", ["-n", host.ops.lockFile, "true"]).status !== 0);
-      const sleeper = spawnSync("pgrep", ["-P", String(leftover.pid), "sleep"], { encoding: "utf8" }).stdout.trim();
+      // flock holds the lock before its child has become sleep: the child's name is waited for too.
+      const sleeperOf = () => spawnSync("pgrep", ["-P", String(leftover.pid), "-x", "sleep"], { encoding: "utf8" }).stdout.trim();
+      await until("the leftover's sleep", () => sleeperOf() !== "");
+      const sleeper = sleeperOf();
       const status = await host.run(["status"]);
       expect(status.output).toMatch(new RegExp(`^lock: stale: no action holds it but pid ${leftover.pid} ${sleeper} \\(flock .*\\); end it with sudo kill ${leftover.pid} ${sleeper}$`, "m"));
       const refused = await host.run(["rollback", v2]);
