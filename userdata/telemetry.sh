@@ -3,10 +3,10 @@
 # TELEMETRY_SCRIPT, run by the timer <app>-telemetry.timer, puts the metrics of settings/host-metrics.ts
 # (the names come from the header) into CloudWatch and the app's journal, the provisioning log and the
 # ops audit log into the log group LOG_GROUP (one stream per instance and log), as the instance role
-# (IMDSv2), with curl's SigV4 signing: one light process per call, where the AWS CLI's Python start-up
-# cost seconds of CPU a minute on a burstable instance. A position per log (the journal's cursor, a file's inode and offset) moves
-# only after CloudWatch Logs took the batch: a stop or a restart of the shipper sends nothing twice and
-# skips nothing. Function definitions only (scriptModules in userdata/script.ts).
+# (IMDSv2), signed by curl (SigV4): one small process a call, where the AWS CLI started a Python
+# interpreter for each, on a burstable instance's CPU credits. A position per log (the journal's cursor,
+# a file's inode and offset) moves only after CloudWatch Logs took the batch: a stop or a restart of the
+# shipper sends nothing twice and skips nothing. Function definitions only (scriptModules in userdata/script.ts).
 # shellcheck disable=SC2154 # the variables come from the rendered header
 
 # install_telemetry: the script and its units, the timer started. Before step 1, so that a first boot
