@@ -265,12 +265,8 @@ export class StandInServer {
     }
     if (host.endsWith(".amazonaws.com") && this.aws) {
       // As it came (the signature covers the host name and the body), to moto, which answers by the signed service.
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        res.on("finish", () => record(res.statusCode));
-        void this.aws!.forward({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) }, res);
-      });
+      res.on("finish", () => record(res.statusCode));
+      this.aws.handle(req, res);
       return;
     }
     if (host === "raw.githubusercontent.com" && `https://${host}${path}` === NVM_INSTALL_URL) {

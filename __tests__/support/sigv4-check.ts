@@ -97,19 +97,20 @@ export class SignatureCheckingProxy {
   }
 
   async start(): Promise<void> {
-    this.server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        const body = Buffer.concat(chunks);
-        void this.forward({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body }, res);
-      });
-    });
+    this.server = http.createServer((req, res) => this.handle(req, res));
     this.port = await listen(this.server);
   }
 
-  /** The request to the upstream server, when its signature holds; else 403. */
-  async forward(received: ReceivedRequest, res: http.ServerResponse): Promise<void> {
+  /** Answers `req`, read whole (the signature covers the body): passed on when its signature holds, else 403. */
+  handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      void this.forward({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) }, res);
+    });
+  }
+
+  private async forward(received: ReceivedRequest, res: http.ServerResponse): Promise<void> {
     const problem = await signatureProblem(received, this.secrets);
     if (problem) {
       this.refused.push(problem);
