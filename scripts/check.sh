@@ -2,8 +2,9 @@
 # The project's test command (`npm test`): the VM boot test, and beside it the type check, jest (unit,
 # stack, engine and integration tests), the CDK Terrain conversion check, checkov's scan of the
 # synthesized stacks, and actionlint and zizmor on the workflows.
-# The boot test is the long pole (emulated VMs, CPU-bound): it starts first, at normal priority; the
-# other phases run one after another in a second lane under `nice -n 10`. The niceness ranks that lane
+# The boot test's hosts A and B are the long pole (emulated VMs, one after the other): they start first,
+# at normal priority; the other phases run one after another in a second lane under `nice -n 10`, the
+# boot test's other hosts (C and D) last. The niceness ranks that lane
 # below the boot test's own processes (its CLI runs, ssh), not below the VMs: qemu runs in a session of
 # its own (__tests__/boot/vm.ts spawns it detached), and with the kernel's autogroups
 # (/proc/sys/kernel/sched_autogroup_enabled) sessions share the CPU fairly whatever their niceness, so
@@ -19,10 +20,10 @@ set -euo pipefail
 usage() {
   cat <<'EOF'
 usage: npm test [-- --help]
-runs every test of the project in two lanes: the VM boot test (qemu); and beside it, under nice, the
-type check (tsc --noEmit), jest (unit, stack, engine and integration tests), the CDK Terrain conversion
-check, checkov's scan of the synthesized stacks, actionlint and zizmor on the workflows; then the table of
-phases and `total: N passed, N failed`. A missing tool is skipped with a notice (with CI=true, a
+runs every test of the project in two lanes: the VM boot test's hosts A and B (qemu); and beside it, under
+nice, the type check (tsc --noEmit), jest (unit, stack, engine and integration tests), the CDK Terrain
+conversion check, checkov's scan of the synthesized stacks, actionlint and zizmor on the workflows, and
+the boot test's hosts C and D; then the table of phases and `total: N passed, N failed`. A missing tool is skipped with a notice (with CI=true, a
 failure); npm run tools installs them. The quick tier: npm run test:quick. One test file: npx jest <file>
 (docs/testing.md).
 options:
@@ -54,11 +55,16 @@ have() {
   return 1
 }
 
-# The boot test: the stack's user data in a Debian 12 VM (qemu). The first run builds the image
-# (a few minutes; cached by a hash of its inputs), later runs only boot. Ends with `boot: N passed, N failed`.
-phase_boot() {
+# The boot test: the stack's user data in Debian 12 VMs (qemu), in two files that need nothing of each
+# other: hosts A and B (first-boot.boot.ts), and the settings' variants, hosts D and C (variants.boot.ts).
+# The first run builds the image (a few minutes; cached by a hash of its inputs, under a lock), later runs
+# only boot. Each ends with `boot: N passed, N failed`.
+boot_file() {
   have qemu-system-x86_64 "boot test" && have mmdebstrap "boot test" || return 0
-  npx jest --config jest.boot.config.js --runInBand
+  npx jest --config jest.boot.config.js --runInBand "$1"
+}
+phase_boot() {
+  boot_file __tests__/boot/first-boot.boot.ts
 }
 
 phase_typecheck() {
@@ -97,7 +103,13 @@ phase_workflows() {
   bash scripts/ci/lint-workflows.sh
 }
 
+# The boot test's second file, last in the second lane: once the phases before it end, host A's or host B's
+# VM alone keeps about one core of two busy (docs/testing.md, Benchmarks); hosts D and C take the other.
+phase_boot-variants() {
+  boot_file __tests__/boot/variants.boot.ts
+}
+
 phases_begin
 lane boot
-lane --nice 10 typecheck jest cdktn scan workflows
+lane --nice 10 typecheck jest cdktn scan workflows boot-variants
 phases_end "$REPORT"

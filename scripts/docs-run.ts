@@ -75,10 +75,10 @@ export function runTable(run: CheckRun): string {
   ].join("\n");
 }
 
-/** The README's section: the whole run's time and the boot test's share, with the run named. */
+/** The README's section: the whole run's time and the share of the boot test's long pole (phase boot: hosts A and B), with the run named. */
 export function readmeLine(run: CheckRun): string {
   const boot = run.phases.find((phase) => phase.name === "boot");
-  const share = boot ? `, the VM boot test ${minutes(boot.durationMs)} of it, with the other phases beside it` : "";
+  const share = boot ? `, the VM boot test's hosts A and B ${minutes(boot.durationMs)} of it, with the other phases beside them` : "";
   return `\`npm test\` took ${seconds(run.wallMs)} (${minutes(run.wallMs)})${share}, in ${named(run)}; the phases: [docs/testing.md](docs/testing.md#the-phases-of-one-run).`;
 }
 

@@ -4,30 +4,32 @@
  * there (user-data.ts), delivered byte for byte through cloud-init's NoCloud datasource to a Debian 12
  * VM (cloud kernel 6.1, systemd, XFS root) booted by qemu; only downloads are stand-ins (see
  * stand-ins.ts and scripts/boot/image/). Each check is printed as a figure at the end, then
- * `boot: N passed, N failed`.
+ * `boot: N passed, N failed` (boot-run.ts).
+ *
+ * This file boots host A (the example settings: first boot, ops, everyday actions, reboot) and host B
+ * (host A's data volume, parameter-store mode, the rotation); variants.boot.ts boots the settings'
+ * variants (hosts C and D), beside it in `npm test`.
  */
 import { createHash, randomBytes } from "crypto";
 import { gunzipSync } from "zlib";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs";
-import { tmpdir } from "os";
+import { mkdirSync } from "fs";
 import { join } from "path";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { DATA_FILE_SYSTEM, NODE_VERSION, RESTART_SEC, SWAP_SIZE_BYTES } from "../../userdata/constants";
 import { opsPaths } from "../../userdata/ops";
 import { awsJson, motoEnvironment } from "../support/real-provider";
 import { describeWithEngine } from "../support/terraform-engine";
-import { findMotoServer, MotoServer } from "../support/moto-server";
-import { hostC } from "./host-c";
-import { hostD } from "./host-d";
+import { findMotoServer } from "../support/moto-server";
 import { DRILL_SERIAL, everydayScenarios } from "./everyday-scenarios";
 import { OpsCommand, opsScenarios } from "./ops-scenarios";
 import { ParameterStoreHost } from "./parameter-store-host";
 import { bootLogGroup, telemetryRows } from "./telemetry-rows";
-import { createRepository, fetchPackages, StandInServer, YARN_VERSION } from "./stand-ins";
+import { YARN_VERSION } from "./stand-ins";
 import { modulesNamed } from "../support/harness/module-parameters";
 import { bootModulePath, engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "./user-data";
-import { CaddyMirror, packDebianCaddy, serveCaddy, withCaddyMirror } from "./caddy-mirror";
-import { Accelerator, BOOT_REGION, BootImage, bootToolsMissing, buildImage, createDisk, createOverlay, createSeedIso, DriveSpec, probeAccelerator, Vm } from "./vm";
+import { withCaddyMirror } from "./caddy-mirror";
+import { BootRun, bootSecrets, Figures, FIRST_BOOT_LIMIT_MS, REBOOT_LIMIT_MS, secretForms as formsOf, seconds } from "./boot-run";
+import { BOOT_REGION, bootToolsMissing, createDisk, createOverlay, createSeedIso, DriveSpec, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
 import { TEARDOWN_MS } from "../support/teardown";
 
@@ -48,66 +50,25 @@ const ROWS = ["customer 1 Ada Lovelace", "customer 2 Grace Hopper", "customer 3 
 const DATA_VOLUME_ID = "vol-0a1b2c3d4e5f60718";
 /** Rows host A writes as the app user after the import; host B must serve them too. */
 const HOST_A_ROWS = [[4, "Written on host A"], [5, `Kept across hosts ${randomBytes(4).toString("hex")}`]] as const;
-/** Bounds of the waits, generous for software emulation on a busy 2-core machine. */
-const FIRST_BOOT_LIMIT_MS = 15 * 60_000;
-const REBOOT_LIMIT_MS = 8 * 60_000;
+const SECRETS = bootSecrets();
+const figures = new Figures();
+const { figure } = figures;
+const secretForms = () => formsOf(SECRETS);
 
-// Fresh secrets each run, with shell, SQL and URL metacharacters: none may reach a log.
-const suffix = randomBytes(6).toString("hex");
-const SECRETS = {
-  db_root_password: `Root'"$(id)\`x\` %{y} ${suffix}R`,
-  app_db_password: `App pass'; -- \\ & ${suffix}A`,
-  source_host_token: `ghp_Boot${suffix}Token/+=`,
-};
-
-interface Figure {
-  readonly name: string;
-  readonly value: string;
-  readonly ok: boolean;
-}
-const figures: Figure[] = [];
-
-/** Records a figure; throws (failing the test) when it is not ok. */
-function figure(name: string, value: string, ok: boolean): void {
-  figures.push({ name, value, ok });
-  if (!ok) throw new Error(`${name}: ${value}`);
-}
-
-function printFigures(): void {
-  const width = Math.max(...figures.map((f) => f.name.length), 10);
-  const lines = figures.map((f) => `${f.ok ? "ok  " : "FAIL"} ${f.name.padEnd(width)}  ${f.value}`);
-  const passed = figures.filter((f) => f.ok).length;
-  process.stdout.write(`\n== boot test figures\n${lines.join("\n")}\nboot: ${passed} passed, ${figures.length - passed} failed\n`);
-}
-
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-/** Every form in which a secret could leak: raw, URL-encoded, base64, hex. */
-function secretForms(): string[] {
-  return Object.values(SECRETS).flatMap((s) => [s, encodeURIComponent(s), Buffer.from(s).toString("base64"), Buffer.from(s).toString("hex")]);
-}
-
-describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engine) => {
-  let work: string;
-  let image: BootImage;
-  let standIns: StandInServer | undefined;
+describeWithEngine("the stack's user data boots a Debian 12 VM for real: host A, then host B on its data volume", (engine) => {
+  /** The machine side: image, moto, stand-ins, Caddy (boot-run.ts). */
+  let run: BootRun | undefined;
   let vm: Vm | undefined;
   let hostB: Vm | undefined;
-  let accelerator: Accelerator;
   let dataDisk: DriveSpec;
   let userData: Buffer;
   /** Host A's user data as EC2 (moto) keeps it: the instance's userData attribute, read back. */
   let readBack: ReadBackUserData;
-  /** moto's server: EC2 for the user data, SSM, KMS, Secrets Manager, CloudWatch and Logs for the hosts. */
-  let moto: MotoServer | undefined;
-  let accelNote = "";
   let firstHttpMs = 0;
   /** Host B boots in parameter-store mode: the migration by host replacement (parameter-store-host.ts). */
   let parameterStore: ParameterStoreHost;
   /** The local ops command against host A, once the ops scenarios have set it up. */
   let opsCommand: OpsCommand | undefined;
-  /** Debian's Caddy, the front of hosts A, B and C (caddy-mirror.ts). */
-  let caddy: CaddyMirror;
 
   /** The data volume as a host sees it: its device (by the serial), what is mounted where, its file system's UUID. */
   async function dataVolumeState(host: Vm): Promise<{ device: string; dbSource: string; dataSource: string; uuid: string }> {
@@ -140,39 +101,21 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   }
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "crm-boot-"));
-    const [built, fetched, started] = await Promise.allSettled([buildImage(), fetchPackages(), MotoServer.start(findMotoServer()!)]);
-    // The moto server goes to afterAll whatever else failed: one left running keeps jest from ever exiting.
-    if (started.status === "fulfilled") moto = started.value;
-    const value = <T>(result: PromiseSettledResult<T>): T => { if (result.status === "rejected") throw result.reason; return result.value; };
-    image = value(built);
-    const packages = value(fetched);
-    const server = value(started);
-    const accel = await probeAccelerator(image, work);
-    accelNote = `${accel.accel} (${accel.reason})`;
-    accelerator = accel.accel;
-
+    run = new BootRun();
+    await run.prepare();
+    const { work, image, caddy } = run;
     // The user data as AWS stores it: Terraform evaluates the construct's expression, hashicorp/aws gives it to
-    // an instance in moto's EC2, and the AWS CLI reads it back (DescribeInstanceAttribute userData). Host A's
-    // and host B's (parameter-store mode) side by side: one init and one apply each.
-    const target = { engine, moto: server };
-    caddy = await packDebianCaddy(work);
+    // an instance in moto's EC2 (moto's server: EC2 for the user data, SSM, KMS, Secrets Manager, CloudWatch and
+    // Logs for the hosts), and the AWS CLI reads it back (DescribeInstanceAttribute userData). Host A's and host
+    // B's (parameter-store mode) side by side: one init and one apply each.
+    const target = { engine, moto: run.moto! };
     [readBack, parameterStore] = await Promise.all([
       engineUserData(target, withCaddyMirror(SETTINGS, caddy), SECRETS, DATA_VOLUME_ID, undefined, LOG_GROUP, bootModulePath("host-a")),
       ParameterStoreHost.start(target, withCaddyMirror(SETTINGS, caddy), "CrmHostStack", DATA_VOLUME_ID),
     ]);
     userData = readBack.bytes;
-
-    const reposDir = join(work, "repos");
-    const repoPath = new URL(SETTINGS.repoUrl).pathname.replace(/^\//, "").replace(/\.git$/, "");
-    const app = (name: string) => readFileSync(join(__dirname, "app", name), "utf8");
-    await createRepository(reposDir, repoPath, {
-      "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
-    }, join(work, "git"));
-    await awsJson(["logs", "create-log-group", "--log-group-name", LOG_GROUP], motoEnvironment(parameterStore.moto.endpoint, BOOT_REGION));
-    standIns = await StandInServer.start({ image, packages, dir: join(work, "stand-ins"), token: SECRETS.source_host_token, reposDir,
-      awsPort: parameterStore.moto.port });
-    serveCaddy(standIns, caddy);
+    await awsJson(["logs", "create-log-group", "--log-group-name", LOG_GROUP], motoEnvironment(run.moto!.endpoint, BOOT_REGION));
+    const standIns = await run.startStandIns(SETTINGS.repoUrl, SECRETS.source_host_token);
 
     const hostA = join(work, "host-a");
     mkdirSync(hostA);
@@ -183,7 +126,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
       `instance-id: i-${randomBytes(8).toString("hex").slice(0, 17)}\nlocal-hostname: ip-172-31-20-5\n`);
     // A second NVMe disk, blank: the restore drill's scratch volume (everyday-scenarios.ts).
     const drillDisk: DriveSpec = { file: await createDisk(join(hostA, "drill-volume.raw"), "1G"), serial: DRILL_SERIAL, bus: "nvme" };
-    vm = await Vm.boot({ image, accel: accel.accel, rootDisk: root, seedIso: seed, workDir: hostA, name: "host-a",
+    vm = await Vm.boot({ image, accel: run.accel, rootDisk: root, seedIso: seed, workDir: hostA, name: "host-a",
       guestPorts: [80, 3000], standInPort: standIns.port, removeOnAbort: work, drives: [dataDisk, drillDisk] });
     await vm.waitForHttp(3000, FIRST_BOOT_LIMIT_MS);
     firstHttpMs = Date.now() - vm.startedAt;
@@ -195,16 +138,15 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     try {
       await vm?.kill();
       await hostB?.kill();
-      await standIns?.stop();
       await parameterStore?.stop();
-      await moto?.stop();
+      await run?.stop();
     } finally {
-      if (work) rmSync(work, { recursive: true, force: true });
-      printFigures();
+      figures.print();
     }
   }, TEARDOWN_MS);
 
   it("boots: image, accelerator, user data read back from EC2, first HTTP 200", () => {
+    const { image, accelNote } = run!;
     figure("image", `${image.fsType} root, ${image.buildSeconds ? `built in ${image.buildSeconds.toFixed(0)} s` : "cached"}`, true);
     figure("accelerator", accelNote, true);
     figure("user data", `${userData.length} bytes from EC2 (terraform apply), sha256 ${createHash("sha256").update(userData).digest("hex").slice(0, 12)}`,
@@ -310,10 +252,10 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
   });
 
   it("publishes its health, disk and memory metrics and ships its logs to CloudWatch (moto); a stopped app reports unhealthy", () =>
-    telemetryRows({ vm: vm!, moto: parameterStore.moto, settings: SETTINGS, logGroup: LOG_GROUP, signatures: standIns!.aws!, figure }));
+    telemetryRows({ vm: vm!, moto: parameterStore.moto, settings: SETTINGS, logGroup: LOG_GROUP, signatures: run!.standIns!.aws!, figure }));
 
   it("ships, rolls back, patches and repairs the running host with the ops command (npm run ops)", async () => {
-    opsCommand = await opsScenarios({ vm: vm!, work, figure, secretForms });
+    opsCommand = await opsScenarios({ vm: vm!, work: run!.work, figure, secretForms });
   });
 
   it("reads the logs, restarts, dumps, backs up and drills a restore with the everyday ops actions", async () => {
@@ -377,6 +319,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     // Destroyed as EC2 terminates an instance: an ACPI shutdown, then it is gone for good.
     await vm!.shutdown(120_000);
 
+    const { work, image, accel, standIns } = run!;
     const dir = join(work, "host-b");
     mkdirSync(dir);
     const instanceId = `i-${randomBytes(9).toString("hex").slice(0, 17)}`;
@@ -384,7 +327,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     figure(...readBackRow("host B: ", parameterStore.readBack));
     const seed = await createSeedIso(join(dir, "seed.iso"), parameterStore.userData, `instance-id: ${instanceId}\nlocal-hostname: ip-172-31-20-6\n`);
     await parameterStore.putAllButAppPassword(SECRETS);
-    hostB = await Vm.boot({ image, accel: accelerator, rootDisk: root, seedIso: seed, workDir: dir, name: "host-b",
+    hostB = await Vm.boot({ image, accel, rootDisk: root, seedIso: seed, workDir: dir, name: "host-b",
       guestPorts: [80, 3000], standInPort: standIns!.port, removeOnAbort: work, drives: [dataDisk] });
     await parameterStore.stopsThenRepairs(hostB, SECRETS, figure, FIRST_BOOT_LIMIT_MS);
     await hostB.waitForHttp(3000, FIRST_BOOT_LIMIT_MS);
@@ -433,18 +376,11 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real", (engin
     }
   });
 
-  it("host D, a host of the scale-out topology: the database over TCP as RDS's, set up by the operator's db-setup, DB_HOST in .env", () =>
-    hostD({ engine, image, accel: accelerator, standIns: standIns!, moto: moto!, work, settingsFile: join(__dirname, "settings.json"), figure }));
-
   it("host B: rotates the secrets on the running host, then an interrupted rotation run again; no secret, old or new, anywhere", async () => {
-    await parameterStore.rotates(hostB!, standIns!, figure, appSql, join(__dirname, "settings.json"), loadStackSettings(join(__dirname, "settings.json")).stackName);
-    await parameterStore.rotationInterruptedThenRerun(hostB!, standIns!, figure, appSql, join(__dirname, "settings.json"),
+    const standIns = run!.standIns!;
+    await parameterStore.rotates(hostB!, standIns, figure, appSql, join(__dirname, "settings.json"), loadStackSettings(join(__dirname, "settings.json")).stackName);
+    await parameterStore.rotationInterruptedThenRerun(hostB!, standIns, figure, appSql, join(__dirname, "settings.json"),
       loadStackSettings(join(__dirname, "settings.json")).stackName);
     await parameterStore.leaksNothing(hostB!, figure);
   });
-
-  it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () =>
-    // The token the source host takes now: host B's rotation replaced the first one.
-    hostC({ engine, moto: moto!, image, accel: accelerator, standIns: standIns!, work, settingsFile: join(__dirname, "settings.json"),
-      secrets: { ...SECRETS, source_host_token: standIns!.token }, caddy, figure }));
 }, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"]), ...userDataToolsMissing()]);

@@ -50,7 +50,7 @@ describe("npm run docs:run", () => {
       "| jest | +52 s | 701 s | passed: jest: 1278 passed, 0 failed, 0 skipped |",
       "| workflows | +900 s | 9 s | skipped |",
     ].join("\n"));
-    expect(readmeLine(run)).toBe("`npm test` took 1,412 s (24 min), the VM boot test 23 min of it, with the other phases beside it, in the run of abc1234 "
+    expect(readmeLine(run)).toBe("`npm test` took 1,412 s (24 min), the VM boot test's hosts A and B 23 min of it, with the other phases beside them, in the run of abc1234 "
       + "on 2026-11-27 09:00 UTC (2 cores, AMD EPYC); the phases: [docs/testing.md](docs/testing.md#the-phases-of-one-run).");
     expect(runTable(parseRun(RUN.replace("\tskipped\t", "\tfailed (exit 1)\t")))).toMatch(/: FAILED in 1,412 s/);
   });

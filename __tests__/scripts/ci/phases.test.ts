@@ -140,9 +140,9 @@ describe("scripts/ci/phases.sh", () => {
     expect(readdirSync(dir).filter((name) => name.startsWith("crm-check."))).toEqual([]);
   }, 60_000);
 
-  it("npm test (scripts/check.sh) runs each of its phases once: the boot test first, alone at normal priority, the rest niced beside it", () => {
+  it("npm test (scripts/check.sh) runs each of its phases once: the boot test's hosts A and B first, alone at normal priority, the rest niced beside it", () => {
     const text = readFileSync(CHECK, "utf8");
-    const defined = [...text.matchAll(/^phase_([a-z]+)\(\) \{$/gm)].map((m) => m[1]);
+    const defined = [...text.matchAll(/^phase_([a-z-]+)\(\) \{$/gm)].map((m) => m[1]);
     const lanes = [...text.matchAll(/^lane (.*)$/gm)].map((m) => m[1].split(" "));
     expect(lanes).toEqual([["boot"], ["--nice", "10", ...defined.filter((name) => name !== "boot")]]);
     expect(defined.length).toBe(new Set(defined).size);
