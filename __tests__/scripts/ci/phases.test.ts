@@ -37,8 +37,8 @@ describe("scripts/ci/phases.sh", () => {
   beforeEach(() => { dir = mkdtempSync(join(tmpdir(), "crm-phases-")); });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Runs `body` (lane calls) between phases_begin and phases_end; `signal` is sent once `after` exists. */
-  function run(body: string, stop?: { signal: NodeJS.Signals; after: string }): Promise<Run> {
+  /** Runs `body` (lane calls) between phases_begin and phases_end; `signal` is sent once every file of `after` exists. */
+  function run(body: string, stop?: { signal: NodeJS.Signals; after: string[] }): Promise<Run> {
     const mark = String(process.pid) + Date.now();
     const script = `set -euo pipefail\nsource ${JSON.stringify(RUNNER)}\n${PHASES}\nphases_begin\n${body}\nphases_end "$W/report.tsv"\n`;
     writeFileSync(join(dir, "run.sh"), script);
@@ -51,7 +51,7 @@ describe("scripts/ci/phases.sh", () => {
     child.stderr.on("data", (chunk) => (output += chunk));
     if (stop) {
       const poll = setInterval(() => {
-        if (existsSync(join(dir, stop.after))) {
+        if (stop.after.every((name) => existsSync(join(dir, name)))) {
           clearInterval(poll);
           child.kill(stop.signal);
         }
@@ -131,8 +131,9 @@ describe("scripts/ci/phases.sh", () => {
   });
 
   it.each([["SIGTERM", 143], ["SIGINT", 130]] as const)("%s stops every phase and what it started, a stubborn one after the grace", async (signal, code) => {
-    const result = await run("lane sleeps\nlane --nice 10 stubborn", { signal, after: "stubborn-started" });
+    const result = await run("lane sleeps\nlane --nice 10 stubborn", { signal, after: ["sleeps-started", "stubborn-started"] });
     expect({ code: result.code, output: result.output }).toEqual({ code, output: expect.stringContaining("check: stopping every phase") });
+    // The signal waits for both lanes' phases to start: under load the stubborn one could start first.
     // Well before the sleeps' 300 s: the grace (3 s) and no more.
     expect(result.ms).toBeLessThan(30_000);
     expect(existsSync(join(dir, "sleeps-started"))).toBe(true);
