@@ -23,9 +23,9 @@ usage: npm test [-- --help]
 runs every test of the project in two lanes: the VM boot test's hosts A and B (qemu); and beside it, under
 nice, the type check (tsc --noEmit), jest (unit, stack, engine and integration tests), the CDK Terrain
 conversion check, checkov's scan of the synthesized stacks, actionlint and zizmor on the workflows, and
-the boot test's hosts C and D; then the table of phases and `total: N passed, N failed`. A missing tool is skipped with a notice (with CI=true, a
-failure); npm run tools installs them. The quick tier: npm run test:quick. One test file: npx jest <file>
-(docs/testing.md).
+the boot test's hosts D and C; then the table of phases and `total: N passed, N failed`. A missing tool
+is skipped with a notice (with CI=true, a failure); npm run tools installs them. The quick tier: npm run
+test:quick. One test file: npx jest <file> (docs/testing.md).
 options:
   -h, --help  this help
 EOF
