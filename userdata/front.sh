@@ -45,7 +45,7 @@ front_files() {
 # drops no connection) or it does not run. The first boot of a stack with a domain runs it for HTTPS; the ops tool
 # runs it, then front_firewall, before an action (ensure_front, ops.sh).
 install_front() {
-  local before global='' site=''
+  local before after global='' site=''
   before=$(front_files)
   if [[ -n ${DOMAIN_NAME:-} ]]; then
     global=$'\n\t'"acme_ca $ACME_DIRECTORY"
@@ -100,10 +100,15 @@ RestartSec=2
 [Install]
 WantedBy=multi-user.target
 EOF
-  systemctl daemon-reload
-  systemctl enable caddy.service
+  after=$(front_files)
+  # A reload runs every generator again (seconds of CPU on a small instance, and the ops tool runs this before each
+  # action): only for a unit that changed, or that systemd holds in another version (a run killed before its reload).
+  if [[ $after != "$before" || $(systemctl show -p NeedDaemonReload --value caddy.service) == yes ]]; then
+    systemctl daemon-reload
+  fi
+  systemctl is-enabled --quiet caddy.service || systemctl enable caddy.service
   # Type=notify: the restart returns once Caddy listens (or fails: the app keeps its direct path).
-  if [[ $(front_files) != "$before" ]] || ! systemctl is-active --quiet caddy.service; then systemctl restart caddy.service; fi
+  if [[ $after != "$before" ]] || ! systemctl is-active --quiet caddy.service; then systemctl restart caddy.service; fi
   log "Caddy is the front of the app${DOMAIN_NAME:+; https://$DOMAIN_NAME: Caddy asks $ACME_DIRECTORY for its certificate}"
 }
 

@@ -76,6 +76,18 @@ function workspace() {
   for (const name of ["systemctl", "useradd"]) {
     writeFileSync(join(dir, "bin", name), `#!/bin/bash\nprintf '%s\\n' "${name} $*" >>${shellQuote(calls)}\n`, { mode: 0o755 });
   }
+  // systemctl as systemd answers: a unit is enabled once enabled; NeedDaemonReload is what the file need-reload holds (no).
+  const state = (file: string) => shellQuote(join(dir, file));
+  writeFileSync(join(dir, "bin", "systemctl"), [
+    "#!/bin/bash",
+    `printf '%s\\n' "systemctl $*" >>${shellQuote(calls)}`,
+    "case $1 in",
+    `  is-enabled) [[ -e ${state("enabled")} ]] ;;`,
+    `  enable) touch ${state("enabled")} ;;`,
+    `  show) cat ${state("need-reload")} 2>/dev/null || echo no ;;`,
+    "esac",
+    "",
+  ].join("\n"), { mode: 0o755 });
   // No user caddy here: install_https must create it.
   writeFileSync(join(dir, "bin", "id"), `#!/bin/bash\n[[ $1 != caddy ]] && exec /usr/bin/id "$@"; exit 1\n`, { mode: 0o755 });
   return { dir, tarball, sha512, calls, remove: () => rmSync(dir, { recursive: true, force: true }) };
@@ -153,7 +165,8 @@ describe("install_front", () => {
       expect(result.status).toBe(0);
       expect(readFileSync(w.calls, "utf8").split("\n").filter(Boolean)).toEqual([
         `useradd --system --home-dir ${join(w.dir, "home")} --create-home --shell /sbin/nologin caddy`,
-        "systemctl daemon-reload", "systemctl enable caddy.service", "systemctl restart caddy.service",
+        "systemctl daemon-reload", "systemctl is-enabled --quiet caddy.service", "systemctl enable caddy.service",
+        "systemctl restart caddy.service",
       ]);
       const caddyfile = join(w.dir, "etc", "Caddyfile");
       expect(readFileSync(caddyfile, "utf8")).toBe([
@@ -187,13 +200,22 @@ describe("install_front", () => {
       expect(verified.status).toBe(0);
       expect(existsSync(join(w.dir, "install", "caddy"))).toBe(true);
 
-      // A rerun with nothing changed and Caddy running restarts nothing: no connection through it drops.
-      writeFileSync(w.calls, "");
-      expect(runModule(w.dir, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_front").status).toBe(0);
-      expect(readFileSync(w.calls, "utf8").split("\n").filter(Boolean)).toEqual([
+      // A rerun with nothing changed and Caddy running restarts nothing: no connection through it drops; nor does it
+      // reload systemd or enable the unit again.
+      const rerun = () => {
+        writeFileSync(w.calls, "");
+        expect(runModule(w.dir, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_front").status).toBe(0);
+        return readFileSync(w.calls, "utf8").split("\n").filter(Boolean);
+      };
+      const unchanged = [
         `useradd --system --home-dir ${join(w.dir, "home")} --create-home --shell /sbin/nologin caddy`,
-        "systemctl daemon-reload", "systemctl enable caddy.service", "systemctl is-active --quiet caddy.service",
-      ]);
+        "systemctl show -p NeedDaemonReload --value caddy.service", "systemctl is-enabled --quiet caddy.service",
+        "systemctl is-active --quiet caddy.service",
+      ];
+      expect(rerun()).toEqual(unchanged);
+      // A run killed between writing the unit and the reload: systemd holds another version, which the next run reloads.
+      writeFileSync(join(w.dir, "need-reload"), "yes\n");
+      expect(rerun()).toEqual([...unchanged.slice(0, 2), "systemctl daemon-reload", ...unchanged.slice(2)]);
     } finally {
       w.remove();
     }
