@@ -44,6 +44,8 @@ const TOOLS = ["qemu-system-x86_64", "qemu-img", "mmdebstrap", "mkfs.xfs", "mkfs
  * bounds qemu should the guard itself fail.
  */
 const QEMU_LIFETIME_SECONDS = 3600;
+/** How long the shared ssh connection to a guest (Vm.ssh) stays after its last command. */
+const MUX_PERSIST_SECONDS = 120;
 
 export interface BootImage {
   readonly dir: string;
@@ -365,12 +367,32 @@ export class Vm {
     return port;
   }
 
-  /** Runs a shell command in the guest as root over ssh; never throws on a non-zero exit. */
-  ssh(command: string, options: { input?: string | Buffer; timeoutMs?: number } = {}): Promise<CommandResult> {
-    return run("ssh", ["-i", this.options.image.sshKey, "-p", String(this.hostPort(22)),
+  /**
+   * ssh's options for the guest's root. One connection carries all of the test's commands (ssh's multiplexing: the first
+   * command's ssh stays, MUX_PERSIST_SECONDS after the last): a connection of its own costs the emulated guest about
+   * 1.7 core-seconds of key exchange and 1.4 s (docs/testing.md, Benchmarks), and the test runs hundreds. The socket is
+   * this VM's own, in its directory; where that path is too long for a socket, each command connects by itself.
+   */
+  private sshOptions(): string[] {
+    const socket = join(this.options.workDir, `${this.name}.ssh`);
+    // A socket's path holds at most 107 bytes, and ssh binds a temporary name 17 bytes longer first.
+    const mux = Buffer.byteLength(socket) <= 90
+      ? ["-o", "ControlMaster=auto", "-o", `ControlPath=${socket}`, "-o", `ControlPersist=${MUX_PERSIST_SECONDS}`]
+      : ["-o", "ControlMaster=no", "-o", "ControlPath=none"];
+    return ["-i", this.options.image.sshKey, "-p", String(this.hostPort(22)),
       "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
       "-o", "ConnectTimeout=10", "-o", "LogLevel=ERROR", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
-      "root@127.0.0.1", command], { input: options.input, timeoutMs: options.timeoutMs ?? 120_000 });
+      ...mux];
+  }
+
+  /** Runs a shell command in the guest as root over ssh; never throws on a non-zero exit. */
+  ssh(command: string, options: { input?: string | Buffer; timeoutMs?: number } = {}): Promise<CommandResult> {
+    return run("ssh", [...this.sshOptions(), "root@127.0.0.1", command], { input: options.input, timeoutMs: options.timeoutMs ?? 120_000 });
+  }
+
+  /** Ends the shared ssh connection, if one is up (bounded): once qemu is gone, nothing of this VM stays behind. */
+  private async endSsh(): Promise<void> {
+    await run("ssh", [...this.sshOptions(), "-O", "exit", "root@127.0.0.1"], { timeoutMs: 5000 }).catch(() => undefined);
   }
 
   /** Like ssh(), but throws when the command fails; returns its stdout. */
@@ -455,12 +477,14 @@ export class Vm {
     const timer = setTimeout(() => killGroup(this.child), timeoutMs);
     await this.exited;
     clearTimeout(timer);
+    await this.endSsh();
   }
 
   /** Kills qemu at once (as a host is destroyed); safe to call twice. */
   async kill(): Promise<void> {
     if (this.isRunning) killGroup(this.child);
     await this.exited;
+    await this.endSsh();
   }
 }
 
