@@ -153,8 +153,11 @@ export async function createSeedIso(file: string, userData: Buffer, metaData: st
   writeFileSync(join(dir, "meta-data"), metaData, { mode: 0o600 });
   // As EC2's metadata does, the seed names the network: DHCP on the one NIC.
   writeFileSync(join(dir, "network-config"), "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n", { mode: 0o600 });
+  // The platform's part, beside the user's: one host key (the test's ssh takes any), since generating
+  // cloud-init's default RSA key took 3 to 13 s of each emulated first boot (docs/testing.md, Benchmarks).
+  writeFileSync(join(dir, "vendor-data"), "#cloud-config\nssh_genkeytypes: [ed25519]\n", { mode: 0o600 });
   await mustRun("genisoimage", ["-quiet", "-output", file, "-volid", "cidata", "-joliet", "-rock",
-    join(dir, "user-data"), join(dir, "meta-data"), join(dir, "network-config")]);
+    join(dir, "user-data"), join(dir, "meta-data"), join(dir, "network-config"), join(dir, "vendor-data")]);
   rmSync(dir, { recursive: true, force: true });
   return file;
 }
@@ -175,9 +178,11 @@ export type Accelerator = "kvm" | "tcg";
 
 /**
  * "kvm" when /dev/kvm runs this kernel up to its init (a probe boot of at most `timeoutMs`);
- * "tcg" otherwise. On these machines /dev/kvm opens but the guest dies with an emulation error.
+ * "tcg" otherwise. On these machines /dev/kvm opens but the guest dies with an emulation error, or
+ * prints nothing while its qemu spins a core: a probe whose console stays empty for `silentMs` is
+ * ended then (a kernel under working KVM prints its first lines within a second).
  */
-export async function probeAccelerator(image: BootImage, workDir: string, timeoutMs = 20_000): Promise<{ accel: Accelerator; reason: string }> {
+export async function probeAccelerator(image: BootImage, workDir: string, timeoutMs = 20_000, silentMs = 6_000): Promise<{ accel: Accelerator; reason: string }> {
   if (!existsSync("/dev/kvm")) return { accel: "tcg", reason: "no /dev/kvm" };
   try {
     accessSync("/dev/kvm", constants.R_OK | constants.W_OK);
@@ -192,7 +197,16 @@ export async function probeAccelerator(image: BootImage, workDir: string, timeou
     "-append", "console=ttyS0 panic=-1 rdinit=/crm-kvm-probe-none"], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => { stderr += chunk.toString(); });
+  let silent = false;
+  const started = Date.now();
+  const watch = setInterval(() => {
+    if (Date.now() - started < silentMs || (existsSync(console) && statSync(console).size > 0)) return;
+    silent = true;
+    try { process.kill(-child.pid!, "SIGKILL"); } catch { /* already gone */ }
+  }, 250);
   const code = await new Promise<number | null>((resolvePromise) => child.on("close", (c) => resolvePromise(c)));
+  clearInterval(watch);
+  if (silent) return { accel: "tcg", reason: `KVM probe failed: no kernel output in ${silentMs / 1000} s` };
   const text = existsSync(console) ? readFileSync(console, "utf8") : "";
   // The kernel got as far as looking for its init: everything before ran under KVM.
   if (/Kernel panic|No working init found|Run \/crm-kvm-probe-none/.test(text) && !/KVM internal error/.test(stderr)) {
@@ -294,7 +308,9 @@ export class Vm {
       forwards.push(`guestfwd=tcp:${guest}-cmd:${findTool("socat")} - TCP:127.0.0.1:${hostPort}`);
     }
     const args = [
-      "-accel", options.accel === "kvm" ? "kvm" : "tcg,thread=multi", "-cpu", "max",
+      // Under emulation, the plain x86-64 model: with `max` the guest's kernel and libraries take the newer
+      // instructions and paging modes, which TCG emulates at a cost (docs/testing.md, Benchmarks).
+      ...(options.accel === "kvm" ? ["-accel", "kvm", "-cpu", "max"] : ["-accel", "tcg,thread=multi", "-cpu", "qemu64"]),
       "-m", String(options.memoryMiB ?? 1024), "-smp", String(options.cpus ?? 2),
       "-display", "none", "-monitor", "none", "-serial", `file:${join(options.workDir, `${name}-console.log`)}`,
       "-kernel", options.image.kernel, "-initrd", options.image.initrd,
