@@ -202,7 +202,7 @@ export async function probeAccelerator(image: BootImage, workDir: string, timeou
   const watch = setInterval(() => {
     if (Date.now() - started < silentMs || (existsSync(console) && statSync(console).size > 0)) return;
     silent = true;
-    try { process.kill(-child.pid!, "SIGKILL"); } catch { /* already gone */ }
+    killGroup(child);
   }, 250);
   const code = await new Promise<number | null>((resolvePromise) => child.on("close", (c) => resolvePromise(c)));
   clearInterval(watch);
@@ -308,8 +308,8 @@ export class Vm {
       forwards.push(`guestfwd=tcp:${guest}-cmd:${findTool("socat")} - TCP:127.0.0.1:${hostPort}`);
     }
     const args = [
-      // Under emulation, the plain x86-64 model: with `max` the guest's kernel and libraries take the newer
-      // instructions and paging modes, which TCG emulates at a cost (docs/testing.md, Benchmarks).
+      // Under emulation, the plain x86-64 model: with `max` the guest's kernel and libraries take newer
+      // instructions, which TCG emulates at a cost (about a tenth more CPU: docs/testing.md, Benchmarks).
       ...(options.accel === "kvm" ? ["-accel", "kvm", "-cpu", "max"] : ["-accel", "tcg,thread=multi", "-cpu", "qemu64"]),
       "-m", String(options.memoryMiB ?? 1024), "-smp", String(options.cpus ?? 2),
       "-display", "none", "-monitor", "none", "-serial", `file:${join(options.workDir, `${name}-console.log`)}`,
