@@ -1,12 +1,14 @@
 /**
  * Every example stack (settings/example.json, examples/*.json) through the real AWS provider
  * (hashicorp/aws from the project's CLI configuration: the machine's mirror, or the registry) against
- * one moto server seeded as an account would be: DNS hostnames on in the VPC, the hosted zone of the
- * examples' domain, and the secrets `npm run secrets -- <stack> set` puts. Each stack: `validate`,
+ * moto seeded as an account would be: DNS hostnames on in the VPC, the hosted zone of the examples'
+ * domain, and the secrets `npm run secrets -- <stack> set` puts. Each stack: `validate`,
  * `plan`, `apply`, a second `plan` that changes nothing but moto's listed gaps (moto-gaps.json), and
  * `destroy` as the docs say (docs/operations.md: the data volume out of the state first;
  * docs/scale-out.md: deletion protection off first). Stacks run side by side, except the two that
- * share the domain's record.
+ * share the domain's record, each lane against a moto server of its own: moto's backends are not
+ * made for concurrent requests, and a request it failed under them (a 500) was retried by the provider
+ * into a conflict with what the first attempt had made (InvalidGroup.Duplicate, once in a run of 2026-11-28).
  */
 import { execFile } from "child_process";
 import { Testing } from "cdktf";
@@ -83,14 +85,21 @@ async function existingRecord(hostedZone: string, name: string, env: Record<stri
     ResourceRecordSet: { Name: name, Type: "A", TTL: 60, ResourceRecords: [{ Value: "192.0.2.10" }] } }] })], env);
 }
 
+/** What moto failed to answer (its 5xx lines and tracebacks), for a stack's failure message; empty when none. */
+function serverErrors(server: MotoServer): string {
+  const lines = server.output().split("\n");
+  const at = lines.flatMap((line, i) => (/" 5\d\d /.test(line) || line.startsWith("Traceback") ? [i] : []));
+  return at.length ? `\nmoto's errors:\n${at.slice(0, 5).map((i) => lines.slice(i, i + 30).join("\n")).join("\n")}` : "";
+}
+
 describeWithEngine("every example stack through the real AWS provider against moto", (engine) => {
   const outcomes = new Map<string, Outcome>();
-  let server: MotoServer;
+  const servers: MotoServer[] = [];
   let probes: { api: string; code: number; output: string }[] = [];
   let seconds = 0;
   let newerImage = "";
 
-  async function runStack(file: string, base: Record<string, string>, subnets: string[]): Promise<Outcome> {
+  async function runStack(file: string, server: MotoServer, base: Record<string, string>, subnets: string[]): Promise<Outcome> {
     const settings = loadStackSettings(file);
     const outcome: Outcome = { stack: file.slice(ROOT.length + 1), steps: [] };
     const scaleOut = settings.provisioning.topology === "scale-out";
@@ -147,7 +156,7 @@ describeWithEngine("every example stack through the real AWS provider against mo
       await step("destroy", ["destroy", "-input=false", "-auto-approve"]);
       outcome.left = (await workspace.run(["state", "list"], env, {}, STEP_MS)).stdout;
     } catch (error) {
-      outcome.error = (error as Error).message;
+      outcome.error = `${(error as Error).message}${serverErrors(server)}`;
     } finally {
       workspace.remove();
     }
@@ -156,28 +165,30 @@ describeWithEngine("every example stack through the real AWS provider against mo
 
   beforeAll(async () => {
     const start = Date.now();
-    server = await MotoServer.start(moto!, 30_000, { MOTO_IAM_LOAD_MANAGED_POLICIES: "true" });
-    const base = { ...motoEnvironment(server.endpoint, REGION), TF_CLI_CONFIG_FILE: setup!.cliConfig };
-    // Seeded as an account would be: the default VPC with DNS hostnames, the examples' hosted zone, the secrets (below).
-    const settings = FILES.map((file) => ({ file, settings: loadStackSettings(file) }));
-    // An earlier deployment's final snapshot, under the name a fixed final_snapshot_identifier would give again.
-    for (const { settings: s } of settings.filter(({ settings: s }) => s.provisioning.topology === "scale-out")) {
-      const earlier = `${databaseIdentifier(s.stackName)}-earlier`;
-      await awsJson(["rds", "create-db-instance", "--db-instance-identifier", earlier, "--engine", "mariadb", "--engine-version", DATABASE_ENGINE_VERSION,
-        "--db-instance-class", "db.t4g.micro", "--master-username", "admin", "--master-user-password", "earlier-Pass-1", "--allocated-storage", "20"], base);
-      await awsJson(["rds", "delete-db-instance", "--db-instance-identifier", earlier, "--final-db-snapshot-identifier", `${databaseIdentifier(s.stackName)}-final`], base);
-    }
-    const subnets = await seedAccount(settings, base);
-    newerImage = (await awsJson(["ssm", "get-parameter", "--name", NEWER_IMAGE_PARAMETER], base)).Parameter.Value;
-    probes = await Promise.all(gaps.missing.map(async (gap) => {
-      const result = await aws(gap.probe, base);
-      return { api: gap.api, code: result.code, output: result.stdout + result.stderr };
-    }));
     const byName = new Map(FILES.map((file) => [file.split("/").pop()!, file]));
     expect(LANES.flat().sort()).toEqual([...byName.keys()].sort());
-
-    await Promise.all(LANES.map(async (lane) => {
-      for (const name of lane) outcomes.set(name, await runStack(byName.get(name)!, base, subnets));
+    await Promise.all(LANES.map(async (lane, index) => {
+      const server = await MotoServer.start(moto!, 30_000, { MOTO_IAM_LOAD_MANAGED_POLICIES: "true" });
+      servers.push(server);
+      const base = { ...motoEnvironment(server.endpoint, REGION), TF_CLI_CONFIG_FILE: setup!.cliConfig };
+      // Seeded as an account would be: the default VPC with DNS hostnames, the examples' hosted zone, the secrets (below).
+      const settings = lane.map((name) => ({ file: byName.get(name)!, settings: loadStackSettings(byName.get(name)!) }));
+      // An earlier deployment's final snapshot, under the name a fixed final_snapshot_identifier would give again.
+      for (const { settings: s } of settings.filter(({ settings: s }) => s.provisioning.topology === "scale-out")) {
+        const earlier = `${databaseIdentifier(s.stackName)}-earlier`;
+        await awsJson(["rds", "create-db-instance", "--db-instance-identifier", earlier, "--engine", "mariadb", "--engine-version", DATABASE_ENGINE_VERSION,
+          "--db-instance-class", "db.t4g.micro", "--master-username", "admin", "--master-user-password", "earlier-Pass-1", "--allocated-storage", "20"], base);
+        await awsJson(["rds", "delete-db-instance", "--db-instance-identifier", earlier, "--final-db-snapshot-identifier", `${databaseIdentifier(s.stackName)}-final`], base);
+      }
+      const subnets = await seedAccount(settings, base);
+      if (index === 0) {
+        newerImage = (await awsJson(["ssm", "get-parameter", "--name", NEWER_IMAGE_PARAMETER], base)).Parameter.Value;
+        probes = await Promise.all(gaps.missing.map(async (gap) => {
+          const result = await aws(gap.probe, base);
+          return { api: gap.api, code: result.code, output: result.stdout + result.stderr };
+        }));
+      }
+      for (const name of lane) outcomes.set(name, await runStack(byName.get(name)!, server, base, subnets));
     }));
     seconds = Math.round((Date.now() - start) / 1000);
     console.log(`real-provider: hashicorp/aws ${setup!.version ?? "(registry)"} against moto, ${seconds} s in all\n${[...outcomes.values()].map((o) =>
@@ -185,7 +196,7 @@ describeWithEngine("every example stack through the real AWS provider against mo
   }, 20 * 60_000);
 
   afterAll(async () => {
-    await server?.stop();
+    await Promise.all(servers.map((server) => server.stop()));
   }, TEARDOWN_MS);
 
   it.each(LANES.flat())("%s: validates, plans, applies (over an existing record of its name), plans again (with a newer image) with nothing but moto's listed gaps, and is destroyed (beside an earlier deployment's final snapshot)", (name) => {
