@@ -309,8 +309,10 @@ export class Vm {
     }
     const args = [
       // Under emulation, the plain x86-64 model: with `max` the guest's kernel and libraries take newer
-      // instructions, which TCG emulates at a cost (about a tenth more CPU: docs/testing.md, Benchmarks).
-      ...(options.accel === "kvm" ? ["-accel", "kvm", "-cpu", "max"] : ["-accel", "tcg,thread=multi", "-cpu", "qemu64"]),
+      // instructions, which TCG emulates at a cost (about a tenth more CPU). And the guest's vCPUs in one host
+      // thread: beside npm test's other phases, one thread each spent about a tenth more CPU on the same work,
+      // a vCPU waiting for the other while the host ran something else (docs/testing.md, Benchmarks).
+      ...(options.accel === "kvm" ? ["-accel", "kvm", "-cpu", "max"] : ["-accel", "tcg,thread=single", "-cpu", "qemu64"]),
       "-m", String(options.memoryMiB ?? 1024), "-smp", String(options.cpus ?? 2),
       "-display", "none", "-monitor", "none", "-serial", `file:${join(options.workDir, `${name}-console.log`)}`,
       "-kernel", options.image.kernel, "-initrd", options.image.initrd,
