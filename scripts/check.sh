@@ -73,10 +73,11 @@ phase_typecheck() {
 
 # jest with one worker more than the cores: beside the VMs, one worker sits mostly waiting in the
 # real-provider test (the provider's waiters against moto), and the others take what CPU the niced
-# lane gets. Ends with `jest: N passed, N failed, N skipped`.
+# lane gets. Ends with `jest: N passed, N failed, N skipped`; jest's report, with each file's time, stays in
+# test-results/jest.json.
 phase_jest() {
-  local results status=0
-  results=$(mktemp --suffix=.json)
+  local results=test-results/jest.json status=0
+  mkdir -p test-results
   npx jest --maxWorkers="$(($(nproc) + 1))" --json --outputFile="$results" || status=$?
   # shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
   node -e '

@@ -45,6 +45,25 @@ export class Figures {
 
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * Where a first boot's provisioning spent its time, from its log (whole seconds): before step 1 (the modules'
+ * read, the telemetry timer), then each step that took a second or more, by number.
+ */
+export function stepTimes(log: string): string {
+  const time = (stamp: string) => Date.parse(stamp) / 1000;
+  const first = /^(\S+Z) /m.exec(log)?.[1];
+  const marks = [...log.matchAll(/^(\S+Z) \S+: (START|DONE) step_(\d\d)_/gm)];
+  const start = (step: string) => marks.find((m) => m[2] === "START" && m[3] === step)?.[1];
+  const parts = marks.filter((m) => m[2] === "DONE").flatMap((m) => {
+    const began = start(m[3]);
+    const took = began === undefined ? NaN : time(m[1]) - time(began);
+    return took >= 1 ? [`${m[3]} ${took} s`] : [];
+  });
+  const firstStart = marks.find((m) => m[2] === "START")?.[1];
+  const before = first && firstStart ? `before step 1 ${time(firstStart) - time(first)} s` : "no step started";
+  return [before, ...parts].join(", ");
+}
+
 /** Fresh secrets each run, with shell, SQL and URL metacharacters: none may reach a log. */
 export function bootSecrets(): { db_root_password: string; app_db_password: string; source_host_token: string } {
   const suffix = randomBytes(6).toString("hex");

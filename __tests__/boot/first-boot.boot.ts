@@ -28,7 +28,7 @@ import { YARN_VERSION } from "./stand-ins";
 import { modulesNamed } from "../support/harness/module-parameters";
 import { bootModulePath, engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "./user-data";
 import { withCaddyMirror } from "./caddy-mirror";
-import { BootRun, bootSecrets, Figures, FIRST_BOOT_LIMIT_MS, REBOOT_LIMIT_MS, secretForms as formsOf, seconds } from "./boot-run";
+import { BootRun, bootSecrets, Figures, FIRST_BOOT_LIMIT_MS, REBOOT_LIMIT_MS, secretForms as formsOf, seconds, stepTimes } from "./boot-run";
 import { BOOT_REGION, bootToolsMissing, createDisk, createOverlay, createSeedIso, DriveSpec, Vm } from "./vm";
 import { HOST_FILES } from "../../settings/host-layout";
 import { TEARDOWN_MS } from "../support/teardown";
@@ -168,7 +168,8 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real: host A,
     const doneSteps = (log.match(/ DONE step_\d\d_/g) ?? []).length;
     figure("provisioning steps done", `${doneSteps} of 15, ${/provisioning \S+: done/.test(log) ? "script done" : "script NOT done"}`,
       doneSteps === 15 && /provisioning \S+: done/.test(log));
-    // The modules its user data names, read from moto's Parameter Store by the real AWS CLI, kept by their sha256.
+    figure("provisioning's time (its log)", stepTimes(log), true);
+    // The modules its user data names, read from moto's Parameter Store (GetParameters, signed by curl), kept by their sha256.
     const named = modulesNamed(gunzipSync(userData).toString("utf8"));
     const kept = (await vm!.sshOk(`cd ${HOST_FILES.moduleDirectory} && sha256sum *.sh`)).trim().split("\n")
       .map((line) => line.split(/\s+/)).map(([sum, file]) => `${sum}:${file}`).sort();

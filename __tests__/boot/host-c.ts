@@ -24,6 +24,7 @@ import { CaddyMirror, caddyDownloads, withCaddyMirror } from "./caddy-mirror";
 import { Pebble } from "./pebble";
 import { StandInServer } from "./stand-ins";
 import { MotoServer } from "../support/moto-server";
+import { stepTimes } from "./boot-run";
 import { bootModulePath, engineUserData, readBackRow } from "./user-data";
 import { Accelerator, BootImage, createDisk, createOverlay, createSeedIso, Vm } from "./vm";
 
@@ -153,6 +154,7 @@ export async function hostC(ctx: HostCContext): Promise<void> {
     const httpsDone = / DONE install_front$/m.test(provisioning);
     const errors = provisioning.split("\n").filter((line) => / (ERROR|FAILED)/.test(line)).slice(-2).join(" / ");
     figure("host C: provisioning", `${steps} of 15 steps, install_front ${httpsDone ? "done" : `NOT done: ${errors}`}`, steps === 15 && httpsDone);
+    figure("host C: provisioning's time (its log)", stepTimes(provisioning), true);
     const downloaded = caddyDownloads(standIns) - downloadsBefore;
     const installed = /Caddy installed: v?2\./.test(provisioning);
     figure("host C: Caddy from the mirror, checked by SHA-512", `${downloaded} download(s), ${installed ? "installed" : "NOT installed"}`,

@@ -34,6 +34,7 @@ import { isolatedMotoEnvironment } from "../support/real-provider";
 import { operatorCommand } from "./ops-scenarios";
 import { StandInServer } from "./stand-ins";
 import { modulesNamed } from "../support/harness/module-parameters";
+import { stepTimes } from "./boot-run";
 import { appliedUserData, bootModulePath, readBackRow } from "./user-data";
 import { Accelerator, BOOT_REGION, BootImage, createOverlay, createSeedIso, Vm } from "./vm";
 
@@ -135,6 +136,7 @@ export async function hostD(ctx: HostDContext): Promise<void> {
     figure("host D: provisioning against the remote database, as the app's account", `${steps} of 15 steps, `
       + `${asApp ? "as the app's account" : "NOT as the app's account"}, master secret ${guestRead ? "READ by the guest" : "never read by the guest"}`,
     steps === 15 && asApp && !guestRead && /provisioning \S+: done/.test(log));
+    figure("host D: provisioning's time (its log)", stepTimes(log), true);
     const dnf = await host.sshOk("cat /var/log/dnf-shim.log");
     // The image's own server (Debian's mariadb-server, as the other hosts need it) holds no database of the app.
     const local = (await host.ssh(`mariadb --batch --skip-column-names -e "SHOW DATABASES LIKE '${settings.databaseName}'" 2>&1 || true`)).stdout.trim();
