@@ -353,40 +353,6 @@ metadata() {
   retry "metadata $1" curl -fsS --max-time 30 -H "X-aws-ec2-metadata-token: $token" "$METADATA_ENDPOINT/latest/$1"
 }
 
-# role_credentials: ROLE_KEY, ROLE_SECRET and ROLE_TOKEN, the instance role's temporary credentials (valid for hours,
-# far longer than a round), held in variables only: never in a file or a process's arguments.
-role_credentials() {
-  local role json
-  role=$(metadata meta-data/iam/security-credentials/) && role=${role%%$'\n'*} && [[ -n $role ]] || return
-  json=$(metadata "meta-data/iam/security-credentials/$role") || return
-  ROLE_KEY=$(json_string AccessKeyId "$json") && ROLE_SECRET=$(json_string SecretAccessKey "$json") && ROLE_TOKEN=$(json_string Token "$json")
-}
-
-# json_string NAME JSON: the string NAME of the flat JSON object JSON, as the metadata service writes it
-# (the credentials' values hold no quote or backslash).
-json_string() {
-  [[ $2 =~ \"$1\"[[:space:]]*:[[:space:]]*\"([^\"\\]+)\" ]] || return
-  printf '%s' "${BASH_REMATCH[1]}"
-}
-
-# aws_post SERVICE CURL_ARGS...: POST to SERVICE's endpoint in REGION (https://SERVICE.REGION.amazonaws.com/),
-# signed by curl (SigV4) with the role's credentials, which reach curl as its configuration on its standard
-# input, not in its arguments; AWS's answer in BATCH.out (the caller's file). One short process a call, where the
-# AWS CLI starts a Python interpreter. Fails unless AWS answers 200 (aws_refused says why). Bounded waits; a stop
-# signal does not cut a call short (it ignores them).
-aws_post() {
-  local service=$1 status
-  status=$(trap '' TERM INT HUP
-    printf 'user = "%s:%s"\nheader = "X-Amz-Security-Token: %s"\n' "$ROLE_KEY" "$ROLE_SECRET" "$ROLE_TOKEN" |
-      curl -sS -K - --connect-timeout 10 --max-time 30 --aws-sigv4 "aws:amz:$REGION:$service" -o "$BATCH.out" -w '%{http_code}' \
-        "${@:2}" "https://$service.$REGION.amazonaws.com/") && [[ $status == 200 ]] && return
-  AWS_STATUS=${status:-none}
-  return 1
-}
-
-# aws_refused WHAT: logs that WHAT failed, with the last call's HTTP status and AWS's answer.
-aws_refused() { log "$1 failed: HTTP $AWS_STATUS $(head -c 1000 "$BATCH.out" 2>/dev/null)"; }
-
 # read_public_hostname: sets PUBLIC_DNS, the app's public name. Also run at each boot by the refresh script.
 read_public_hostname() { variant TOPOLOGY read_public_hostname; }
 
@@ -527,27 +493,21 @@ modules_kept() {
   for entry in "${MODULES[@]}"; do module_kept "${entry#*:}" || return 1; done
 }
 
-# fetch_modules: reads the modules the host lacks, in one GetParameters call (aws_post, as the instance role), and keeps
-# each whose sha256 the header names (written beside, then renamed: a kill or a full disk leaves the previous ones);
-# fails naming one whose parameter is missing or holds another version (a deploy under way: retried; or a host older
-# than its stack's modules). The values are base64, which JSON writes as is (a "\/" at most).
+# fetch_modules: reads the modules the host lacks, in one call, and keeps each whose sha256 the header names (written
+# beside, then renamed: a kill or a full disk leaves the previous ones); fails naming one whose parameter is missing or
+# holds another version (a deploy under way: retried; or a host older than its stack's modules).
 fetch_modules() {
-  local entry names=() value sum BATCH=$MODULE_DIR/.fetch REGION ROLE_KEY ROLE_SECRET ROLE_TOKEN AWS_STATUS
-  for entry in "${MODULES[@]}"; do module_kept "${entry#*:}" || names+=("\"$MODULE_PATH/${entry%%:*}\""); done
+  local entry names=() name value sum out region
+  for entry in "${MODULES[@]}"; do module_kept "${entry#*:}" || names+=("$MODULE_PATH/${entry%%:*}"); done
   install -d -m 700 "$MODULE_DIR"
-  if ! REGION=$(metadata meta-data/placement/region) || ! role_credentials; then
-    log "no Region or role credentials from the metadata service"
-    return 1
-  fi
-  aws_post ssm -H "Content-Type: application/x-amz-json-1.1" -H "X-Amz-Target: AmazonSSM.GetParameters" \
-    --data-binary "{\"Names\": [$(IFS=,; printf '%s' "${names[*]}")]}" || { aws_refused GetParameters; return 1; }
-  while read -r value; do
-    value=${value#*\"Value\"*:*\"} && value=${value%\"} && value=${value//\\\//\/}
+  region=$(metadata meta-data/placement/region) || return 1
+  out=$(aws ssm get-parameters --region "$region" --names "${names[@]}" --query 'Parameters[].[Name,Value]' --output text) || return 1
+  while read -r name value; do
+    [[ -n $name ]] || continue
     printf '%s' "$value" | base64 -d | gzip -dc | install_file "$MODULE_DIR/fetched" 600 || return 1
     sum=$(sha256sum <"$MODULE_DIR/fetched") && sum=${sum%% *}
     if [[ " ${MODULES[*]} " == *":$sum "* ]]; then mv -f "$MODULE_DIR/fetched" "$MODULE_DIR/$sum.sh"; else rm -f "$MODULE_DIR/fetched"; fi
-  done < <(grep -o '"Value" *: *"[^"]*"' "$BATCH.out")
-  rm -f "$BATCH.out"
+  done <<<"$out"
   for entry in "${MODULES[@]}"; do
     module_kept "${entry#*:}" || { log "$MODULE_PATH/${entry%%:*}: missing, or not the version of sha256 ${entry#*:}"; return 1; }
   done

@@ -36,6 +36,39 @@ telemetry_main() {
   ship_file ops "$OPS_LOG" || log "$OPS_LOG was not shipped"
 }
 
+# role_credentials: ROLE_KEY, ROLE_SECRET and ROLE_TOKEN, the instance role's temporary credentials (valid for hours,
+# far longer than a round), held in variables only: never in a file or a process's arguments.
+role_credentials() {
+  local role json
+  role=$(metadata meta-data/iam/security-credentials/) && role=${role%%$'\n'*} && [[ -n $role ]] || return
+  json=$(metadata "meta-data/iam/security-credentials/$role") || return
+  ROLE_KEY=$(json_string AccessKeyId "$json") && ROLE_SECRET=$(json_string SecretAccessKey "$json") && ROLE_TOKEN=$(json_string Token "$json")
+}
+
+# json_string NAME JSON: the string NAME of the flat JSON object JSON, as the metadata service writes it
+# (the credentials' values hold no quote or backslash).
+json_string() {
+  [[ $2 =~ \"$1\"[[:space:]]*:[[:space:]]*\"([^\"\\]+)\" ]] || return
+  printf '%s' "${BASH_REMATCH[1]}"
+}
+
+# aws_post SERVICE CURL_ARGS...: POST to SERVICE's endpoint in the Region (https://SERVICE.REGION.amazonaws.com/),
+# signed by curl (SigV4) with the role's credentials, which reach curl as its configuration on its standard
+# input, not in its arguments; AWS's answer in BATCH.out. Fails unless AWS answers 200 (aws_refused says
+# why). Bounded waits; a stop signal does not cut a call short (it ignores them).
+aws_post() {
+  local service=$1 status
+  status=$(trap '' TERM INT HUP
+    printf 'user = "%s:%s"\nheader = "X-Amz-Security-Token: %s"\n' "$ROLE_KEY" "$ROLE_SECRET" "$ROLE_TOKEN" |
+      curl -sS -K - --connect-timeout 10 --max-time 30 --aws-sigv4 "aws:amz:$REGION:$service" -o "$BATCH.out" -w '%{http_code}' \
+        "${@:2}" "https://$service.$REGION.amazonaws.com/") && [[ $status == 200 ]] && return
+  AWS_STATUS=${status:-none}
+  return 1
+}
+
+# aws_refused WHAT: logs that WHAT failed, with the last call's HTTP status and AWS's answer.
+aws_refused() { log "$1 failed: HTTP $AWS_STATUS $(head -c 1000 "$BATCH.out" 2>/dev/null)"; }
+
 # logs_call ACTION JSON: the CloudWatch Logs action ACTION with the request JSON (a file).
 logs_call() {
   aws_post logs -H "Content-Type: application/x-amz-json-1.1" -H "X-Amz-Target: Logs_20140328.$1" --data-binary "@$2"

@@ -169,7 +169,7 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real: host A,
     figure("provisioning steps done", `${doneSteps} of 15, ${/provisioning \S+: done/.test(log) ? "script done" : "script NOT done"}`,
       doneSteps === 15 && /provisioning \S+: done/.test(log));
     figure("provisioning's time (its log)", stepTimes(log), true);
-    // The modules its user data names, read from moto's Parameter Store (GetParameters, signed by curl), kept by their sha256.
+    // The modules its user data names, read from moto's Parameter Store by the real AWS CLI, kept by their sha256.
     const named = modulesNamed(gunzipSync(userData).toString("utf8"));
     const kept = (await vm!.sshOk(`cd ${HOST_FILES.moduleDirectory} && sha256sum *.sh`)).trim().split("\n")
       .map((line) => line.split(/\s+/)).map(([sum, file]) => `${sum}:${file}`).sort();

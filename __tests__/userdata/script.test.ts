@@ -267,8 +267,8 @@ describe("renderProvisioningScript in parameter-store mode", () => {
     // The rotation is the ops tool's (userdata/ops-tool.ts), in no user data.
     expect(withParameters).not.toContain("\nrotate_secrets_parameter_store() {");
     expect(withModules(script)).not.toContain("\nload_secrets_parameter_store() {");
-    // The user-data mode's one call of Parameter Store is for its modules (load_modules, signed by curl); none for secrets.
-    expect(withModules(script).match(/AmazonSSM\.[A-Za-z]+|aws ssm [a-z-]+/g)).toEqual(["AmazonSSM.GetParameters"]);
+    // The user-data mode's one call of Parameter Store is for its modules (load_modules); none for secrets.
+    expect(withModules(script).match(/aws ssm [a-z-]+/g)).toEqual(["aws ssm get-parameters"]);
     expect(withModules(script)).not.toContain("--with-decryption");
   });
 

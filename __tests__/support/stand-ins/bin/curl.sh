@@ -3,9 +3,8 @@
 # directory written in); step 12 fails when its fault is armed. Caddy's address (the settings' caddyUrl) gets the
 # stand-in release. The app's address (the ops command's health checks): a signal to the action when an
 # ops:*-health fault is armed. An AWS endpoint (https://<service>.<region>.amazonaws.com/, the telemetry's signed
-# calls, the first boot's read of its modules): moto's server (AWS_ENDPOINT), which takes the service from the
-# signature, as the aws stand-in sends the AWS CLI there; without moto, Parameter Store's GetParameters answers from the
-# harness's files, PARAMETERS/<name> (the first boot's modules), as the aws stand-in does. Any other address: the real curl.
+# calls): moto's server (AWS_ENDPOINT), which takes the service from the signature, as the aws stand-in sends the
+# AWS CLI there. Any other address: the real curl.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
 
@@ -35,20 +34,6 @@ for arg in "$@"; do
   fi
 done
 record curl "$@"
-# Parameter Store without moto: GetParameters of the names in the request's JSON, from the files; the credentials that
-# curl reads as its configuration (standard input) are read and dropped.
-if [[ -z $AWS_ENDPOINT && " $* " == *" X-Amz-Target: AmazonSSM.GetParameters "* ]]; then
-  fail modules-unreachable
-  cat >/dev/null
-  body=$(for arg in "$@"; do [[ $arg != '{"Names"'* ]] || printf '%s' "$arg"; done)
-  parameters=()
-  while read -r name; do
-    [[ ! -f $PARAMETERS$name ]] || parameters+=("{\"Name\": \"$name\", \"Type\": \"String\", \"Value\": \"$(<"$PARAMETERS$name")\"}")
-  done < <(grep -o '"/[^"]*"' <<<"$body" | tr -d '"')
-  printf '{"InvalidParameters": [], "Parameters": [%s]}' "$(IFS=,; printf '%s' "${parameters[*]}")" >"$(output "$@")"
-  printf '200'
-  exit 0
-fi
 # The ops command's health checks: a signal to the action (once), as the fault says.
 if [[ $* == *"http://127.0.0.1:$APP_PORT/"* ]]; then
   for sig in kill hup term int pipe; do
