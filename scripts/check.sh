@@ -76,7 +76,7 @@ phase_typecheck() {
 # lane gets. Ends with `jest: N passed, N failed, N skipped`; jest's report, with each file's time, stays in
 # test-results/jest.json.
 phase_jest() {
-  local results=test-results/jest.json status=0
+  local results=$PWD/test-results/jest.json status=0
   mkdir -p test-results
   npx jest --maxWorkers="$(($(nproc) + 1))" --json --outputFile="$results" || status=$?
   # shellcheck disable=SC2016 # JavaScript template literals, not shell expansions
