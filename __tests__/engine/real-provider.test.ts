@@ -7,8 +7,9 @@
  * `destroy` as the docs say (docs/operations.md: the data volume out of the state first;
  * docs/scale-out.md: deletion protection off first). Stacks run side by side, except the two that
  * share the domain's record, each lane against a moto server of its own: moto's backends are not
- * made for concurrent requests, and a request it failed under them (a 500) was retried by the provider
- * into a conflict with what the first attempt had made (InvalidGroup.Duplicate, once in a run of 2026-11-28).
+ * made for concurrent requests. Once (a run of 2026-11-28, one shared server) a create failed with
+ * InvalidGroup.Duplicate on a name the provider had just generated, most likely a retry of a request
+ * moto had carried out but answered with an error (unconfirmed: failures now show moto's errors).
  */
 import { execFile } from "child_process";
 import { Testing } from "cdktf";
