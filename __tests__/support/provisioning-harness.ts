@@ -46,7 +46,7 @@ import { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
 import { Journal } from "./harness/journal";
 import { MetadataService, TEST_REGION } from "./harness/metadata-service";
 import { modulesNamed, namedModule } from "./harness/module-parameters";
-import { exec, findTool, freePort, killGroup, RecordedRequest, shq, tool } from "./harness/shared";
+import { exec, findTool, killGroup, RecordedRequest, ReservedPort, reservedPort, shq, tool } from "./harness/shared";
 import { SourceHost, SourceHostRequest } from "./harness/source-host";
 import { STAND_IN_CADDY_URL, StandInCommands } from "./harness/stand-in-commands";
 
@@ -177,6 +177,8 @@ export class ProvisioningHarness {
   private readonly app: boolean;
   /** The port the app listens on (app mode). */
   appPort = 0;
+  /** The app's port, held for this harness (reservedPort): the app leaves it at each restart. */
+  private appPortHold?: ReservedPort;
   private readonly socket: string;
   /** Private temporary directory of this harness's MariaDB and scripts: nothing shares the machine's /tmp. */
   private readonly tmp: string;
@@ -600,6 +602,7 @@ export class ProvisioningHarness {
     await this.database.stop();
     await this.source.stop();
     await this.metadata.stop();
+    await this.appPortHold?.release();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -640,7 +643,10 @@ export class ProvisioningHarness {
     const missing = ProvisioningHarness.toolsMissing();
     if (missing.length > 0) throw new Error(`The provisioning harness needs: ${missing.join(", ")}`);
     for (const sub of ["home", "repos", "tls", "log", "tmp", "etc"]) mkdirSync(join(this.dir, sub));
-    if (this.app) this.appPort = await freePort();
+    if (this.app) {
+      this.appPortHold = await reservedPort();
+      this.appPort = this.appPortHold.port;
+    }
     // Let the runuser'd login user (root here, ec2-user on an instance) reach its home.
     chmodSync(this.dir, 0o755);
     const database = this.databaseOnDataVolume || this.remoteDatabase ? Promise.resolve() : this.database.start();

@@ -3,10 +3,10 @@
  * machine's tools, bounded child processes, loopback servers, process groups and shell quoting.
  */
 import { execFile } from "child_process";
-import { accessSync, constants } from "fs";
+import { accessSync, constants, readFileSync } from "fs";
 import * as http from "http";
 import * as https from "https";
-import { AddressInfo } from "net";
+import { AddressInfo, createServer, Server } from "net";
 import { delimiter, join } from "path";
 
 export function findTool(name: string): string | undefined {
@@ -85,6 +85,54 @@ export async function freePort(): Promise<number> {
   const port = await listen(server);
   await close(server);
   return port;
+}
+
+/** A port reserved by reservedPort, held until release(). */
+export interface ReservedPort {
+  readonly port: number;
+  release(): Promise<void>;
+}
+
+/** The lowest port reservedPort hands out. */
+const RESERVED_PORTS_FROM = 20_000;
+
+/**
+ * A loopback TCP port for a server that leaves it and takes it again (the app across its restarts), free now
+ * and kept for this caller until release(). freePort's port lies in the kernel's ephemeral range, so while the
+ * app is down another process's listen(0) could be handed it and answer the app's health check for it (a moto
+ * server answers 404, which counts as an answer). This one lies below that range
+ * (/proc/sys/net/ipv4/ip_local_port_range), which the kernel hands to no one, and is held by an abstract Unix
+ * socket named after it, which no other caller (in this run or a concurrent one) can take, and which goes with
+ * the process if it dies.
+ */
+export async function reservedPort(): Promise<ReservedPort> {
+  const ephemeralFrom = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+  const span = ephemeralFrom - RESERVED_PORTS_FROM;
+  if (!(span > 0)) throw new Error(`no ports below the ephemeral range (it starts at ${ephemeralFrom})`);
+  const start = Math.floor(Math.random() * span);
+  for (let i = 0; i < span; i++) {
+    const port = RESERVED_PORTS_FROM + ((start + i) % span);
+    const hold = await listening(createServer(), `\0crm-test-port-${port}`);
+    if (!hold) continue;
+    const probe = await listening(http.createServer(), port);
+    if (!probe) {
+      await new Promise((resolve) => hold.close(resolve));
+      continue;
+    }
+    await close(probe as http.Server);
+    hold.unref();
+    return { port, release: () => new Promise<void>((resolve) => hold.close(() => resolve())) };
+  }
+  throw new Error(`no free port from ${RESERVED_PORTS_FROM} to ${ephemeralFrom - 1}`);
+}
+
+/** `server` listening on `address` (a loopback port, or a Unix socket's name), or undefined when that is taken. */
+function listening(server: Server, address: number | string): Promise<Server | undefined> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(undefined) : reject(error)));
+    if (typeof address === "number") server.listen(address, "127.0.0.1", () => resolve(server));
+    else server.listen(address, () => resolve(server));
+  });
 }
 
 export function close(server: http.Server | https.Server): Promise<void> {
