@@ -20,6 +20,8 @@ export interface Phase {
   readonly durationMs: number;
   readonly result: string;
   readonly counts: string;
+  /** The CPU time of all the phase ran, in ms (its control group's); undefined where the run had none. */
+  readonly cpuMs?: number;
 }
 
 export interface CheckRun {
@@ -27,10 +29,12 @@ export interface CheckRun {
   readonly date: string;
   readonly machine: string;
   readonly wallMs: number;
+  /** The CPU time the whole machine was busy during the run, in ms (older files lack it). */
+  readonly busyMs?: number;
   readonly phases: Phase[];
 }
 
-/** The file scripts/ci/phases.sh writes: `# key<TAB>value` lines, a header row, a row per phase. */
+/** The file scripts/ci/phases.sh writes: `# key<TAB>value` lines, a header row, a row per phase (its cpu may be empty). */
 export function parseRun(text: string): CheckRun {
   const meta = new Map<string, string>();
   const phases: Phase[] = [];
@@ -39,18 +43,22 @@ export function parseRun(text: string): CheckRun {
     const fields = line.split("\t");
     if (line.startsWith("# ")) meta.set(fields[0].slice(2), fields.slice(1).join("\t"));
     else if (fields[0] !== "phase") {
-      const [name, start, duration, result, counts = ""] = fields;
-      if (!/^\d+$/.test(start ?? "") || !/^\d+$/.test(duration ?? "") || !result) {
-        throw new Error(`not a row of a phase (name, start ms, duration ms, result, counts): ${JSON.stringify(line)}`);
+      const [name, start, duration, result, counts = "", cpu = ""] = fields;
+      if (!/^\d+$/.test(start ?? "") || !/^\d+$/.test(duration ?? "") || !result || !/^\d*$/.test(cpu)) {
+        throw new Error(`not a row of a phase (name, start ms, duration ms, result, counts, cpu ms): ${JSON.stringify(line)}`);
       }
-      phases.push({ name, startMs: Number(start), durationMs: Number(duration), result, counts });
+      phases.push({ name, startMs: Number(start), durationMs: Number(duration), result, counts, ...(cpu ? { cpuMs: Number(cpu) } : {}) });
     }
   }
   for (const key of ["commit", "date", "machine", "wall"]) {
     if (!meta.has(key)) throw new Error(`the run file has no "# ${key}" line: is it scripts/check.sh's test-results/check-run.tsv?`);
   }
   if (phases.length === 0) throw new Error("the run file lists no phase");
-  return { commit: meta.get("commit")!, date: meta.get("date")!, machine: meta.get("machine")!, wallMs: Number(meta.get("wall")), phases };
+  const busy = meta.get("busy");
+  return {
+    commit: meta.get("commit")!, date: meta.get("date")!, machine: meta.get("machine")!, wallMs: Number(meta.get("wall")),
+    ...(busy && /^\d+$/.test(busy) ? { busyMs: Number(busy) } : {}), phases,
+  };
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 1000).toLocaleString("en-US")} s`;
@@ -62,15 +70,25 @@ function named(run: CheckRun): string {
   return `the run of ${run.commit} on ${run.date} (${run.machine})`;
 }
 
-/** docs/testing.md's section: the run named, then the table of its phases. */
+/** The machine's busy CPU time over the run, and what that is in cores busy on average (the run's floor). */
+function busy(run: CheckRun): string {
+  if (run.busyMs === undefined) return "";
+  const cores = Number(/^(\d+) cores?/.exec(run.machine)?.[1] ?? 0);
+  return `; the machine was busy ${seconds(run.busyMs).replace(/ s$/, " core-s")}, ${(run.busyMs / run.wallMs).toFixed(2)}`
+    + `${cores ? ` of its ${cores}` : ""} cores on average`;
+}
+
+/** docs/testing.md's section: the run named, then the table of its phases (with their CPU time when the run counted it). */
 export function runTable(run: CheckRun): string {
-  const rows = run.phases.map((phase) =>
-    `| ${phase.name} | +${seconds(phase.startMs)} | ${seconds(phase.durationMs)} | ${phase.result}${phase.counts ? `: ${phase.counts}` : ""} |`);
+  const cpu = run.phases.some((phase) => phase.cpuMs !== undefined);
+  const rows = run.phases.map((phase) => `| ${phase.name} | +${seconds(phase.startMs)} | ${seconds(phase.durationMs)} | `
+    + `${cpu ? `${phase.cpuMs === undefined ? "–" : seconds(phase.cpuMs).replace(/ s$/, " core-s")} | ` : ""}`
+    + `${phase.result}${phase.counts ? `: ${phase.counts}` : ""} |`);
   return [
-    `\`npm test\` in ${named(run)}: ${passed(run) ? "passed" : "FAILED"} in ${seconds(run.wallMs)} (${minutes(run.wallMs)}).`,
+    `\`npm test\` in ${named(run)}: ${passed(run) ? "passed" : "FAILED"} in ${seconds(run.wallMs)} (${minutes(run.wallMs)})${busy(run)}.`,
     "",
-    "| phase | start | duration | result |",
-    "|---|---|---|---|",
+    cpu ? "| phase | start | duration | CPU | result |" : "| phase | start | duration | result |",
+    cpu ? "|---|---|---|---|---|" : "|---|---|---|---|",
     ...rows,
   ].join("\n");
 }

@@ -55,6 +55,28 @@ describe("npm run docs:run", () => {
     expect(runTable(parseRun(RUN.replace("\tskipped\t", "\tfailed (exit 1)\t")))).toMatch(/: FAILED in 1,412 s/);
   });
 
+  it("gives each phase's CPU time and the machine's busy time where the run counted them (a control group per phase)", () => {
+    const counted = parseRun(RUN.replace("# wall\t1412345", "# wall\t1412345\n# busy\t2740000")
+      .replace("\tcounts\n", "\tcounts\tcpu\n")
+      .replace("0 failed\n", "0 failed\t1210500\n")
+      .replace("typecheck\t40\t52000\tpassed\t", "typecheck\t40\t52000\tpassed\t\t61000")
+      .replace("0 skipped\n", "0 skipped\t1299000\n"));
+    expect(counted.busyMs).toBe(2740000);
+    expect(counted.phases.map((phase) => phase.cpuMs)).toEqual([1210500, 61000, 1299000, undefined]);
+    expect(runTable(counted)).toBe([
+      "`npm test` in the run of abc1234 on 2026-11-27 09:00 UTC (2 cores, AMD EPYC): passed in 1,412 s (24 min); the machine was busy 2,740 core-s, "
+        + "1.94 of its 2 cores on average.",
+      "",
+      "| phase | start | duration | CPU | result |",
+      "|---|---|---|---|---|",
+      "| boot | +0 s | 1,398 s | 1,211 core-s | passed: boot: 103 passed, 0 failed |",
+      "| typecheck | +0 s | 52 s | 61 core-s | passed |",
+      "| jest | +52 s | 701 s | 1,299 core-s | passed: jest: 1278 passed, 0 failed, 0 skipped |",
+      "| workflows | +900 s | 9 s | – | skipped |",
+    ].join("\n"));
+    expect(() => parseRun(RUN.replace("\tpassed\t\n", "\tpassed\t\tmuch\n"))).toThrow(/not a row of a phase .*typecheck/);
+  });
+
   it("fills the pages' own sections, and only those, idempotently", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const testing = readFileSync(join(ROOT, "docs", "testing.md"), "utf8");

@@ -5,12 +5,36 @@
  * written to a file), and SIGTERM or SIGINT stops every phase and everything it started.
  */
 import { spawn } from "child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
+import { describeWithTools } from "../../support/required-tools";
 
 const RUNNER = resolve(__dirname, "../../../scripts/ci/phases.sh");
 const CHECK = resolve(__dirname, "../../../scripts/check.sh");
+/** Where phases.sh looks for a hierarchy to make its control groups in (phases_cgroup_make), in its order. */
+const CGROUP_ROOTS = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/cpu,cpuacct"];
+
+/** What this machine lacks for phases.sh's control groups: none where it can make one in any of CGROUP_ROOTS. */
+function cgroupMissing(): string[] {
+  for (const root of CGROUP_ROOTS) {
+    if (!existsSync(join(root, "cgroup.controllers")) && !existsSync(join(root, "cpuacct.usage"))) continue;
+    const probe = join(root, `crm-phases-probe.${process.pid}`);
+    try {
+      mkdirSync(probe);
+      rmdirSync(probe);
+      return [];
+    } catch {
+      // not this one
+    }
+  }
+  return ["a control group hierarchy this user may write (root, or cgroup v2 delegation)"];
+}
+
+/** The control groups that this test's runs of phases.sh (their pids) left: crm-check.<pid> (not npm test's own). */
+function cgroupsLeft(pids: number[]): string[] {
+  return CGROUP_ROOTS.flatMap((root) => pids.map((pid) => join(root, `crm-check.${pid}`))).filter((group) => existsSync(group));
+}
 
 /** Phases a test's script can use; each marker file is under $W (the test's directory). */
 const PHASES = `
@@ -23,6 +47,13 @@ phase_skips() { echo "SKIPPED skips: its tool is missing" >&2; }
 phase_nice() { echo "niceness $(ps -o ni= -p $BASHPID | tr -d ' ')"; echo "tmpdir $TMPDIR"; }
 phase_sleeps() { bash -c 'exec -a "crm-phase-sleep-$MARK" sleep 300' & touch "$W/sleeps-started"; wait; }
 phase_stubborn() { bash -c 'trap "" TERM; exec -a "crm-phase-stubborn-$MARK" sleep 300' & touch "$W/stubborn-started"; wait; }
+# A process that leaves the phase's tree (its own session, never waited for) and spends 1 s of CPU (its own
+# count, from /proc, so that a loaded machine changes nothing), then says so.
+phase_escapes() {
+  setsid bash -c 'hz=$(getconf CLK_TCK); while read -r -a f </proc/$BASHPID/stat && ((f[13] + f[14] < hz)); do :; done; touch "$W/spent"' &
+  disown
+  wait_for spent
+}
 `;
 
 interface Run {
@@ -34,6 +65,8 @@ interface Run {
 
 describe("scripts/ci/phases.sh", () => {
   let dir: string;
+  /** The runs' pids, which name their control groups. */
+  const pids: number[] = [];
   beforeEach(() => { dir = mkdtempSync(join(tmpdir(), "crm-phases-")); });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -46,6 +79,7 @@ describe("scripts/ci/phases.sh", () => {
     const child = spawn("bash", [join(dir, "run.sh")], {
       cwd: dir, env: { ...process.env, W: dir, MARK: mark, TMPDIR: dir, CRM_CHECK_GRACE: "3" }, stdio: ["ignore", "pipe", "pipe"],
     });
+    if (child.pid) pids.push(child.pid);
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
@@ -95,19 +129,21 @@ describe("scripts/ci/phases.sh", () => {
     expect(block(result.output, "right")).toEqual(["right 1", "right 2", "right 3", "right: 3 passed, 1 failed"]);
     expect(block(result.output, "skips")).toEqual(["SKIPPED skips: its tool is missing"]);
     const table = result.output.slice(result.output.indexOf("== phases"));
-    expect(table).toMatch(/^left +\+\d+\.\d s +\d+\.\d s +passed: left: 2 passed, 0 failed$/m);
-    expect(table).toMatch(/^right +\+\d+\.\d s +\d+\.\d s +passed: right: 3 passed, 1 failed$/m);
-    expect(table).toMatch(/^skips +\+\d+\.\d s +\d+\.\d s +skipped$/m);
-    expect(table).toMatch(/^all +\d+\.\d s +passed$/m);
+    expect(table).toMatch(/^left +\+\d+\.\d s +\d+\.\d s +(\d+\.\d s +)?passed: left: 2 passed, 0 failed$/m);
+    expect(table).toMatch(/^right +\+\d+\.\d s +\d+\.\d s +(\d+\.\d s +)?passed: right: 3 passed, 1 failed$/m);
+    expect(table).toMatch(/^skips +\+\d+\.\d s +\d+\.\d s +(\d+\.\d s +)?skipped$/m);
+    expect(table).toMatch(/^all +\d+\.\d s +\d+\.\d s +passed; cpu: the whole machine's, \d+\.\d\d of \d+ cores busy on average$/m);
     expect(result.output.trimEnd().split("\n").pop()).toBe("total: 5 passed, 1 failed");
     const report = readFileSync(join(dir, "report.tsv"), "utf8");
     expect(report).toMatch(/^# commit\t/m);
     expect(report).toMatch(/^# wall\t\d+$/m);
+    expect(report).toMatch(/^# busy\t\d+$/m);
     // The rows go by their phases' start, which the lanes' scheduling decides (right's may come first).
-    expect(report).toMatch(/^phase\tstart\tduration\tresult\tcounts$/m);
-    expect(report).toMatch(/^left\t\d+\t\d+\tpassed\tleft: 2 passed, 0 failed$/m);
-    expect(report).toMatch(/^right\t\d+\t\d+\tpassed\tright: 3 passed, 1 failed$/m);
-    expect(report).toMatch(/^skips\t\d+\t\d+\tskipped\t$/m);
+    // The CPU column is empty where the run cannot make control groups (the next test).
+    expect(report).toMatch(/^phase\tstart\tduration\tresult\tcounts\tcpu$/m);
+    expect(report).toMatch(/^left\t\d+\t\d+\tpassed\tleft: 2 passed, 0 failed\t\d*$/m);
+    expect(report).toMatch(/^right\t\d+\t\d+\tpassed\tright: 3 passed, 1 failed\t\d*$/m);
+    expect(report).toMatch(/^skips\t\d+\t\d+\tskipped\t\t\d*$/m);
   });
 
   it("fails the run when a phase fails, showing that phase's log; the other phases still run", async () => {
@@ -116,9 +152,23 @@ describe("scripts/ci/phases.sh", () => {
     expect(result.output).toMatch(/^== fails: failed \(exit 1\) after \d+\.\d s$/m);
     expect(block(result.output, "fails")).toEqual(["fails: before the error"]);
     expect(block(result.output, "after")).toEqual(["after: ran", "after: 1 passed, 0 failed"]);
-    expect(result.output).toMatch(/^fails +\+\d+\.\d s +\d+\.\d s +failed \(exit 1\)$/m);
-    expect(result.output).toMatch(/^all +\d+\.\d s +failed$/m);
+    expect(result.output).toMatch(/^fails +\+\d+\.\d s +\d+\.\d s +(\d+\.\d s +)?failed \(exit 1\)$/m);
+    expect(result.output).toMatch(/^all +\d+\.\d s +\d+\.\d s +failed; cpu: /m);
     expect(result.output.trimEnd().split("\n").pop()).toBe("total: 6 passed, 1 failed");
+  });
+
+  describeWithTools("with a control group per phase", cgroupMissing(), () => {
+    it("counts each phase's CPU time, also of what left its process tree, and removes its groups", async () => {
+      const result = await run("lane escapes\nlane --nice 10 after");
+      expect(result.code).toBe(0);
+      const rows = readFileSync(join(dir, "report.tsv"), "utf8").split("\n").map((line) => line.split("\t"));
+      const cpu = (name: string) => Number(rows.find((row) => row[0] === name)?.[5]);
+      // 1 s of its own, and the phase's bash around it; a control group counts it although no one reaped it.
+      expect(cpu("escapes")).toBeGreaterThanOrEqual(1000);
+      expect(cpu("escapes")).toBeLessThan(1000 + Number(rows.find((row) => row[0] === "escapes")?.[2]) * 2);
+      expect(cpu("after")).toBeGreaterThanOrEqual(0);
+      expect(cgroupsLeft(pids)).toEqual([]);
+    }, 60_000);
   });
 
   it("runs a niced lane's phases at that niceness, each with a TMPDIR of its own, removed at the end", async () => {
@@ -139,6 +189,7 @@ describe("scripts/ci/phases.sh", () => {
     expect(existsSync(join(dir, "sleeps-started"))).toBe(true);
     expect(leftOver()).toEqual([]);
     expect(readdirSync(dir).filter((name) => name.startsWith("crm-check."))).toEqual([]);
+    expect(cgroupsLeft(pids)).toEqual([]);
   }, 60_000);
 
   it("npm test (scripts/check.sh) runs each of its phases once: the boot test's hosts A and B first, alone at normal priority, the rest niced beside it", () => {
