@@ -63,11 +63,15 @@ describe("the boot test's load from outside the VM", () => {
     expect(figures.failed).toBe(Object.values(causes).reduce((sum, count) => sum + count, 0));
     expect(figures.longestGapMs).toBeGreaterThanOrEqual(1000);
     expect(loadRow("release broken", figures).value).toMatch(/ failed \(ECONNREFUSED \d+, HTTP 503 \d+/);
+    // The first failures one by one, with the stream and the time: the first ones were refused.
+    expect(figures.firstFailures).toHaveLength(5);
+    expect(figures.firstFailures[0]).toMatch(/^ECONNREFUSED on \d+( kept-alive)?, sent at \+\d+\.\d s, after \d+\.\d s$/);
+    expect(loadRow("release broken", figures).value).toContain(`; first failures: ${figures.firstFailures.join("; ")}`);
   });
 
   test("a row holds only with requests sent and none failed", () => {
     const row = (requests: number, failed: number) => loadRow("release v2", {
-      requests, failed, slowestMs: 10, longestGapMs: 100, causes: failed ? [["ECONNREFUSED", failed]] : [], durationMs: 10_000 });
+      requests, failed, slowestMs: 10, longestGapMs: 100, causes: failed ? [["ECONNREFUSED", failed]] : [], firstFailures: [], durationMs: 10_000 });
     expect(row(40, 40).ok).toBe(false);
     expect(row(0, 0).ok).toBe(false);
     expect(row(40, 1).ok).toBe(false);

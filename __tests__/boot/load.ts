@@ -28,9 +28,17 @@ export interface LoadFigures {
   readonly longestGapMs: number;
   /** Failures by cause (`ECONNREFUSED`, `ECONNRESET`, `timeout`, `HTTP 502` …), most frequent first. */
   readonly causes: readonly [string, number][];
+  /**
+   * The first failures (FIRST_FAILURES at most), each with its stream and when it was sent, in the load's time: where
+   * to look in the guest's journal when one request of hundreds fails.
+   */
+  readonly firstFailures: readonly string[];
   /** The load's length, from start to stop, in ms. */
   readonly durationMs: number;
 }
+
+/** How many failures a load describes one by one (LoadFigures.firstFailures). */
+const FIRST_FAILURES = 5;
 
 export interface Load {
   /** Stops sending, waits for the requests in flight (one a stream, each bounded by TIMEOUT_MS), and counts. */
@@ -51,6 +59,7 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
   const started = Date.now();
   const answeredAt: number[] = [];
   const causes = new Map<string, number>();
+  const firstFailures: string[] = [];
   let requests = 0;
   let slowestMs = 0;
 
@@ -64,8 +73,13 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (cause) causes.set(cause, (causes.get(cause) ?? 0) + 1);
-        else {
+        if (cause) {
+          causes.set(cause, (causes.get(cause) ?? 0) + 1);
+          if (firstFailures.length < FIRST_FAILURES) {
+            firstFailures.push(`${cause} on ${stream.port}${stream.agent ? " kept-alive" : ""}, sent at +${((sent - started) / 1000).toFixed(1)} s, `
+              + `after ${((Date.now() - sent) / 1000).toFixed(1)} s`);
+          }
+        } else {
           answeredAt.push(Date.now());
           slowestMs = Math.max(slowestMs, Date.now() - sent);
         }
@@ -102,7 +116,7 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
       const sorted = [started, ...answeredAt.sort((a, b) => a - b), started + durationMs];
       const longestGapMs = Math.max(...sorted.slice(1).map((at, i) => at - sorted[i]));
       const failed = [...causes.values()].reduce((sum, count) => sum + count, 0);
-      return { requests, failed, slowestMs, longestGapMs, causes: [...causes].sort((a, b) => b[1] - a[1]), durationMs };
+      return { requests, failed, slowestMs, longestGapMs, causes: [...causes].sort((a, b) => b[1] - a[1]), firstFailures, durationMs };
     },
   };
 }
@@ -117,7 +131,8 @@ export function loadRow(action: string, figures: LoadFigures): { name: string; v
   return {
     name: `${action}: requests from outside during it (80 and 3000, kept-alive and not)`,
     value: `${figures.requests} requests in ${s(figures.durationMs)}, ${figures.failed} failed${causes ? ` (${causes})` : ""}, `
-      + `slowest ${s(figures.slowestMs)}, longest gap without an answer ${s(figures.longestGapMs)}`,
+      + `slowest ${s(figures.slowestMs)}, longest gap without an answer ${s(figures.longestGapMs)}`
+      + `${figures.firstFailures.length ? `; first failures: ${figures.firstFailures.join("; ")}` : ""}`,
     ok: figures.requests > 0 && figures.failed === 0,
   };
 }
