@@ -62,6 +62,7 @@ export function parseRun(text: string): CheckRun {
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 1000).toLocaleString("en-US")} s`;
+const coreSeconds = (ms: number) => `${Math.round(ms / 1000).toLocaleString("en-US")} core-s`;
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 const passed = (run: CheckRun) => run.phases.every((phase) => phase.result === "passed" || phase.result === "skipped");
 
@@ -74,7 +75,7 @@ function named(run: CheckRun): string {
 function busy(run: CheckRun): string {
   if (run.busyMs === undefined) return "";
   const cores = Number(/^(\d+) cores?/.exec(run.machine)?.[1] ?? 0);
-  return `; the machine was busy ${seconds(run.busyMs).replace(/ s$/, " core-s")}, ${(run.busyMs / run.wallMs).toFixed(2)}`
+  return `; the machine was busy ${coreSeconds(run.busyMs)}, ${(run.busyMs / run.wallMs).toFixed(2)}`
     + `${cores ? ` of its ${cores}` : ""} cores on average`;
 }
 
@@ -82,7 +83,7 @@ function busy(run: CheckRun): string {
 export function runTable(run: CheckRun): string {
   const cpu = run.phases.some((phase) => phase.cpuMs !== undefined);
   const rows = run.phases.map((phase) => `| ${phase.name} | +${seconds(phase.startMs)} | ${seconds(phase.durationMs)} | `
-    + `${cpu ? `${phase.cpuMs === undefined ? "–" : seconds(phase.cpuMs).replace(/ s$/, " core-s")} | ` : ""}`
+    + `${cpu ? `${phase.cpuMs === undefined ? "–" : coreSeconds(phase.cpuMs)} | ` : ""}`
     + `${phase.result}${phase.counts ? `: ${phase.counts}` : ""} |`);
   return [
     `\`npm test\` in ${named(run)}: ${passed(run) ? "passed" : "FAILED"} in ${seconds(run.wallMs)} (${minutes(run.wallMs)})${busy(run)}.`,
