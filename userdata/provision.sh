@@ -266,7 +266,9 @@ table inet $APP_NAME {
 }
 
 # nft_block NAME RULES: RULES (a table's whole definition) applied at once, and kept as the block NAME of the file
-# that the distribution's nftables service loads at boot (a rerun replaces the block, keeps the rest).
+# that the distribution's nftables service loads at boot (a rerun replaces the block, keeps the rest). The service is
+# enabled only when it is not: `systemctl enable` reloads systemd every time (seconds of CPU on a small instance), and
+# the ops tool runs this before every changing action (front_firewall).
 nft_block() {
   local mode=644 kept='' begin="# BEGIN $1" end="# END $1"
   nft -f /dev/stdin <<<"$2"
@@ -275,7 +277,7 @@ nft_block() {
     kept=$(awk -v b="$begin" -v e="$end" '$0 == b { skip = 1 } !skip { print } $0 == e { skip = 0 }' "$NFTABLES_CONFIG")
   fi
   printf '%s\n%s\n%s\n%s\n' "$kept" "$begin" "$2" "$end" | sed '1{/^$/d}' | install_file "$NFTABLES_CONFIG" "$mode"
-  systemctl enable "$NFTABLES_SERVICE"
+  systemctl is-enabled --quiet "$NFTABLES_SERVICE" || systemctl enable "$NFTABLES_SERVICE"
 }
 
 step_03_start_database() { variant TOPOLOGY step_03_start_database; }

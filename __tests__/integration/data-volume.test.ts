@@ -120,8 +120,9 @@ describeWithTools("the database on the data volume, with real devices and mounts
       const calls = runA.newCalls.filter((line) => /^(systemctl|database-)/.test(line)).slice(2);
       expect(runA.newCalls.filter((line) => /^systemctl /.test(line)).slice(0, 2))
         .toEqual(["systemctl daemon-reload", `systemctl enable --now ${hostA.settings.appName}-telemetry.timer`]);
-      expect(calls.slice(0, 7)).toEqual([
-        "systemctl enable nftables", // step 2: the firewall rules, before the database
+      expect(calls.slice(0, 8)).toEqual([
+        "systemctl is-enabled --quiet nftables", // step 2: the firewall rules, before the database
+        "systemctl enable nftables",
         "systemctl daemon-reload",
         "systemctl stop mariadb",
         "systemctl enable --now mariadb",

@@ -167,6 +167,7 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       "dnf -y groupinstall Development Tools",
       `dnf -y install ${PACKAGES.join(" ")}`,
       "nft -f /dev/stdin",
+      "systemctl is-enabled --quiet nftables",
       "systemctl enable nftables",
       "systemctl enable --now mariadb",
       `curl -fsSL --max-time 120 -o <temporary file> ${NVM_INSTALL_URL}`,
@@ -220,7 +221,8 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       expect(calls).toEqual([
         "systemctl daemon-reload",
         `systemctl enable --now ${h.settings.appName}-telemetry.timer`,
-        "systemctl enable nftables",
+        // Enabled by the first run: asked, not enabled again (an enable reloads systemd).
+        "systemctl is-enabled --quiet nftables",
         "systemctl enable --now mariadb",
         "swapon --show=NAME --noheadings",
         `yarn install --ignore-engines (in ${h.settings.appDir}, NODE_ENV=production)`,

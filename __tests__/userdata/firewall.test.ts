@@ -35,6 +35,40 @@ function ruleset(settings: ProvisioningSettings, uid?: number): string {
   }
 }
 
+/**
+ * systemctl's calls during `runs` runs of configure_firewall, from a stand-in that answers is-enabled as systemd does
+ * (enabled once enabled; `enabled` at the start).
+ */
+function systemctlCalls(runs: number, enabled: boolean): string[] {
+  const dir = mkdtempSync(join(tmpdir(), "crm-firewall-"));
+  try {
+    const calls = join(dir, "calls"), state = join(dir, "enabled");
+    if (enabled) writeFileSync(state, "");
+    const script = renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS);
+    const write = (name: string, body: string) => writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+    write("nft", "cat >/dev/null");
+    write("id", "exit 1");
+    write("systemctl", [`printf '%s\\n' "$*" >>${shellQuote(calls)}`, "case $1 in",
+      `  is-enabled) [[ -e ${shellQuote(state)} ]] ;;`, `  enable) touch ${shellQuote(state)} ;;`, "esac"].join("\n"));
+    const program = [relocateHostFiles(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS), dir), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
+      ...["die", "install_file", "metadata_address", "nft_block", "configure_firewall"].map((name) => shellFunction(script, name)),
+      ...Array(runs).fill("configure_firewall")].join("\n");
+    const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    return readFileSync(calls, "utf8").trim().split("\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("nft_block", () => {
+  test("enables the nftables service once: a rerun, or an action's front_firewall, does not reload systemd again", () => {
+    expect(systemctlCalls(2, false)).toEqual(["is-enabled --quiet nftables", "enable nftables", "is-enabled --quiet nftables"]);
+    expect(systemctlCalls(1, true)).toEqual(["is-enabled --quiet nftables"]);
+  });
+});
+
 describe("configure_firewall", () => {
   test("lets root and EC2 Instance Connect's user reach the metadata service, by uid, and nothing else that is not root", () => {
     expect(ruleset(PRODUCTION_SETTINGS, 996)).toContain(

@@ -91,6 +91,7 @@ export class StandInCommands {
       NEEDS_REBOOT: join(dir, "needs-reboot"),
       NFT_RULES: this.nftRulesFile,
       NFT_HELD: this.frontHeldFile,
+      ENABLED_UNITS: join(dir, "enabled-units"),
       SWAP_STATE: this.swapState,
       REAL_MKSWAP: tool("mkswap"),
       REAL_CHOWN: tool("chown"),

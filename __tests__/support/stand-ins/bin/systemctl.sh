@@ -1,7 +1,7 @@
 #!/bin/bash
 # systemctl: records the call; steps 3 and 15 fail when their fault is armed. The database's unit runs
 # DATABASE_CONTROL (the data-volume mode) and the app's unit APP_CONTROL (the app mode) where the
-# harness gives them; every other call does nothing.
+# harness gives them; is-enabled answers for the units enabled so far; every other call does nothing.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
 record systemctl "$@"
@@ -9,6 +9,11 @@ if [[ $* == "enable --now mariadb" ]]; then fail step_03_start_database; fi
 # Step 15's reload, after it wrote the app's unit (the telemetry units' reload before step 1 comes first).
 if [[ $* == daemon-reload && -f $UNIT_DIRECTORY/$APP_SERVICE ]]; then fail step_15_install_service; fi
 unit=${!#}
+# is-enabled as systemd answers it: true once an enable named the unit (ENABLED_UNITS lists them).
+case $1 in
+  is-enabled) exec grep -qxF -- "$unit" "$ENABLED_UNITS" 2>/dev/null ;;
+  enable) printf '%s\n' "$unit" >>"$ENABLED_UNITS" ;;
+esac
 if [[ -n $DATABASE_CONTROL && ${unit%.service} == "$DATABASE_UNIT" ]]; then
   case " $* " in
     *" stop "*) exec "$DATABASE_CONTROL" stop ;;
