@@ -15,57 +15,43 @@ import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { relocateHostFiles } from "../support/provisioning-harness";
 import { PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
-/** The ruleset configure_firewall gives nft, where `ec2-instance-connect` has `uid` (undefined: no such user). */
-function ruleset(settings: ProvisioningSettings, uid?: number): string {
+/**
+ * Runs configure_firewall `runs` times with stand-ins for nft (which keeps the ruleset it is given), id (`ec2-instance-connect`
+ * has `uid`; undefined: no such user) and systemctl (which answers is-enabled as systemd does: enabled once enabled, or
+ * `enabled` from the start); resolves with the last ruleset and systemctl's calls.
+ */
+function configureFirewall(settings: ProvisioningSettings, options: { uid?: number; runs?: number; enabled?: boolean } = {}):
+{ ruleset: string; systemctl: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "crm-firewall-"));
   try {
+    const calls = join(dir, "calls"), enabled = join(dir, "enabled");
+    if (options.enabled) writeFileSync(enabled, "");
     const script = renderProvisioningScript(settings, SECRETS);
     const write = (name: string, body: string) => writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
     write("nft", `cat >${shellQuote(join(dir, "ruleset"))}`);
-    write("systemctl", "exit 0");
+    write("systemctl", [`printf '%s\\n' "$*" >>${shellQuote(calls)}`, "case $1 in",
+      `  is-enabled) [[ -e ${shellQuote(enabled)} ]] ;;`, `  enable) touch ${shellQuote(enabled)} ;;`, "esac"].join("\n"));
+    const { uid } = options;
     write("id", uid === undefined ? "echo \"id: '$2': no such user\" >&2; exit 1" : `[[ $* == "-u ec2-instance-connect" ]] && echo ${uid} && exit 0; exit 1`);
     const program = [relocateHostFiles(renderScriptHeader(settings, SECRETS), dir), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
-      ...["die", "install_file", "metadata_address", "nft_block", "configure_firewall"].map((name) => shellFunction(script, name)), "configure_firewall"].join("\n");
+      ...["die", "install_file", "metadata_address", "nft_block", "configure_firewall"].map((name) => shellFunction(script, name)),
+      ...Array(options.runs ?? 1).fill("configure_firewall")].join("\n");
     const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
-    return readFileSync(join(dir, "ruleset"), "utf8");
+    return { ruleset: readFileSync(join(dir, "ruleset"), "utf8"), systemctl: readFileSync(calls, "utf8").trim().split("\n") };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/**
- * systemctl's calls during `runs` runs of configure_firewall, from a stand-in that answers is-enabled as systemd does
- * (enabled once enabled; `enabled` at the start).
- */
-function systemctlCalls(runs: number, enabled: boolean): string[] {
-  const dir = mkdtempSync(join(tmpdir(), "crm-firewall-"));
-  try {
-    const calls = join(dir, "calls"), state = join(dir, "enabled");
-    if (enabled) writeFileSync(state, "");
-    const script = renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS);
-    const write = (name: string, body: string) => writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
-    write("nft", "cat >/dev/null");
-    write("id", "exit 1");
-    write("systemctl", [`printf '%s\\n' "$*" >>${shellQuote(calls)}`, "case $1 in",
-      `  is-enabled) [[ -e ${shellQuote(state)} ]] ;;`, `  enable) touch ${shellQuote(state)} ;;`, "esac"].join("\n"));
-    const program = [relocateHostFiles(renderScriptHeader(PRODUCTION_SETTINGS, SECRETS), dir), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
-      ...["die", "install_file", "metadata_address", "nft_block", "configure_firewall"].map((name) => shellFunction(script, name)),
-      ...Array(runs).fill("configure_firewall")].join("\n");
-    const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
-    expect(result.stderr).toBe("");
-    expect(result.status).toBe(0);
-    return readFileSync(calls, "utf8").trim().split("\n");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** The ruleset configure_firewall gives nft, where `ec2-instance-connect` has `uid` (undefined: no such user). */
+const ruleset = (settings: ProvisioningSettings, uid?: number) => configureFirewall(settings, { uid }).ruleset;
 
 describe("nft_block", () => {
   test("enables the nftables service once: a rerun, or an action's front_firewall, does not reload systemd again", () => {
-    expect(systemctlCalls(2, false)).toEqual(["is-enabled --quiet nftables", "enable nftables", "is-enabled --quiet nftables"]);
-    expect(systemctlCalls(1, true)).toEqual(["is-enabled --quiet nftables"]);
+    expect(configureFirewall(PRODUCTION_SETTINGS, { runs: 2 }).systemctl).toEqual(["is-enabled --quiet nftables", "enable nftables", "is-enabled --quiet nftables"]);
+    expect(configureFirewall(PRODUCTION_SETTINGS, { enabled: true }).systemctl).toEqual(["is-enabled --quiet nftables"]);
   });
 });
 
