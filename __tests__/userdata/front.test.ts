@@ -64,37 +64,19 @@ describe("the front module in the user data", () => {
   });
 });
 
-/** A private directory with a release-shaped tarball (a `caddy` at its top that prints a version), its SHA-512, and stand-ins. */
+/**
+ * A private directory for the module to install into (tmp, install, etc, units), with the provisioning harness's
+ * stand-ins (standIns: no user caddy yet) and their Caddy release (a tarball as a release's) and its SHA-512.
+ */
 function workspace() {
   const dir = mkdtempSync(join(tmpdir(), "crm-https-"));
-  for (const sub of ["release", "bin", "tmp", "install", "etc", "units"]) mkdirSync(join(dir, sub));
-  writeFileSync(join(dir, "release", "caddy"), "#!/bin/sh\necho v2.99.0 test-build\n", { mode: 0o755 });
-  const tarball = join(dir, "caddy_linux_amd64.tar.gz");
-  expect(spawnSync("tar", ["-czf", tarball, "-C", join(dir, "release"), "caddy"]).status).toBe(0);
-  const sha512 = spawnSync("sha512sum", [tarball], { encoding: "utf8" }).stdout.split(" ")[0];
-  const calls = join(dir, "calls.log");
-  for (const name of ["systemctl", "useradd"]) {
-    writeFileSync(join(dir, "bin", name), `#!/bin/bash\nprintf '%s\\n' "${name} $*" >>${shellQuote(calls)}\n`, { mode: 0o755 });
-  }
-  // systemctl as systemd answers: a unit is enabled once enabled; NeedDaemonReload is what the file need-reload holds (no).
-  const state = (file: string) => shellQuote(join(dir, file));
-  writeFileSync(join(dir, "bin", "systemctl"), [
-    "#!/bin/bash",
-    `printf '%s\\n' "systemctl $*" >>${shellQuote(calls)}`,
-    "case $1 in",
-    `  is-enabled) [[ -e ${state("enabled")} ]] ;;`,
-    `  enable) touch ${state("enabled")} ;;`,
-    `  show) cat ${state("need-reload")} 2>/dev/null || echo no ;;`,
-    "esac",
-    "",
-  ].join("\n"), { mode: 0o755 });
-  // No user caddy here: install_https must create it.
-  writeFileSync(join(dir, "bin", "id"), `#!/bin/bash\n[[ $1 != caddy ]] && exec /usr/bin/id "$@"; exit 1\n`, { mode: 0o755 });
-  return { dir, tarball, sha512, calls, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  for (const sub of ["tmp", "install", "etc", "units"]) mkdirSync(join(dir, sub));
+  const { bin, commands } = standIns(dir, { caddy: false });
+  return { dir, bin, commands, ...commands.caddyRelease, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Runs functions of the rendered script with the module's variables pointing into `dir`. */
-function runModule(dir: string, vars: { url: string; sha512: string; domain?: false }, call: string) {
+/** Runs functions of the rendered script with the module's variables pointing into the workspace's directory. */
+function runModule({ dir, bin }: { dir: string; bin: string }, vars: { url: string; sha512: string; domain?: false }, call: string) {
   const program = [
     "set -Eeuo pipefail",
     "log() { printf '%s\\n' \"$*\" >&2; }",
@@ -109,7 +91,7 @@ function runModule(dir: string, vars: { url: string; sha512: string; domain?: fa
     call,
   ].join("\n");
   return spawnSync("bash", ["-c", program], {
-    encoding: "utf8", env: { PATH: `${join(dir, "bin")}:${process.env.PATH}`, TMPDIR: join(dir, "tmp"), HOME: dir },
+    encoding: "utf8", env: { PATH: `${bin}:${process.env.PATH}`, TMPDIR: join(dir, "tmp"), HOME: dir },
   });
 }
 
@@ -117,7 +99,7 @@ describe("install_caddy", () => {
   test("refuses a download whose SHA-512 is not the pinned one, and leaves nothing behind", () => {
     const w = workspace();
     try {
-      const result = runModule(w.dir, { url: `file://${w.tarball}`, sha512: "0".repeat(128) }, "install_caddy");
+      const result = runModule(w, { url: `file://${w.tarball}`, sha512: "0".repeat(128) }, "install_caddy");
       expect(result.status).not.toBe(0);
       expect(result.stderr).toContain(`ERROR: the file at file://${w.tarball} is not the Caddy release of CADDY_SHA512; not installing it`);
       expect(readdirSync(join(w.dir, "install"))).toEqual([]);
@@ -130,18 +112,18 @@ describe("install_caddy", () => {
   test("installs the matching release, and a rerun with that release installed downloads nothing", () => {
     const w = workspace();
     try {
-      const first = runModule(w.dir, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_caddy");
-      expect(first.stderr).toContain("Caddy installed: v2.99.0 test-build");
+      const first = runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_caddy");
+      expect(first.stderr).toContain("Caddy installed: v2.0.0 stand-in");
       expect(first.status).toBe(0);
       const binary = join(w.dir, "install", "caddy");
       expect(statSync(binary).mode & 0o777).toBe(0o755);
       expect(readFileSync(`${binary}.sha512`, "utf8")).toBe(`${w.sha512}\n`);
       expect(readdirSync(join(w.dir, "tmp"))).toEqual([]);
       rmSync(w.tarball);
-      const again = runModule(w.dir, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_caddy");
+      const again = runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_caddy");
       expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 0, stderr: `Caddy of file://${w.tarball} is installed\n` });
       // Another pin is another release: downloaded again (and here, gone, refused after the retries).
-      expect(runModule(w.dir, { url: `file://${w.tarball}`, sha512: "f".repeat(128) }, "install_caddy").status).not.toBe(0);
+      expect(runModule(w, { url: `file://${w.tarball}`, sha512: "f".repeat(128) }, "install_caddy").status).not.toBe(0);
     } finally {
       w.remove();
     }
@@ -160,10 +142,12 @@ describe("install_front", () => {
   tools("creates the caddy user, writes a Caddyfile Caddy reads and a unit systemd accepts, (re)starts it", () => {
     const w = workspace();
     try {
-      const result = runModule(w.dir, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_front");
+      const result = runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_front");
       expect(result.stderr).not.toContain("ERROR");
       expect(result.status).toBe(0);
-      expect(readFileSync(w.calls, "utf8").split("\n").filter(Boolean)).toEqual([
+      expect(w.commands.takeCalls().newCalls).toEqual([
+        // The download (the curl stand-in passes file:// to curl), into a temporary file of the module's.
+        expect.stringMatching(new RegExp(`^curl -fsSL --max-time 300 -o ${join(w.dir, "tmp")}/tmp\\.\\w+ file://${w.tarball}$`)),
         `useradd --system --home-dir ${join(w.dir, "home")} --create-home --shell /sbin/nologin caddy`,
         "systemctl daemon-reload", "systemctl is-enabled --quiet caddy.service", "systemctl enable caddy.service",
         "systemctl restart caddy.service",
@@ -201,21 +185,20 @@ describe("install_front", () => {
       expect(existsSync(join(w.dir, "install", "caddy"))).toBe(true);
 
       // A rerun with nothing changed and Caddy running restarts nothing: no connection through it drops; nor does it
-      // reload systemd or enable the unit again.
+      // create the user, reload systemd or enable the unit again.
       const rerun = () => {
-        writeFileSync(w.calls, "");
-        expect(runModule(w.dir, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_front").status).toBe(0);
-        return readFileSync(w.calls, "utf8").split("\n").filter(Boolean);
+        expect(runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_front").status).toBe(0);
+        return w.commands.takeCalls().newCalls;
       };
       const unchanged = [
-        `useradd --system --home-dir ${join(w.dir, "home")} --create-home --shell /sbin/nologin caddy`,
         "systemctl show -p NeedDaemonReload --value caddy.service", "systemctl is-enabled --quiet caddy.service",
         "systemctl is-active --quiet caddy.service",
       ];
       expect(rerun()).toEqual(unchanged);
       // A run killed between writing the unit and the reload: systemd holds another version, which the next run reloads.
-      writeFileSync(join(w.dir, "need-reload"), "yes\n");
-      expect(rerun()).toEqual([...unchanged.slice(0, 2), "systemctl daemon-reload", ...unchanged.slice(2)]);
+      writeFileSync(w.commands.staleUnitsFile, "caddy.service\n");
+      expect(rerun()).toEqual([...unchanged.slice(0, 1), "systemctl daemon-reload", ...unchanged.slice(1)]);
+      expect(rerun()).toEqual(unchanged);
     } finally {
       w.remove();
     }
@@ -224,7 +207,7 @@ describe("install_front", () => {
   tools("without a domain: only the front's listener, no CA", () => {
     const w = workspace();
     try {
-      expect(runModule(w.dir, { url: `file://${w.tarball}`, sha512: w.sha512, domain: false }, "install_front").status).toBe(0);
+      expect(runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512, domain: false }, "install_front").status).toBe(0);
       const caddyfile = join(w.dir, "etc", "Caddyfile");
       const text = readFileSync(caddyfile, "utf8");
       expect(text.startsWith("{\n\tadmin off\n}\n")).toBe(true);
@@ -239,13 +222,14 @@ describe("install_front", () => {
 });
 
 /**
- * The provisioning harness's stand-ins (nft keeps the rules it is given and the front's set `held`; id knows caddy, of
- * uid 990; systemctl does nothing), copied into `dir`: their commands (bin), their log of calls, and the rules nft was given.
+ * The provisioning harness's stand-ins (nft keeps the rules it is given and the front's set `held`; id knows the users
+ * useradd made, of uid 990, and here caddy unless `caddy` is false; systemctl answers is-enabled and NeedDaemonReload as
+ * systemd does), copied into `dir`: their commands (bin), their log of calls, and the rules nft was given.
  */
-function standIns(dir: string): { bin: string; commands: StandInCommands; rulesGiven: () => string } {
+function standIns(dir: string, { caddy = true } = {}): { bin: string; commands: StandInCommands; rulesGiven: () => string } {
   const commands = new StandInCommands(dir);
   commands.write({});
-  writeFileSync(commands.usersFile, "caddy\n");
+  if (caddy) writeFileSync(commands.usersFile, "caddy\n");
   const rules = commands.nftRulesFile;
   return { bin: commands.binDir, commands, rulesGiven: () => (existsSync(rules) ? readFileSync(rules, "utf8") : "") };
 }

@@ -92,6 +92,7 @@ export class StandInCommands {
       NFT_RULES: this.nftRulesFile,
       NFT_HELD: this.frontHeldFile,
       ENABLED_UNITS: join(dir, "enabled-units"),
+      STALE_UNITS: this.staleUnitsFile,
       SWAP_STATE: this.swapState,
       REAL_MKSWAP: tool("mkswap"),
       REAL_CHOWN: tool("chown"),
@@ -172,6 +173,11 @@ export class StandInCommands {
   /** The rules the nft stand-in was given (-f), one call after another. */
   get nftRulesFile(): string {
     return join(this.harnessDir, "nft-rules.log");
+  }
+
+  /** The units systemctl reports NeedDaemonReload=yes for (one a line), until the next daemon-reload. */
+  get staleUnitsFile(): string {
+    return join(this.harnessDir, "stale-units");
   }
 
   /** The users useradd made, one name a line, which the id stand-in knows (as of uid 990). */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # systemctl: records the call; steps 3 and 15 fail when their fault is armed. The database's unit runs
 # DATABASE_CONTROL (the data-volume mode) and the app's unit APP_CONTROL (the app mode) where the
-# harness gives them; is-enabled answers for the units enabled so far; every other call does nothing.
+# harness gives them; is-enabled answers for the units enabled so far, and NeedDaemonReload for the units
+# STALE_UNITS lists (a file changed since the last daemon-reload); every other call does nothing.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
 record systemctl "$@"
@@ -13,7 +14,12 @@ unit=${!#}
 case $1 in
   is-enabled) exec grep -qxF -- "$unit" "$ENABLED_UNITS" 2>/dev/null ;;
   enable) printf '%s\n' "$unit" >>"$ENABLED_UNITS" ;;
+  daemon-reload) rm -f -- "$STALE_UNITS" ;;
 esac
+if [[ $* == "show -p NeedDaemonReload --value $unit" ]]; then
+  if grep -qxF -- "$unit" "$STALE_UNITS" 2>/dev/null; then echo yes; else echo no; fi
+  exit 0
+fi
 if [[ -n $DATABASE_CONTROL && ${unit%.service} == "$DATABASE_UNIT" ]]; then
   case " $* " in
     *" stop "*) exec "$DATABASE_CONTROL" stop ;;
