@@ -13,6 +13,7 @@ import { StackSettings } from "../settings/stack-settings";
 import { shellQuote } from "../userdata/script";
 import { UserError } from "./cli-options";
 import { OPS_TIMEOUTS } from "./ops-timeouts";
+import { terraformReason } from "./terraform-reason";
 
 /** `word` as one word of a shell command line: as it is when the shell reads it so, else quoted. */
 function shellWord(word: string): string {
@@ -68,7 +69,7 @@ export function checkRestoreInputs(stackDirectory: string, varFile: string, terr
     throw new UserError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later (npm run doctor checks every prerequisite); nothing changed`);
   }
   if (listed.error || listed.status !== 0) {
-    const why = listed.error?.message ?? listed.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${listed.status}`;
+    const why = listed.error?.message ?? terraformReason(listed.stderr ?? "") ?? `exit ${listed.status}`;
     throw new UserError(`terraform state list failed in ${stackDirectory} (${why.trim()}): run terraform init there (with the state's credentials); nothing changed`);
   }
   const addresses = listed.stdout.split("\n").map((line) => line.trim());

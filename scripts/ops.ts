@@ -32,6 +32,7 @@ import {
 import { checkDumpTarget, checkSecretRegion, userFileOrText, userPath, withUserPaths } from "./ops-inputs";
 import { checkRestoreInputs, restoreGuide, restoreRecovery, restoreSteps } from "./ops-restore";
 import { OPS_TIMEOUTS } from "./ops-timeouts";
+import { terraformReason } from "./terraform-reason";
 
 /** The actions of the host's ops command (userdata/ops-actions.ts: the tool's dispatcher has exactly these). */
 export const OPS_ACTIONS: readonly string[] = HOST_ACTIONS;
@@ -168,7 +169,7 @@ export function stackOutput(stackDirectory: string, name: string, instead: strin
       + `(npm run doctor checks every prerequisite); or ${instead}`);
   }
   if (result.error || result.status !== 0) {
-    const why = result.error?.message ?? result.stderr.trim().split("\n").find((line) => line.trim() !== "") ?? `exit ${result.status}`;
+    const why = result.error?.message ?? terraformReason(result.stderr ?? "") ?? `exit ${result.status}`;
     // A fresh synth of a stack whose state is in S3: the state is there, the working directory is not initialized.
     if (/Backend initialization required|please run "terraform init"/i.test(result.stderr ?? "")) {
       throw new UserError(`terraform output in ${stackDirectory} needs its backend initialized (${why.trim()}): `

@@ -294,7 +294,16 @@ describeWithEngine("hostFromOutputs, with Terraform", (engine) => {
     expect(() => hostFromOutputs(join(workspace.dir, "missing"), "CrmServer", engine))
       .toThrow(`there is no ${join(workspace.dir, "missing")} (run npx cdktf synth): deploy it first, or give --host`);
     writeFileSync(join(workspace.dir, "terraform.tfstate"), "{ not a state");
-    expect(() => hostFromOutputs(workspace.dir, "CrmServer", engine)).toThrow(/^terraform output failed in .*: deploy it first, or give --host$/);
+    // Terraform's error, not the warning it prints first about a CLI configuration file it cannot open.
+    const saved = process.env.TF_CLI_CONFIG_FILE;
+    process.env.TF_CLI_CONFIG_FILE = join(workspace.dir, "missing.tfrc");
+    try {
+      expect(() => hostFromOutputs(workspace.dir, "CrmServer", engine))
+        .toThrow(`terraform output failed in ${workspace.dir} (Error: Unsupported state file format): deploy it first, or give --host`);
+    } finally {
+      if (saved === undefined) delete process.env.TF_CLI_CONFIG_FILE;
+      else process.env.TF_CLI_CONFIG_FILE = saved;
+    }
   });
 });
 
