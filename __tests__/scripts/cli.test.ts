@@ -133,8 +133,9 @@ describe("npm run doctor", () => {
     const doctor = (extra: NodeJS.ProcessEnv) => run(process.execPath, ["--import", "tsx", "scripts/doctor.ts"],
       { PATH: dir, HOME: dir, CRM_TOOLS_DIR: join(dir, "tools"), TF_CLI_CONFIG_FILE: config, ...extra });
     const providerLine = (result: Run) => result.stdout.split("\n").find((line) => / AWS provider: /.test(line));
-    const [pinned, fixed, untested, registry] = await Promise.all([
+    const [pinned, fixed, untested, missing, registry] = await Promise.all([
       doctor({}), doctor({ CRM_AWS_PROVIDER_VERSION: "6.2.0" }), doctor({ CRM_AWS_PROVIDER_VERSION: "6.99.0" }), doctor({ TF_CLI_CONFIG_FILE: join(dir, "none.tfrc") }),
+      doctor({ TF_CLI_CONFIG_FILE: "" }),
     ]);
     expect(providerLine(pinned)).toBe(`MISSING AWS provider: the stacks require hashicorp/aws ${PINNED_AWS_PROVIDER}, which the filesystem mirror ${mirror} (${config}) `
       + "lacks (it holds 5.100.0, 6.2.0, 6.99.0): export CRM_AWS_PROVIDER_VERSION=6.2.0");
@@ -142,6 +143,9 @@ describe("npm run doctor", () => {
     expect(providerLine(fixed)).toBe(`ok      AWS provider: hashicorp/aws 6.2.0, from the filesystem mirror ${mirror} (${config})`);
     expect(providerLine(untested)).toBe(`MISSING AWS provider: CRM_AWS_PROVIDER_VERSION="6.99.0" is not a tested hashicorp/aws version: `
       + `expected an exact version from 5.100.0 to ${PINNED_AWS_PROVIDER} (unset: ${PINNED_AWS_PROVIDER}).`);
+    expect(providerLine(missing)).toBe(`ok      AWS provider: hashicorp/aws ${PINNED_AWS_PROVIDER}, from the registry: `
+      + `TF_CLI_CONFIG_FILE names ${join(dir, "none.tfrc")}, which does not exist (Terraform warns of it on every command)`);
+    // Neither TF_CLI_CONFIG_FILE nor ~/.terraformrc: Terraform's defaults, nothing to say.
     expect(providerLine(registry)).toBe(`ok      AWS provider: hashicorp/aws ${PINNED_AWS_PROVIDER}, from the registry`);
   });
 
