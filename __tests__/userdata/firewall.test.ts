@@ -1,6 +1,6 @@
 /**
- * configure_firewall's rules (step 2), run by bash with stand-ins for nft (which records the ruleset),
- * systemctl and id: the metadata service stays root's, and EC2 Instance Connect's user's where the
+ * configure_firewall's rules (step 2), run by bash with the provisioning harness's stand-ins for nft (which
+ * records the ruleset) and systemctl, and one for id: the metadata service stays root's, and EC2 Instance Connect's user's where the
  * image has one (by uid: nft refuses a user name it cannot resolve); no port-80 redirect with a
  * domain. The boot test loads these rules into a real kernel (host A: the user may, the login user may not).
  */
@@ -10,36 +10,37 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { parseStackSettings } from "../../settings/stack-settings";
 import exampleSettings from "../../settings/example.json";
-import { renderProvisioningScript, renderScriptHeader, shellQuote } from "../../userdata";
+import { renderProvisioningScript, renderScriptHeader } from "../../userdata";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import { relocateHostFiles } from "../support/provisioning-harness";
+import { StandInCommands } from "../support/harness/stand-in-commands";
 import { PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
 
 /**
- * Runs configure_firewall `runs` times with stand-ins for nft (which keeps the ruleset it is given), id (`ec2-instance-connect`
- * has `uid`; undefined: no such user) and systemctl (which answers is-enabled as systemd does: enabled once enabled, or
- * `enabled` from the start); resolves with the last ruleset and systemctl's calls.
+ * Runs configure_firewall `runs` times with the provisioning harness's stand-ins (StandInCommands: nft keeps the rules it
+ * is given; systemctl answers is-enabled as systemd does, enabled once enabled, or nftables `enabled` from the start) and
+ * an id of its own (`ec2-instance-connect` has `uid`; undefined: no such user); resolves with the rules nft was given and
+ * systemctl's calls.
  */
 function configureFirewall(settings: ProvisioningSettings, options: { uid?: number; runs?: number; enabled?: boolean } = {}):
 { ruleset: string; systemctl: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "crm-firewall-"));
   try {
-    const calls = join(dir, "calls"), enabled = join(dir, "enabled");
-    if (options.enabled) writeFileSync(enabled, "");
+    const commands = new StandInCommands(dir);
+    commands.write({});
+    if (options.enabled) writeFileSync(commands.enabledUnitsFile, "nftables\n");
     const script = renderProvisioningScript(settings, SECRETS);
-    const write = (name: string, body: string) => writeFileSync(join(dir, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
-    write("nft", `cat >${shellQuote(join(dir, "ruleset"))}`);
-    write("systemctl", [`printf '%s\\n' "$*" >>${shellQuote(calls)}`, "case $1 in",
-      `  is-enabled) [[ -e ${shellQuote(enabled)} ]] ;;`, `  enable) touch ${shellQuote(enabled)} ;;`, "esac"].join("\n"));
     const { uid } = options;
-    write("id", uid === undefined ? "echo \"id: '$2': no such user\" >&2; exit 1" : `[[ $* == "-u ec2-instance-connect" ]] && echo ${uid} && exit 0; exit 1`);
+    writeFileSync(join(commands.binDir, "id"), `#!/bin/bash\n${uid === undefined
+      ? "echo \"id: '$2': no such user\" >&2; exit 1" : `[[ $* == "-u ec2-instance-connect" ]] && echo ${uid} && exit 0; exit 1`}\n`, { mode: 0o755 });
     const program = [relocateHostFiles(renderScriptHeader(settings, SECRETS), dir), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
       ...["die", "install_file", "metadata_address", "nft_block", "configure_firewall"].map((name) => shellFunction(script, name)),
       ...Array(options.runs ?? 1).fill("configure_firewall")].join("\n");
-    const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
+    const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${commands.binDir}:${process.env.PATH}` } });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
-    return { ruleset: readFileSync(join(dir, "ruleset"), "utf8"), systemctl: readFileSync(calls, "utf8").trim().split("\n") };
+    const systemctl = commands.calls().filter((call) => call.startsWith("systemctl ")).map((call) => call.slice("systemctl ".length));
+    return { ruleset: readFileSync(commands.nftRulesFile, "utf8"), systemctl };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -91,7 +91,7 @@ export class StandInCommands {
       NEEDS_REBOOT: join(dir, "needs-reboot"),
       NFT_RULES: this.nftRulesFile,
       NFT_HELD: this.frontHeldFile,
-      ENABLED_UNITS: join(dir, "enabled-units"),
+      ENABLED_UNITS: this.enabledUnitsFile,
       STALE_UNITS: this.staleUnitsFile,
       SWAP_STATE: this.swapState,
       REAL_MKSWAP: tool("mkswap"),
@@ -173,6 +173,11 @@ export class StandInCommands {
   /** The rules the nft stand-in was given (-f), one call after another. */
   get nftRulesFile(): string {
     return join(this.harnessDir, "nft-rules.log");
+  }
+
+  /** The units systemctl enabled (one a line), which its is-enabled answers from. */
+  get enabledUnitsFile(): string {
+    return join(this.harnessDir, "enabled-units");
   }
 
   /** The units systemctl reports NeedDaemonReload=yes for (one a line), until the next daemon-reload. */
