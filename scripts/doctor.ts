@@ -86,10 +86,11 @@ export function providerFinding(env: NodeJS.ProcessEnv): Finding {
     throw error;
   }
   const config = env.TF_CLI_CONFIG_FILE || join(env.HOME || homedir(), ".terraformrc");
-  const mirror = existsSync(config) ? awsProviderMirror(readFileSync(config, "utf8")) : undefined;
+  const exists = existsSync(config);
+  const mirror = exists ? awsProviderMirror(readFileSync(config, "utf8")) : undefined;
   if (!mirror) {
     // Terraform carries on without the file it is told to read, but warns of it before the output of every command.
-    const named = env.TF_CLI_CONFIG_FILE && !existsSync(config) ? `: TF_CLI_CONFIG_FILE names ${config}, which does not exist (Terraform warns of it on every command)` : "";
+    const named = env.TF_CLI_CONFIG_FILE && !exists ? `: TF_CLI_CONFIG_FILE names ${config}, which does not exist (Terraform warns of it on every command)` : "";
     return { ok: true, what, detail: `hashicorp/aws ${required}, from the registry${named}` };
   }
   const source = `the filesystem mirror ${mirror.path} (${config})`;
