@@ -101,12 +101,9 @@ RestartSec=2
 WantedBy=multi-user.target
 EOF
   after=$(front_files)
-  # A reload runs every generator again (seconds of CPU on a small instance, and the ops tool runs this before each
-  # action): only for a unit that changed, or that systemd holds in another version (a run killed before its reload).
-  if [[ $after != "$before" || $(systemctl show -p NeedDaemonReload --value caddy.service) == yes ]]; then
-    systemctl daemon-reload
-  fi
-  systemctl is-enabled --quiet caddy.service || systemctl enable caddy.service
+  # The ops tool runs this before each action: no reload unless systemd holds another version of the unit.
+  load_units caddy.service
+  enable_unit caddy.service
   # Type=notify: the restart returns once Caddy listens (or fails: the app keeps its direct path).
   if [[ $after != "$before" ]] || ! systemctl is-active --quiet caddy.service; then systemctl restart caddy.service; fi
   log "Caddy is the front of the app${DOMAIN_NAME:+; https://$DOMAIN_NAME: Caddy asks $ACME_DIRECTORY for its certificate}"

@@ -92,7 +92,8 @@ mount_data_volume() {
 
 step_03_start_database_single_host() {
   mount_data_volume
-  systemctl enable --now "$DATABASE_SERVICE"
+  enable_unit "$DATABASE_SERVICE"
+  systemctl start "$DATABASE_SERVICE"
   local i
   for ((i = 1; i <= 30; i++)); do
     if root_sql 'SELECT 1;' >/dev/null 2>&1; then return 0; fi

@@ -156,6 +156,25 @@ install_file() {
   if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv -f "$tmp" "$1"; fi
 }
 
+# load_units UNIT...: systemd holds UNITs' files as they are now. It reads a unit it has not loaded from its file
+# when first asked for it; a reload (every unit and generator again: seconds of CPU on a small instance) only when it
+# holds an older version of one of them (a file or drop-in written since).
+load_units() {
+  local unit
+  for unit; do
+    if [[ $(systemctl show -p NeedDaemonReload --value "$unit") == yes ]]; then
+      systemctl daemon-reload
+      return
+    fi
+  done
+}
+
+# enable_unit UNIT: UNIT started at boot from now on; without the reload `systemctl enable` makes each time, even
+# for an enabled unit: the boot reads the link.
+enable_unit() {
+  systemctl is-enabled --quiet "$1" || systemctl enable --no-reload "$1"
+}
+
 as_login() { runuser -u "$LOGIN_USER" -- env -u NVM_DIR -u XDG_CONFIG_HOME HOME="$LOGIN_HOME" "$@"; }
 as_node() { as_login PATH="$NODE_BIN:$PATH" "$@"; }
 
@@ -266,9 +285,8 @@ table inet $APP_NAME {
 }
 
 # nft_block NAME RULES: RULES (a table's whole definition) applied at once, and kept as the block NAME of the file
-# that the distribution's nftables service loads at boot (a rerun replaces the block, keeps the rest). The service is
-# enabled only when it is not: `systemctl enable` reloads systemd every time (seconds of CPU on a small instance), and
-# the ops tool runs this before every changing action (front_firewall).
+# that the distribution's nftables service loads at boot (a rerun replaces the block, keeps the rest); the ops tool
+# runs this before every changing action (front_firewall).
 nft_block() {
   local mode=644 kept='' begin="# BEGIN $1" end="# END $1"
   nft -f /dev/stdin <<<"$2"
@@ -277,7 +295,7 @@ nft_block() {
     kept=$(awk -v b="$begin" -v e="$end" '$0 == b { skip = 1 } !skip { print } $0 == e { skip = 0 }' "$NFTABLES_CONFIG")
   fi
   printf '%s\n%s\n%s\n%s\n' "$kept" "$begin" "$2" "$end" | sed '1{/^$/d}' | install_file "$NFTABLES_CONFIG" "$mode"
-  systemctl is-enabled --quiet "$NFTABLES_SERVICE" || systemctl enable "$NFTABLES_SERVICE"
+  enable_unit "$NFTABLES_SERVICE"
 }
 
 step_03_start_database() { variant TOPOLOGY step_03_start_database; }
@@ -460,7 +478,8 @@ step_15_install_service() {
   printf '%s' "$REFRESH_UNIT" | install_file "$UNIT_DIRECTORY/$REFRESH_UNIT_NAME" 644
   printf '%s' "$SERVICE_UNIT" | install_file "$UNIT_DIRECTORY/$APP_NAME.service" 644
   systemctl daemon-reload
-  systemctl enable --now "$APP_NAME.service"
+  enable_unit "$APP_NAME.service"
+  systemctl start "$APP_NAME.service"
 }
 
 # What the refresh unit runs at each boot, before the app (REFRESH_SCRIPT): steps 10 and 11, limited

@@ -15,8 +15,9 @@ install_telemetry() {
   install_command "$TELEMETRY_SCRIPT" 700 telemetry_main
   printf '%s' "$TELEMETRY_SERVICE" | install_file "$UNIT_DIRECTORY/$APP_NAME-telemetry.service" 644
   printf '%s' "$TELEMETRY_TIMER" | install_file "$UNIT_DIRECTORY/$APP_NAME-telemetry.timer" 644
-  systemctl daemon-reload
-  systemctl enable --now "$APP_NAME-telemetry.timer"
+  load_units "$APP_NAME-telemetry.service" "$APP_NAME-telemetry.timer"
+  enable_unit "$APP_NAME-telemetry.timer"
+  systemctl start "$APP_NAME-telemetry.timer"
 }
 
 # telemetry_main: one round, the metrics first. A stop signal (systemctl stop or restart) ends the

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "child_process";
 import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync, writeSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
+import { nativePasswordHash, ProvisioningHarness, RunResult, startedUnitCalls } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import { DATABASE_DROP_IN, renderProvisioningScript } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
@@ -116,19 +116,20 @@ describeWithTools("the database on the data volume, with real devices and mounts
 
     test("the volume is mounted before the database starts, which started on no other directory", () => {
       const { databaseDir } = hostA.host;
-      // After the telemetry timer's two calls, before step 1.
-      const calls = runA.newCalls.filter((line) => /^(systemctl|database-)/.test(line)).slice(2);
-      expect(runA.newCalls.filter((line) => /^systemctl /.test(line)).slice(0, 2))
-        .toEqual(["systemctl daemon-reload", `systemctl enable --now ${hostA.settings.appName}-telemetry.timer`]);
-      expect(calls.slice(0, 8)).toEqual([
+      const { appName } = hostA.settings;
+      // After the telemetry timer's calls, before step 1.
+      const telemetry = startedUnitCalls([`${appName}-telemetry.service`, `${appName}-telemetry.timer`], `${appName}-telemetry.timer`, false);
+      const calls = runA.newCalls.filter((line) => /^(systemctl|database-)/.test(line));
+      expect(calls.slice(0, telemetry.length)).toEqual(telemetry);
+      expect(calls.slice(telemetry.length, telemetry.length + 10)).toEqual([
         "systemctl is-enabled --quiet nftables", // step 2: the firewall rules, before the database
-        "systemctl enable nftables",
-        "systemctl daemon-reload",
+        "systemctl enable --no-reload nftables",
+        "systemctl daemon-reload", // the file system table and the database unit's drop-in
         "systemctl stop mariadb",
-        "systemctl enable --now mariadb",
+        ...startedUnitCalls([], "mariadb", false),
         `database-init ${databaseDir}`,
         `database-start ${databaseDir}`,
-        "systemctl daemon-reload",
+        "systemctl daemon-reload", // step 15's
       ]);
     });
 
@@ -239,7 +240,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(result.output).toContain(`the data volume ${device} holds a dos partition table and no file system; refusing to format it`);
       expect(blkid(device, "PTTYPE")).toBe("dos");
       expect(blkid(device, "TYPE")).toBe("");
-      expect(result.newCalls.filter((line) => /^(database-|systemctl enable(?! nftables$| --now \S+-telemetry\.timer$))/.test(line))).toEqual([]);
+      expect(result.newCalls.filter((line) => /^(database-|systemctl (enable|start) .*mariadb)/.test(line))).toEqual([]);
     } finally {
       await h.stop();
     }
@@ -251,7 +252,7 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain(`the data volume ${VOLUME_ID} did not appear within 2 s`);
       expect(result.durationMs).toBeGreaterThanOrEqual(2000);
-      expect(result.newCalls.filter((line) => /^(database-|systemctl enable(?! nftables$| --now \S+-telemetry\.timer$))/.test(line))).toEqual([]);
+      expect(result.newCalls.filter((line) => /^(database-|systemctl (enable|start) .*mariadb)/.test(line))).toEqual([]);
     } finally {
       await h.stop();
     }

@@ -5,7 +5,7 @@
 import { spawnSync } from "child_process";
 import { existsSync, readFileSync, statSync } from "fs";
 import { join } from "path";
-import { nativePasswordHash, ProvisioningHarness, RunResult, TEST_PUBLIC_HOSTNAME } from "../support/provisioning-harness";
+import { nativePasswordHash, ProvisioningHarness, RunResult, startedUnitCalls, TEST_PUBLIC_HOSTNAME } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import {
   NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, PACKAGES, renderProvisioningScript, renderServiceUnit, STEP_FUNCTIONS, SWAP_SIZE,
@@ -161,15 +161,15 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       // First, the modules, in one call (provision.sh, load_modules); then, before step 1, the telemetry timer (userdata/telemetry.sh).
       `aws ssm get-parameters --region us-east-1 --names ${hostModules(h.settings).map((m) => `/${appName}/modules/${m.module}`).join(" ")} `
         + "--query Parameters[].[Name,Value] --output text",
-      "systemctl daemon-reload",
-      `systemctl enable --now ${appName}-telemetry.timer`,
+      // Units systemd has not loaded: read from their files, no reload (load_units, enable_unit).
+      ...startedUnitCalls([`${appName}-telemetry.service`, `${appName}-telemetry.timer`], `${appName}-telemetry.timer`, false),
       "dnf -y upgrade",
       "dnf -y groupinstall Development Tools",
       `dnf -y install ${PACKAGES.join(" ")}`,
       "nft -f /dev/stdin",
       "systemctl is-enabled --quiet nftables",
-      "systemctl enable nftables",
-      "systemctl enable --now mariadb",
+      "systemctl enable --no-reload nftables",
+      ...startedUnitCalls([], "mariadb", false),
       `curl -fsSL --max-time 120 -o <temporary file> ${NVM_INSTALL_URL}`,
       `nvm-installer HOME=${loginHome} user=${h.settings.loginUser}`,
       `nvm install ${NODE_MAJOR}`,
@@ -182,8 +182,9 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       `swapon ${swapFile}`,
       "npm install -g yarn",
       `yarn install --ignore-engines (in ${appDir}, NODE_ENV=production)`,
+      // Step 15: the spec's reload of the service manager, then no other.
       "systemctl daemon-reload",
-      `systemctl enable --now ${appName}.service`,
+      ...startedUnitCalls([], `${appName}.service`, false),
     ]);
     expect(first.newCalls.filter((line) => line.startsWith("mariadb ")).length).toBeGreaterThanOrEqual(5);
     expect(statSync(swapFile).mode & 0o777).toBe(0o600);
@@ -218,16 +219,16 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
 
     test("leaves the active swap alone and re-enables the service idempotently", () => {
       const calls = second.newCalls.filter((line) => /^(fallocate|mkswap|swapon|npm|systemctl|yarn) /.test(line));
+      const { appName } = h.settings;
       expect(calls).toEqual([
-        "systemctl daemon-reload",
-        `systemctl enable --now ${h.settings.appName}-telemetry.timer`,
-        // Enabled by the first run: asked, not enabled again (an enable reloads systemd).
+        // Enabled by the first run: asked, not enabled again.
+        ...startedUnitCalls([`${appName}-telemetry.service`, `${appName}-telemetry.timer`], `${appName}-telemetry.timer`, true),
         "systemctl is-enabled --quiet nftables",
-        "systemctl enable --now mariadb",
+        ...startedUnitCalls([], "mariadb", true),
         "swapon --show=NAME --noheadings",
         `yarn install --ignore-engines (in ${h.settings.appDir}, NODE_ENV=production)`,
         "systemctl daemon-reload",
-        `systemctl enable --now ${h.settings.appName}.service`,
+        ...startedUnitCalls([], `${appName}.service`, true),
       ]);
       expect(readFileSync(join(h.settings.appDir, ".env"), "utf8").match(/^DB_PASSWORD=/gm)).toHaveLength(1);
     });

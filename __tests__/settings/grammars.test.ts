@@ -174,7 +174,7 @@ function writeUnits(here: Here): string[] {
 /** Runs the script's configure_firewall `times` times on the file the nftables service loads, as `here` names it. */
 function configureFirewall(here: Here, env: NodeJS.ProcessEnv, times: number): SpawnSyncReturns<string> {
   mkdirSync(dirname(here.host.nftablesConfig), { recursive: true });
-  return runFunctions(here, ["metadata_address", "install_file", "nft_block", "configure_firewall"], Array(times).fill("configure_firewall").join("\n"), env);
+  return runFunctions(here, ["metadata_address", "install_file", "enable_unit", "nft_block", "configure_firewall"], Array(times).fill("configure_firewall").join("\n"), env);
 }
 
 const haveNft = haveTool("nft");

@@ -58,6 +58,7 @@ export { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
 export { JOURNAL_REMOTE } from "./harness/journal";
 export { TEST_INSTANCE_ID, TEST_PUBLIC_HOSTNAME, TEST_PUBLIC_IP, TEST_REGION, TEST_ROLE_NAME } from "./harness/metadata-service";
 export { findTool, tool } from "./harness/shared";
+export { startedUnitCalls } from "./harness/stand-in-commands";
 export type { RecordedRequest } from "./harness/shared";
 
 /** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */

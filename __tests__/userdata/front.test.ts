@@ -86,7 +86,7 @@ function runModule({ dir, bin }: { dir: string; bin: string }, vars: { url: stri
     `CADDY_BINARY=${shellQuote(join(dir, "install", "caddy"))} CADDY_HOME=${shellQuote(join(dir, "home"))}`,
     `CADDY_CONFIG=${shellQuote(join(dir, "etc", "Caddyfile"))} UNIT_DIRECTORY=${shellQuote(join(dir, "units"))}`,
     "trap 'rm -f -- \"${TEMP_FILES[@]}\"' EXIT",
-    ...["die", "retry", "install_file"].map((name) => shellFunction(script, name)),
+    ...["die", "retry", "install_file", "load_units", "enable_unit"].map((name) => shellFunction(script, name)),
     moduleCode,
     call,
   ].join("\n");
@@ -149,8 +149,9 @@ describe("install_front", () => {
         // The download (the curl stand-in passes file:// to curl), into a temporary file of the module's.
         expect.stringMatching(new RegExp(`^curl -fsSL --max-time 300 -o ${join(w.dir, "tmp")}/tmp\\.\\w+ file://${w.tarball}$`)),
         `useradd --system --home-dir ${join(w.dir, "home")} --create-home --shell /sbin/nologin caddy`,
-        "systemctl daemon-reload", "systemctl is-enabled --quiet caddy.service", "systemctl enable caddy.service",
-        "systemctl restart caddy.service",
+        // A unit systemd has not loaded: read from its file, no reload; nor by the enable.
+        "systemctl show -p NeedDaemonReload --value caddy.service", "systemctl is-enabled --quiet caddy.service",
+        "systemctl enable --no-reload caddy.service", "systemctl restart caddy.service",
       ]);
       const caddyfile = join(w.dir, "etc", "Caddyfile");
       expect(readFileSync(caddyfile, "utf8")).toBe([
@@ -245,7 +246,7 @@ describe("front_firewall", () => {
       const header = relocateHostFiles(renderScriptHeader(settings, SECRETS), dir);
       const program = ["set -u", header, header.includes("FRONT_PORT=") ? "" : renderFrontConstants(), "log() { :; }",
         "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
-        ...["die", "install_file", "metadata_address", "nft_block"].map((name) => shellFunction(rendered, name)),
+        ...["die", "install_file", "metadata_address", "enable_unit", "nft_block"].map((name) => shellFunction(rendered, name)),
         // The ops tool's (ensure_front): not in the user data.
         readFileSync(join(__dirname, "../../userdata/front.sh"), "utf8"), "front_firewall"].join("\n");
       const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });

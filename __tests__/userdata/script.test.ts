@@ -48,7 +48,7 @@ describe("renderProvisioningScript", () => {
   test("mounts the data volume from step 3, before the database starts", () => {
     const step3 = shellFunction(script, "step_03_start_database_single_host");
     expect(step3.indexOf("mount_data_volume")).toBeGreaterThan(0);
-    expect(step3.indexOf("mount_data_volume")).toBeLessThan(step3.indexOf('systemctl enable --now "$DATABASE_SERVICE"'));
+    expect(step3.indexOf("mount_data_volume")).toBeLessThan(step3.indexOf('systemctl start "$DATABASE_SERVICE"'));
   });
 
   test("defines the 15 step functions once each, in the spec's order, and calls them in that order", () => {
@@ -114,7 +114,7 @@ describe("renderProvisioningScript", () => {
     expect(withModules(script)).toContain(`dnf -y groupinstall "Development Tools"`);
     expect(withModules(script)).toContain("as_node npm install -g yarn");
     expect(withModules(script)).toContain("as_node NODE_ENV=production yarn install --ignore-engines");
-    expect(withModules(script)).toContain('systemctl enable --now "$APP_NAME.service"');
+    expect(withModules(script)).toContain('enable_unit "$APP_NAME.service"\nsystemctl start "$APP_NAME.service"');
   });
 
   test("retries the network steps and tolerates only a failing step 4", () => {

@@ -8,7 +8,7 @@
 export const FAULTS = {
   step_01_update_packages: "dnf upgrade fails",
   step_02_install_packages: "dnf install fails",
-  step_03_start_database: "systemctl enable --now mariadb fails",
+  step_03_start_database: "systemctl start mariadb fails",
   step_04_set_root_password: "SET PASSWORD fails (the one tolerated failure)",
   step_05_create_database: "CREATE DATABASE fails",
   step_06_create_app_user: "CREATE USER fails",

@@ -19,6 +19,20 @@ export const STAND_IN_CADDY_URL = "https://caddy.stand-in.example/caddy_linux_am
 /** The stand-ins' shell files (write() copies them into each harness's directory). */
 const STAND_INS = join(__dirname, "..", "stand-ins");
 
+/**
+ * The systemctl calls with which the scripts start UNIT (userdata/provision.sh: load_units LOADED, enable_unit UNIT,
+ * systemctl start UNIT), as the stand-in answers them: no unit of LOADED held in an older version (no reload), and UNIT
+ * enabled by an earlier run when `enabled`, else enabled without the reload an enable makes.
+ */
+export function startedUnitCalls(loaded: readonly string[], unit: string, enabled: boolean): string[] {
+  return [
+    ...loaded.map((name) => `systemctl show -p NeedDaemonReload --value ${name}`),
+    `systemctl is-enabled --quiet ${unit}`,
+    ...(enabled ? [] : [`systemctl enable --no-reload ${unit}`]),
+    `systemctl start ${unit}`,
+  ];
+}
+
 export class StandInCommands {
   /** The copy of the stand-ins, and its commands (bin/), first on the scripts' PATH. */
   readonly dir: string;

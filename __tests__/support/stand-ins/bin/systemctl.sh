@@ -6,8 +6,8 @@
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 source "${BASH_SOURCE[0]%/*}/../lib.sh"
 record systemctl "$@"
-if [[ $* == "enable --now mariadb" ]]; then fail step_03_start_database; fi
-# Step 15's reload, after it wrote the app's unit (the telemetry units' reload before step 1 comes first).
+if [[ $* == "start mariadb" ]]; then fail step_03_start_database; fi
+# Step 15's reload, after it wrote the app's unit.
 if [[ $* == daemon-reload && -f $UNIT_DIRECTORY/$APP_SERVICE ]]; then fail step_15_install_service; fi
 unit=${!#}
 # is-enabled as systemd answers it: true once an enable named the unit (ENABLED_UNITS lists them).
