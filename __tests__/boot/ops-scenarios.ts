@@ -289,11 +289,14 @@ async function upgradeRows(vm: Vm, ops: ReturnType<typeof opsPaths>, opsCommand:
   const cut = await install(current.text.slice(0, Math.floor(current.text.length / 2)), current.version);
   figure("upgrade: the tool's copy cut off half way", `exit ${cut.code}, ${cut.stderr.trim()}; host tool ${await hostTool()}`,
     cut.code === 1 && (await hostTool()) === short(older.version));
-  // The root file system full (16 KiB left, less than the tool), then freed.
-  await vm.ssh("fallocate -l $(( $(df --output=avail -B1 / | tail -n 1) - 16384 )) /ops-fill", { timeoutMs: 60_000 });
+  // The root file system full (16 KiB left, less than the tool), then freed. XFS gives the space it holds beyond files'
+  // ends (speculative preallocation, megabytes of the logs') to a write that meets a full disk: in one run the tool's
+  // copy then fitted. So a write to the full disk (cat) first makes XFS give it back, then the fill leaves 16 KiB again.
+  const fill = (file: string) => `fallocate -l $(( $(df --output=avail -B1 / | tail -n 1) - 16384 )) ${file}`;
+  await vm.ssh(`${fill("/ops-fill")} && cat /dev/zero >/ops-fill-rest 2>/dev/null; rm -f /ops-fill-rest; sync; ${fill("/ops-fill-rest")}`, { timeoutMs: 60_000 });
   const full = await opsCommand("status");
   const kept = await hostTool();
-  await vm.sshOk("rm -f /ops-fill");
+  await vm.sshOk("rm -f /ops-fill /ops-fill-rest");
   const next = await opsCommand("status");
   figure("upgrade: a full disk, then the next call", `full: exit ${full.code}, ${lastLine(full)}, host tool ${kept}; freed: exit ${next.code}, host tool ${await hostTool()}`,
     full.code !== 0 && /No space left on device/.test(full.stderr) && kept === short(older.version) && next.code === 0
