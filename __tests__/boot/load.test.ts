@@ -4,7 +4,7 @@
  */
 import { createServer, Server } from "http";
 import { AddressInfo } from "net";
-import { loadRow, startLoad } from "./load";
+import { guestEvidence, loadRow, startLoad } from "./load";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -73,7 +73,7 @@ describe("the boot test's load from outside the VM", () => {
 
   test("a row holds only with requests sent and none failed", () => {
     const row = (requests: number, failed: number) => loadRow("release v2", {
-      requests, failed, slowestMs: 10, longestGapMs: 100, causes: failed ? [["ECONNREFUSED", failed]] : [], firstFailures: [], durationMs: 10_000 });
+      requests, failed, slowestMs: 10, longestGapMs: 100, causes: failed ? [["ECONNREFUSED", failed]] : [], firstFailures: [], startedAt: 0, durationMs: 10_000 });
     expect(row(40, 40).ok).toBe(false);
     expect(row(0, 0).ok).toBe(false);
     expect(row(40, 1).ok).toBe(false);
@@ -91,5 +91,21 @@ describe("the boot test's load from outside the VM", () => {
     expect(figures.requests).toBeGreaterThanOrEqual(4);
     expect(figures.requests).toBeLessThanOrEqual(16);
     expect(figures.slowestMs).toBeGreaterThanOrEqual(550);
+  });
+});
+
+describe("the guest's evidence of a failed load", () => {
+  test("asks the guest's journal for the load's time with 30 s either side, and its TCP drop counters", async () => {
+    const commands: string[] = [];
+    const vm = { ssh: async (command: string) => { commands.push(command); return { code: 0, stdout: "journal\n", stderr: "" }; } };
+    expect(await guestEvidence(vm, { startedAt: 1_800_000_000_500, durationMs: 60_000 })).toBe("journal\n");
+    expect(commands).toHaveLength(1);
+    expect(commands[0]).toContain("journalctl --no-pager -o short-precise --since=@1799999970 --until=@1800000091 ");
+    expect(commands[0]).toContain("nstat -az");
+  });
+
+  test("a guest that cannot be reached: its error, not a throw", async () => {
+    const vm = { ssh: () => Promise.reject(new Error("ssh: connect to host 127.0.0.1 port 2222: Connection refused")) };
+    expect(await guestEvidence(vm, { startedAt: 0, durationMs: 0 })).toContain("Connection refused");
   });
 });

@@ -33,7 +33,8 @@ export interface LoadFigures {
    * to look in the guest's journal when one request of hundreds fails.
    */
   readonly firstFailures: readonly string[];
-  /** The load's length, from start to stop, in ms. */
+  /** When the load started (ms since the epoch), and its length, from start to stop, in ms. */
+  readonly startedAt: number;
   readonly durationMs: number;
 }
 
@@ -116,7 +117,7 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
       const sorted = [started, ...answeredAt.sort((a, b) => a - b), started + durationMs];
       const longestGapMs = Math.max(...sorted.slice(1).map((at, i) => at - sorted[i]));
       const failed = [...causes.values()].reduce((sum, count) => sum + count, 0);
-      return { requests, failed, slowestMs, longestGapMs, causes: [...causes].sort((a, b) => b[1] - a[1]), firstFailures, durationMs };
+      return { requests, failed, slowestMs, longestGapMs, causes: [...causes].sort((a, b) => b[1] - a[1]), firstFailures, startedAt: started, durationMs };
     },
   };
 }
@@ -138,15 +139,33 @@ export function loadRow(action: string, figures: LoadFigures): { name: string; v
 }
 
 /**
- * Runs `action` under the load, then records the load's row with `figure` (which throws when the row does not
- * hold); `holds` adds a condition on the figures to the row's own. Resolves with the action's result.
+ * What the guest wrote to its journal during a load (the front's, the app's, the action's and the kernel's lines; not
+ * the test's own ssh sessions) and the kernel's counters of TCP connections it dropped or timed out: where a request
+ * that failed went, since the guest is gone once the test ends. Never throws.
  */
-export async function underLoad<T>(vm: Pick<Vm, "hostPort">, label: string, figure: (name: string, value: string, ok: boolean) => void,
+export async function guestEvidence(vm: Pick<Vm, "ssh">, figures: Pick<LoadFigures, "startedAt" | "durationMs">): Promise<string> {
+  // ±30 s: the guest's clock, set from the host's at boot, drifts under emulation.
+  const since = Math.floor(figures.startedAt / 1000) - 30;
+  const until = Math.ceil((figures.startedAt + figures.durationMs) / 1000) + 30;
+  const result = await vm.ssh(`journalctl --no-pager -o short-precise --since=@${since} --until=@${until} | grep -v -E ' (sshd|sudo)\\[' | tail -n 300; `
+    + "nstat -az | grep -E 'Listen(Overflows|Drops)|TCP(ReqQFull|BacklogDrop|Timeouts|SynRetrans|AbortOnTimeout)'", { timeoutMs: 60_000 })
+    .catch((error: Error) => ({ code: -1, stdout: "", stderr: error.message }));
+  return `${result.stdout}${result.stderr}`;
+}
+
+/**
+ * Runs `action` under the load, then records the load's row with `figure` (which throws when the row does not
+ * hold); `holds` adds a condition on the figures to the row's own. When it does not hold, the guest's evidence
+ * (guestEvidence) is printed first. Resolves with the action's result.
+ */
+export async function underLoad<T>(vm: Pick<Vm, "hostPort" | "ssh">, label: string, figure: (name: string, value: string, ok: boolean) => void,
   action: () => Promise<T>, holds: (figures: LoadFigures) => boolean = () => true): Promise<T> {
   const load = startLoad(vm);
   const result = await action();
   const figures = await load.stop();
   const row = loadRow(label, figures);
-  figure(row.name, row.value, row.ok && holds(figures));
+  const ok = row.ok && holds(figures);
+  if (!ok) console.log(`${label}: the guest during the load (journal, then TCP counters):\n${await guestEvidence(vm, figures)}`);
+  figure(row.name, row.value, ok);
   return result;
 }
