@@ -9,7 +9,7 @@
 import { spawn } from "child_process";
 import { createHash } from "crypto";
 import { readFileSync, writeFileSync } from "fs";
-import { join } from "path";
+import { dirname, join } from "path";
 import { loadStackSettings } from "../../settings/stack-settings";
 import { opsPaths } from "../../userdata/ops";
 import { OPS_INSTALLER, renderOpsTool, renderOpsToolBody, shellQuote, stampOpsTool } from "../../userdata";
@@ -262,7 +262,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
 /**
  * Issue 37's upgrade path on the booted host: an older rendering of the tool (this one without `releases`) installed
  * through the installer, then the current CLI's `releases`, which installs its own tool first; then two updates
- * that fail (the tool's copy cut off half way, a full root file system) leave the older tool answering `status`,
+ * that fail (the tool's copy cut off half way, its file system full) leave the older tool answering `status`,
  * and the next CLI call updates it.
  */
 async function upgradeRows(vm: Vm, ops: ReturnType<typeof opsPaths>, opsCommand: (...args: string[]) => Promise<CommandResult>,
@@ -289,14 +289,17 @@ async function upgradeRows(vm: Vm, ops: ReturnType<typeof opsPaths>, opsCommand:
   const cut = await install(current.text.slice(0, Math.floor(current.text.length / 2)), current.version);
   figure("upgrade: the tool's copy cut off half way", `exit ${cut.code}, ${cut.stderr.trim()}; host tool ${await hostTool()}`,
     cut.code === 1 && (await hostTool()) === short(older.version));
-  // The root file system full (16 KiB left, less than the tool), then freed. XFS gives the space it holds beyond files'
-  // ends (speculative preallocation, megabytes of the logs') to a write that meets a full disk: in one run the tool's
-  // copy then fitted. So a write to the full disk (cat) first makes XFS give it back, then the fill leaves 16 KiB again.
-  const fill = (file: string) => `fallocate -l $(( $(df --output=avail -B1 / | tail -n 1) - 16384 )) ${file}`;
-  await vm.ssh(`${fill("/ops-fill")} && cat /dev/zero >/ops-fill-rest 2>/dev/null; rm -f /ops-fill-rest; sync; ${fill("/ops-fill-rest")}`, { timeoutMs: 60_000 });
+  // The tool's file system full (16 KiB left, less than the tool), then freed. Not the root file system filled: space
+  // comes back there when a write meets the full disk (XFS's speculative preallocation; the logs' writers), and in two
+  // runs the tool's copy then fitted, once even after a first write had made XFS give its preallocation back. A tmpfs
+  // over the tool's directory, holding what it holds and then filled, runs out for the installer; unmounted, the
+  // directory is as it was.
+  const directory = dirname(ops.command);
+  await vm.sshOk(`set -e; copy=$(mktemp -d); cp -a ${directory}/. "$copy"; mount -t tmpfs -o size=$(( $(du -sk "$copy" | cut -f1) + 1024 ))k,mode=755 ops-full ${directory}; `
+    + `cp -a "$copy"/. ${directory}; rm -rf "$copy"; fallocate -l $(( $(df --output=avail -B1 ${directory} | tail -n 1) - 16384 )) ${directory}/.ops-fill`, { timeoutMs: 60_000 });
   const full = await opsCommand("status");
   const kept = await hostTool();
-  await vm.sshOk("rm -f /ops-fill /ops-fill-rest");
+  await vm.sshOk(`umount ${directory}`);
   const next = await opsCommand("status");
   figure("upgrade: a full disk, then the next call", `full: exit ${full.code}, ${lastLine(full)}, host tool ${kept}; freed: exit ${next.code}, host tool ${await hostTool()}`,
     full.code !== 0 && /No space left on device/.test(full.stderr) && kept === short(older.version) && next.code === 0
