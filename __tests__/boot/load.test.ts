@@ -4,7 +4,7 @@
  */
 import { createServer, Server } from "http";
 import { AddressInfo } from "net";
-import { guestEvidence, loadRow, startLoad } from "./load";
+import { guestEvidence, loadRow, startLoad, vmProbe } from "./load";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -80,6 +80,27 @@ describe("the boot test's load from outside the VM", () => {
     expect(row(40, 0).ok).toBe(true);
   });
 
+  test("a request nobody answers: a timeout, described with what the probe saw of its connection then (by its client port)", async () => {
+    const hung = new Set<number>();
+    server.removeAllListeners("request");
+    // The first request of each connection hangs; the agent's kept-alive streams then time out once each.
+    server.on("request", (request, res) => {
+      if (!hung.has(request.socket.remotePort ?? 0) && hung.size < 2) return void hung.add(request.socket.remotePort ?? 0);
+      res.end("crm");
+    });
+    const probed: number[] = [];
+    const load = startLoad(vm, [80], { timeoutMs: 300, probe: async (clientPort) => { probed.push(clientPort); return `seen ${clientPort}`; } });
+    await sleep(800);
+    const figures = await load.stop();
+    expect(Object.fromEntries(figures.causes).timeout).toBe(2);
+    expect(probed.sort()).toEqual([...hung].sort());
+    const timeouts = figures.firstFailures.filter((failure) => failure.startsWith("timeout"));
+    expect(timeouts).toHaveLength(2);
+    for (const failure of timeouts) {
+      expect(failure).toMatch(/^timeout on 80( kept-alive)?, sent at \+\d+\.\d s, after 0\.\d s \(client port (\d+): seen \2\)$/);
+    }
+  });
+
   test("a slow server: one request at a time a stream, none piled up, none failed", async () => {
     server.removeAllListeners("request");
     server.on("request", (_request, res) => setTimeout(() => res.end("crm"), 600));
@@ -102,6 +123,16 @@ describe("the guest's evidence of a failed load", () => {
     expect(commands).toHaveLength(1);
     expect(commands[0]).toContain("journalctl --no-pager -o short-precise --since=@1799999970 --until=@1800000091 ");
     expect(commands[0]).toContain("nstat -az");
+  });
+
+  test("the probe of a timed-out request asks the guest's connection tracking and sockets, and the host's socket, for its port", async () => {
+    const commands: string[] = [];
+    const vm = { ssh: async (command: string) => { commands.push(command); return { code: 0, stdout: "ipv4     2 tcp      6 110 ESTABLISHED\nESTAB 0  0\n", stderr: "" }; } };
+    const seen = await vmProbe(vm)(40123);
+    expect(commands).toHaveLength(1);
+    expect(commands[0]).toContain("grep -h -E '(sport|dport)=40123 ' /proc/net/nf_conntrack");
+    expect(commands[0]).toContain("ss -Htanoi '( sport = :40123 or dport = :40123 )'");
+    expect(seen).toMatch(/^guest: ipv4 2 tcp 6 110 ESTABLISHED \| ESTAB 0 0; host: /);
   });
 
   test("a guest that cannot be reached: its error, not a throw", async () => {

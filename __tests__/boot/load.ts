@@ -9,7 +9,7 @@
  */
 import * as http from "http";
 import { FRONT_WAIT_SECONDS } from "../../userdata/constants";
-import { Vm } from "./vm";
+import { run, Vm } from "./vm";
 
 /** Requests a second at most, all streams together (issue 38: "for example 20 requests a second"). */
 export const PER_SECOND = 20;
@@ -41,6 +41,21 @@ export interface LoadFigures {
 /** How many failures a load describes one by one (LoadFigures.firstFailures). */
 const FIRST_FAILURES = 5;
 
+/**
+ * What the load asks, the moment a request times out, about its connection (the client's local port, which the guest
+ * sees from 10.0.2.2 through qemu's user network): where a request went that nobody answered. Resolves with one line.
+ */
+export type TimeoutProbe = (clientPort: number) => Promise<string>;
+
+export interface LoadOptions {
+  /** Requests a second at most, all streams together (default PER_SECOND). */
+  readonly perSecond?: number;
+  /** A request with no whole answer by then fails (default TIMEOUT_MS). */
+  readonly timeoutMs?: number;
+  /** Asked about each timed-out request among the first failures; its line goes into that failure's description. */
+  readonly probe?: TimeoutProbe;
+}
+
 export interface Load {
   /** Stops sending, waits for the requests in flight (one a stream, each bounded by TIMEOUT_MS), and counts. */
   stop(): Promise<LoadFigures>;
@@ -52,7 +67,8 @@ interface Stream {
 }
 
 /** Starts the load on the VM's forwarded guest ports (`ports`, each with and without keep-alive). */
-export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [80, 3000], perSecond = PER_SECOND): Load {
+export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [80, 3000], options: LoadOptions = {}): Load {
+  const { perSecond = PER_SECOND, timeoutMs = TIMEOUT_MS, probe } = options;
   const streams: Stream[] = ports.flatMap((port) => [
     { port, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) },
     { port, agent: false as const },
@@ -61,6 +77,7 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
   const answeredAt: number[] = [];
   const causes = new Map<string, number>();
   const firstFailures: string[] = [];
+  const probes: Promise<void>[] = [];
   let requests = 0;
   let slowestMs = 0;
 
@@ -77,8 +94,14 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
         if (cause) {
           causes.set(cause, (causes.get(cause) ?? 0) + 1);
           if (firstFailures.length < FIRST_FAILURES) {
-            firstFailures.push(`${cause} on ${stream.port}${stream.agent ? " kept-alive" : ""}, sent at +${((sent - started) / 1000).toFixed(1)} s, `
-              + `after ${((Date.now() - sent) / 1000).toFixed(1)} s`);
+            const index = firstFailures.push(`${cause} on ${stream.port}${stream.agent ? " kept-alive" : ""}, sent at +${((sent - started) / 1000).toFixed(1)} s, `
+              + `after ${((Date.now() - sent) / 1000).toFixed(1)} s`) - 1;
+            const clientPort = req.socket?.localPort;
+            // Asked before the request is destroyed: its connection is still there to be seen, on both sides.
+            if (cause === "timeout" && probe && clientPort) {
+              probes.push(probe(clientPort).catch((error: Error) => error.message)
+                .then((seen) => { firstFailures[index] += ` (client port ${clientPort}: ${seen})`; }));
+            }
           }
         } else {
           answeredAt.push(Date.now());
@@ -91,7 +114,7 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
         res.on("end", () => finish(res.statusCode === 200 ? undefined : `HTTP ${res.statusCode}`));
         res.on("error", (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
       });
-      const timer = setTimeout(() => { finish("timeout"); req.destroy(); }, TIMEOUT_MS);
+      const timer = setTimeout(() => { finish("timeout"); req.destroy(); }, timeoutMs);
       req.on("error", (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
     });
   };
@@ -113,6 +136,7 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
       running = false;
       const durationMs = Date.now() - started;
       await Promise.all(loops);
+      await Promise.all(probes);
       for (const { agent } of streams) if (agent) agent.destroy();
       const sorted = [started, ...answeredAt.sort((a, b) => a - b), started + durationMs];
       const longestGapMs = Math.max(...sorted.slice(1).map((at, i) => at - sorted[i]));
@@ -154,13 +178,28 @@ export async function guestEvidence(vm: Pick<Vm, "ssh">, figures: Pick<LoadFigur
 }
 
 /**
+ * The TimeoutProbe of a VM: its connection tracking's entries and its sockets for the client's port (as the guest sees
+ * it: from 10.0.2.2, the port kept or, after a redirect, another in the reply), and the host's own socket, each line
+ * with its spaces squeezed. Bounded by ssh's 20 s.
+ */
+export function vmProbe(vm: Pick<Vm, "ssh">): TimeoutProbe {
+  return async (clientPort) => {
+    const squeeze = (text: string) => text.trim().split("\n").map((line) => line.replace(/\s+/g, " ")).join(" | ") || "nothing";
+    const guest = await vm.ssh(`grep -h -E '(sport|dport)=${clientPort} ' /proc/net/nf_conntrack; ss -Htanoi '( sport = :${clientPort} or dport = :${clientPort} )'`,
+      { timeoutMs: 20_000 });
+    const host = await run("ss", ["-Htanoi", `( sport = :${clientPort} )`], { timeoutMs: 20_000 });
+    return `guest: ${squeeze(guest.stdout + guest.stderr)}; host: ${squeeze(host.stdout + host.stderr)}`;
+  };
+}
+
+/**
  * Runs `action` under the load, then records the load's row with `figure` (which throws when the row does not
  * hold); `holds` adds a condition on the figures to the row's own. When it does not hold, the guest's evidence
  * (guestEvidence) is printed first. Resolves with the action's result.
  */
 export async function underLoad<T>(vm: Pick<Vm, "hostPort" | "ssh">, label: string, figure: (name: string, value: string, ok: boolean) => void,
   action: () => Promise<T>, holds: (figures: LoadFigures) => boolean = () => true): Promise<T> {
-  const load = startLoad(vm);
+  const load = startLoad(vm, [80, 3000], { probe: vmProbe(vm) });
   const result = await action();
   const figures = await load.stop();
   const row = loadRow(label, figures);
