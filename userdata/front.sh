@@ -3,10 +3,11 @@
 # changing action (ensure_front, ops.sh), and of the provisioning script of a stack with a domain (userdata/script.ts:
 # scriptModules), whose main runs install_front after the spec's 15 steps. Function definitions only. The header
 # sets CADDY_URL, CADDY_SHA512, CADDY_BINARY, CADDY_HOME and CADDY_CONFIG, and with a domain DOMAIN_NAME and
-# ACME_DIRECTORY; FRONT_PORT and FRONT_WAIT_SECONDS are the tool's constants (in the header too with a domain).
+# ACME_DIRECTORY; FRONT_PORT, FRONT_HTTP_PORT and FRONT_WAIT_SECONDS are the tool's constants (in the header too with
+# a domain).
 #
-# Every request from outside to the app's port (and to port 80, without a domain) reaches Caddy on FRONT_PORT
-# (front_firewall's redirect), which passes it to the app on 127.0.0.1, one connection per request. When the
+# Every request from outside to the app's port reaches Caddy on FRONT_PORT, and to port 80 (without a domain) on
+# FRONT_HTTP_PORT (front_firewall's redirects; two ports: settings/ports.ts says why), which passes it to the app on 127.0.0.1, one connection per request. When the
 # app cannot be reached (restarting, or held by the ops tool during a switch: front_hold in ops.sh), Caddy tries
 # again every 250 ms for FRONT_WAIT_SECONDS: the request waits instead of failing (docs/operations.md). With a
 # domain, Caddy also serves https://$DOMAIN_NAME with a certificate from the ACME CA at $ACME_DIRECTORY (Let's
@@ -47,6 +48,9 @@ front_files() {
 install_front() {
   local before after global='' site=''
   before=$(front_files)
+  if [[ $REDIRECT_HTTP_PORT == true ]]; then
+    site=$'\n'"http://:$FRONT_HTTP_PORT {"$'\n\timport app\n}'
+  fi
   if [[ -n ${DOMAIN_NAME:-} ]]; then
     global=$'\n\t'"acme_ca $ACME_DIRECTORY"
     site=$'\n'"$DOMAIN_NAME {"$'\n\timport app\n}'
@@ -111,19 +115,20 @@ EOF
 
 # front_firewall: the front's own nftables table (nft_block, provision.sh), whose redirects come before those of the
 # provisioning script's table (a lower priority: the first redirect of a connection is the one it keeps). From outside,
-# the app's port and port 80 (unless Caddy serves 80 itself, with a domain, or the app binds it) go to Caddy on
-# FRONT_PORT, and port 80 from the host itself too (not to the metadata service); Caddy's own new connections to the
+# the app's port goes to Caddy on FRONT_PORT, and port 80 (unless Caddy serves 80 itself, with a domain, or the app
+# binds it) on FRONT_HTTP_PORT, from the host itself too (not to the metadata service); Caddy's own new connections to the
 # app are refused while the set held names the app's port (front_hold, ops.sh): Caddy tries them again, so they wait.
 front_firewall() {
-  local family metadata ports=$APP_PORT local=''
+  local family metadata http='' local=''
   read -r family metadata <<<"$(metadata_address)"
   if [[ $REDIRECT_HTTP_PORT == true ]]; then
-    ports+=", $HTTP_PORT"
+    http="
+    tcp dport $HTTP_PORT counter redirect to :$FRONT_HTTP_PORT"
     local="
   chain http_to_front_local {
     type nat hook output priority -110; policy accept;
     $family daddr $metadata return
-    fib daddr type local tcp dport $HTTP_PORT counter redirect to :$FRONT_PORT
+    fib daddr type local tcp dport $HTTP_PORT counter redirect to :$FRONT_HTTP_PORT
   }"
   fi
   nft_block "$APP_NAME front (ops tool)" "table inet ${APP_NAME}_front
@@ -138,7 +143,7 @@ table inet ${APP_NAME}_front {
   }
   chain to_front {
     type nat hook prerouting priority -110; policy accept;
-    tcp dport { $ports } counter redirect to :$FRONT_PORT
+    tcp dport $APP_PORT counter redirect to :$FRONT_PORT$http
   }$local
 }"
 }

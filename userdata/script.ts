@@ -2,7 +2,7 @@ import { createHash } from "crypto";
 import { readFileSync } from "fs";
 import { gzipSync } from "zlib";
 import { join } from "path";
-import { APP_PORT, FRONT_PORT, HTTP_PORT } from "../settings/ports";
+import { APP_PORT, FRONT_HTTP_PORT, FRONT_PORT, HTTP_PORT } from "../settings/ports";
 import {
   APP_DB_GRANTS, APP_DB_USER_HOST, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
   DATABASE_SETUP_WAIT_SECONDS, DATABASE_WAIT_SECONDS, DRAIN_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, FREE_MARGIN_MB, FRONT_WAIT_SECONDS,
@@ -426,7 +426,7 @@ readonly REF_SHAPE=${shellQuote(REF_SHAPE)} REF_FORBIDDEN=${shellQuote(REF_FORBI
  */
 export function renderFrontConstants(): string {
   return `# shellcheck disable=SC2034 # the ops tool's too
-readonly FRONT_PORT=${FRONT_PORT} FRONT_WAIT_SECONDS=${FRONT_WAIT_SECONDS} DRAIN_SECONDS=${DRAIN_SECONDS} HOLD_SECONDS=${HOLD_SECONDS}
+readonly FRONT_PORT=${FRONT_PORT} FRONT_HTTP_PORT=${FRONT_HTTP_PORT} FRONT_WAIT_SECONDS=${FRONT_WAIT_SECONDS} DRAIN_SECONDS=${DRAIN_SECONDS} HOLD_SECONDS=${HOLD_SECONDS}
 `;
 }
 

@@ -128,7 +128,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   const first = await opsCommand("restart");
   const frontStatus = await opsCommand("status");
   await page(3000);
-  const counted = await vm.sshOk(`nft list chain inet ${settings.appName}_front to_front | grep -o 'packets [0-9]*' || true`);
+  const counted = await vm.sshOk(`nft list chain inet ${settings.appName}_front to_front | grep -o 'packets [0-9]*' | paste -sd, - || true`);
   const caddyActive = (await vm.ssh("systemctl is-active caddy.service")).stdout.trim();
   figure("front: installed by the tool's first action (restart)", `exit ${first.code}, caddy ${caddyActive}, `
     + `${frontStatus.stdout.split("\n").find((l) => l.startsWith("front:")) ?? "no front line"}, redirect ${counted.trim() || "none"}`,

@@ -322,7 +322,6 @@ export class Vm {
       "-drive", `file=${options.rootDisk},if=virtio,format=qcow2`,
       "-netdev", `user,id=n0,restrict=on,${forwards.join(",")}`, "-device", "virtio-net-pci,netdev=n0",
     ];
-    if (process.env.CRM_DEBUG_PCAP) args.push("-object", `filter-dump,id=d0,netdev=n0,file=${process.env.CRM_DEBUG_PCAP}/${name}.pcap,maxlen=256`);
     if (options.seedIso) args.push("-drive", `file=${options.seedIso},if=virtio,format=raw,readonly=on`);
     (options.drives ?? []).forEach((drive, i) => {
       const id = `extra${i}`;

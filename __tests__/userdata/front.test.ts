@@ -80,8 +80,8 @@ function runModule({ dir, bin }: { dir: string; bin: string }, vars: { url: stri
   const program = [
     "set -Eeuo pipefail",
     "log() { printf '%s\\n' \"$*\" >&2; }",
-    "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test ATTEMPTS=2 PAUSE=0 APP_PORT=3000 APP_NAME=crm FRONT_PORT=3080 FRONT_WAIT_SECONDS=60",
-    `CADDY_URL=${shellQuote(vars.url)} CADDY_SHA512=${shellQuote(vars.sha512)}${vars.domain === false ? "" : " DOMAIN_NAME=crm.example.com"}`,
+    "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test ATTEMPTS=2 PAUSE=0 APP_PORT=3000 APP_NAME=crm FRONT_PORT=3080 FRONT_HTTP_PORT=3081 FRONT_WAIT_SECONDS=60",
+    `CADDY_URL=${shellQuote(vars.url)} CADDY_SHA512=${shellQuote(vars.sha512)}${vars.domain === false ? " REDIRECT_HTTP_PORT=true" : " DOMAIN_NAME=crm.example.com REDIRECT_HTTP_PORT=false"}`,
     "ACME_DIRECTORY=https://acme-v02.api.letsencrypt.org/directory",
     `CADDY_BINARY=${shellQuote(join(dir, "install", "caddy"))} CADDY_HOME=${shellQuote(join(dir, "home"))}`,
     `CADDY_CONFIG=${shellQuote(join(dir, "etc", "Caddyfile"))} UNIT_DIRECTORY=${shellQuote(join(dir, "units"))}`,
@@ -205,17 +205,17 @@ describe("install_front", () => {
     }
   });
 
-  tools("without a domain: only the front's listener, no CA", () => {
+  tools("without a domain: the front's two listeners (the app's port's, port 80's), no CA", () => {
     const w = workspace();
     try {
       expect(runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512, domain: false }, "install_front").status).toBe(0);
       const caddyfile = join(w.dir, "etc", "Caddyfile");
       const text = readFileSync(caddyfile, "utf8");
       expect(text.startsWith("{\n\tadmin off\n}\n")).toBe(true);
-      expect(text.endsWith("http://:3080 {\n\timport app\n}\n")).toBe(true);
+      expect(text.endsWith("http://:3080 {\n\timport app\n}\nhttp://:3081 {\n\timport app\n}\n")).toBe(true);
       const config = adapt(caddyfile);
       expect(config.apps.tls).toBeUndefined();
-      expect(Object.values(config.apps.http.servers as Record<string, { listen: string[] }>).map((server) => server.listen)).toEqual([[":3080"]]);
+      expect(Object.values(config.apps.http.servers as Record<string, { listen: string[] }>).map((server) => server.listen).sort()).toEqual([[":3080"], [":3081"]]);
     } finally {
       w.remove();
     }
@@ -265,13 +265,15 @@ describe("front_firewall", () => {
     const given = rules(PRODUCTION_SETTINGS);
     expect(given).toContain("table inet crm_front {\n  set held {\n    type inet_service; flags timeout;\n  }\n  chain hold {");
     expect(given).toContain("meta skuid 990 tcp dport @held counter reject with tcp reset");
-    expect(given).toContain("type nat hook prerouting priority -110; policy accept;\n    tcp dport { 3000, 80 } counter redirect to :3080");
-    expect(given).toContain("ip daddr 169.254.169.254 return\n    fib daddr type local tcp dport 80 counter redirect to :3080");
+    // Port 80 to a listener of its own: one client port to both would meet at one local port (settings/ports.ts).
+    expect(given).toContain("type nat hook prerouting priority -110; policy accept;\n    tcp dport 3000 counter redirect to :3080\n"
+      + "    tcp dport 80 counter redirect to :3081\n  }");
+    expect(given).toContain("ip daddr 169.254.169.254 return\n    fib daddr type local tcp dport 80 counter redirect to :3081");
   });
 
   test("with a domain (Caddy binds 80 and 443 itself), only the app's port", () => {
     const given = rules(DOMAIN_SETTINGS);
-    expect(given).toContain("tcp dport { 3000 } counter redirect to :3080");
+    expect(given).toContain("tcp dport 3000 counter redirect to :3080\n  }");
     expect(given).not.toContain("dport 80");
   });
 });
