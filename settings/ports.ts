@@ -11,16 +11,15 @@ export const APP_PORT = 3000;
 export const HTTP_PORT = 80;
 /** HTTPS, served for a stack with a domain (Caddy on the single host, the load balancer on the scale-out topology). */
 export const HTTPS_PORT = 443;
-/** A single host's front, Caddy (userdata/front.sh): its plain-HTTP listener, where the host redirects APP_PORT and HTTP_PORT
- * from outside; not open in the security group. */
+/** A single host's front, Caddy (userdata/front.sh): its plain-HTTP listener, where the host redirects APP_PORT from
+ * outside; not open in the security group. */
 export const FRONT_PORT = 3080;
 /**
  * The front's listener for HTTP_PORT's requests from outside, apart from FRONT_PORT's: one client address and port
- * connecting to both ports would otherwise meet at one local port, where the kernel's NAT gives the second connection
- * another source port, and a kernel without the fix for it (Linux 6.1, as Debian 12's and, unless backported,
- * Amazon Linux 2023's) hands that connection's packets to the first's TIME_WAIT socket (early demux): it hangs
- * (seen in the boot test: one request of about 800 under load, until the test gave up after 65 s). Not open in the
- * security group.
+ * connecting to both ports met at one local port, where the kernel's NAT gave the second connection another source
+ * port, and Linux 6.1 (Debian 12's; Amazon Linux 2023's unless the fix is backported) can then hand its packets to the
+ * socket TCP early demux found before that change, the first's: one request of hundreds hung in the boot test
+ * (CHANGELOG, Fixed). Not open in the security group.
  */
 export const FRONT_HTTP_PORT = 3081;
 /** SSH (spec 2.2). */

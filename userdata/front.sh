@@ -7,7 +7,8 @@
 # a domain).
 #
 # Every request from outside to the app's port reaches Caddy on FRONT_PORT, and to port 80 (without a domain) on
-# FRONT_HTTP_PORT (front_firewall's redirects; two ports: settings/ports.ts says why), which passes it to the app on 127.0.0.1, one connection per request. When the
+# FRONT_HTTP_PORT (front_firewall's redirects; two ports: settings/ports.ts says why), which passes it to the app on
+# 127.0.0.1, one connection per request. When the
 # app cannot be reached (restarting, or held by the ops tool during a switch: front_hold in ops.sh), Caddy tries
 # again every 250 ms for FRONT_WAIT_SECONDS: the request waits instead of failing (docs/operations.md). With a
 # domain, Caddy also serves https://$DOMAIN_NAME with a certificate from the ACME CA at $ACME_DIRECTORY (Let's
@@ -116,8 +117,8 @@ EOF
 # front_firewall: the front's own nftables table (nft_block, provision.sh), whose redirects come before those of the
 # provisioning script's table (a lower priority: the first redirect of a connection is the one it keeps). From outside,
 # the app's port goes to Caddy on FRONT_PORT, and port 80 (unless Caddy serves 80 itself, with a domain, or the app
-# binds it) on FRONT_HTTP_PORT, from the host itself too (not to the metadata service); Caddy's own new connections to the
-# app are refused while the set held names the app's port (front_hold, ops.sh): Caddy tries them again, so they wait.
+# binds it) on FRONT_HTTP_PORT, from the host itself too (not to the metadata service); Caddy's own new connections to
+# the app are refused while the set held names the app's port (front_hold, ops.sh): Caddy tries them again, so they wait.
 front_firewall() {
   local family metadata http='' local=''
   read -r family metadata <<<"$(metadata_address)"
