@@ -80,7 +80,8 @@ function runModule({ dir, bin }: { dir: string; bin: string }, vars: { url: stri
   const program = [
     "set -Eeuo pipefail",
     "log() { printf '%s\\n' \"$*\" >&2; }",
-    "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test ATTEMPTS=2 PAUSE=0 APP_PORT=3000 APP_NAME=crm FRONT_PORT=3080 FRONT_HTTP_PORT=3081 FRONT_WAIT_SECONDS=60",
+    "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test ATTEMPTS=2 PAUSE=0 APP_PORT=3000 APP_NAME=crm",
+    renderFrontConstants(),
     `CADDY_URL=${shellQuote(vars.url)} CADDY_SHA512=${shellQuote(vars.sha512)}${vars.domain === false ? " REDIRECT_HTTP_PORT=true" : " DOMAIN_NAME=crm.example.com REDIRECT_HTTP_PORT=false"}`,
     "ACME_DIRECTORY=https://acme-v02.api.letsencrypt.org/directory",
     `CADDY_BINARY=${shellQuote(join(dir, "install", "caddy"))} CADDY_HOME=${shellQuote(join(dir, "home"))}`,
