@@ -36,8 +36,8 @@ export const SINGLE_HOST_ADDRESSES: Readonly<Record<keyof typeof SINGLE_HOST_RES
 };
 
 /**
- * The managed resources' addresses before they were named (cdktf's hashed names, as main
- * synthesized them up to commit 1ebbfb9, 2026-11-22), by the address each has now. The same in
+ * The managed resources' addresses before they were named (cdktf's hashed names, which the first
+ * releases synthesized: CHANGELOG.md), by the address each has now. The same in
  * every stack: the hash covers the construct path below the stack.
  */
 export const HASHED_ADDRESSES: Readonly<Record<string, string>> = {

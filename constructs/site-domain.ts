@@ -27,7 +27,7 @@ export interface SiteDomainProps {
 /**
  * The site's name in DNS: an A record in an existing public hosted zone pointing at the host's
  * Elastic IP, so that the name stays with the host through stop/start and replacements. The ACME
- * CA checks the name against it before it issues the certificate (userdata/https.sh). In the
+ * CA checks the name against it before it issues the certificate (userdata/front.sh). In the
  * scale-out topology, an alias A record to the load balancer instead ({@link aliasTo}). Either record
  * takes over an existing one of the same name (`allow_overwrite`: Route 53's UPSERT, where CREATE fails).
  */

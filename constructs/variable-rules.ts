@@ -121,7 +121,7 @@ export const DOTENV_WORDS =
 
 /**
  * HCL condition: the string `expression` can be written on a `KEY=value` line of a `.env` file so
- * that `dotenv` (16 to 18, both its parsers) reads it back unchanged. The script's `dotenv_quote`
+ * that `dotenv` (16 to 18, both its parsers) reads it back unchanged. The script's `dotenv_value`
  * tries the same forms in the same order: '…', `…`, "…", then unquoted.
  * - Quoted: the value lacks that quote character (dotenv has no escapes: `\'` keeps the backslash)
  *   and does not end with `\` (dotenv would take `\'` for an escaped quote and run on to a later

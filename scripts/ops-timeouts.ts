@@ -1,5 +1,5 @@
 /**
- * Every bound the ops command keeps on the workstation (issue 37): how long it waits for Terraform, ssh, a host
+ * Every bound the ops command keeps on the workstation: how long it waits for Terraform, ssh, a host
  * command and AWS before it gives up with one line. Seconds; the host's own bounds are the tool's constants.
  */
 export const OPS_TIMEOUTS = {

@@ -1,6 +1,6 @@
 /**
  * The optional `domain` setting: a name in a Route 53 public hosted zone under which the host serves
- * HTTPS (constructs/site-domain.ts for the record, userdata/https.sh for the TLS server). Without it
+ * HTTPS (constructs/site-domain.ts for the record, userdata/front.sh for the TLS server). Without it
  * the stack serves the spec's plain HTTP on the instance's public DNS name, and holds none of this.
  */
 import { z } from "zod";
@@ -13,8 +13,8 @@ export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/dire
 /**
  * The front of a single host, and the TLS server of one with a domain: Caddy (HTTPS with certificates from an ACME CA,
  * renewed on its own, and port 80 redirected), which Amazon Linux 2023 does not package. The release and its
- * SHA-512 are the ones the official caddy Docker image pins: caddyserver/caddy-docker, 2.11/alpine/Dockerfile
- * at commit 0379cde2647584e89fa3a7e9a587b3d25845f49c (x86_64, binArch amd64).
+ * SHA-512 are the ones the official caddy Docker image pins in caddyserver/caddy-docker's 2.11/alpine/Dockerfile
+ * (x86_64, binArch amd64): a checksum published apart from the download.
  */
 export const CADDY_VERSION = "2.11.4";
 export const CADDY_DOWNLOAD_URL =

@@ -3,7 +3,7 @@ import { Topology } from "../settings/provisioning-settings";
 import { isSnapshotId, SNAPSHOT_ID_EXPECTED } from "../settings/snapshot-id";
 
 /**
- * Every action of `npm run ops`, declared once (issue 37): the CLI's help, its argument and option checks and its
+ * Every action of `npm run ops`, declared once: the CLI's help, its argument and option checks and its
  * topology refusals (scripts/ops.ts), the host tool's dispatcher (renderOpsDispatcher, in the tool that
  * userdata/ops-tool.ts renders) and the action table of docs/operations.md (scripts/docs.ts) come from here. A host
  * action's work is its function `ops_<name, - as _>` in userdata/*.sh (a test checks both ways).

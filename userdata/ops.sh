@@ -16,7 +16,7 @@
 #
 # A changing action is a state machine whose every state is the previous good one or recorded as what
 # it is (docs/operations.md, "Faults"): it runs in a transient systemd unit, away from the session
-# that started it (ops_detach); a switch is recorded as unverified (OPS_STATE) before <app_dir> moves,
+# that started it (ops_unit); a switch is recorded as unverified (OPS_STATE) before <app_dir> moves,
 # and as good only once the app answers; anything else that ends it (an error, a signal) puts the
 # previous release back (ops_finish); a kill that leaves no chance to do so leaves the record, which
 # the next action, or the next boot, settles (settle_unverified).
@@ -83,7 +83,7 @@ ops_signal() {
 
 # ops_finish STATUS: what ends an action, checked step by step (an error here must not cut the rest):
 # a switch not verified is undone (go_back), a build that is not live is removed, then the audit line,
-# the lock, and the status for ops_detach.
+# the lock, and the status that ops_unit's systemd-run passes on.
 ops_finish() {
   local status=$1
   trap - ERR

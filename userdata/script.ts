@@ -200,7 +200,7 @@ export const PUBLIC_DNS_MARK = "@PUBLIC_DNS@";
 /**
  * The app's addresses, FRONTENDURI and BACKENDURI (spec 2.5), on `host`: the front end over HTTP on
  * port 80, the back end on 3000. With a domain, the front end is HTTPS on its name (Caddy,
- * userdata/https.sh) and the back end stays on 3000 on that name, as the spec has it.
+ * userdata/front.sh) and the back end stays on 3000 on that name, as the spec has it.
  */
 export function applicationUris(host: string, domainName?: string): { readonly frontend: string; readonly backend: string } {
   const name = domainName ?? host;
@@ -327,7 +327,7 @@ function inUserData(f: ShellFunction): boolean {
  * A module of the first boot as it rides in Parameter Store, not in the user data (HostModules's parameter
  * `<modulePath>/<module>`): its functions that the first boot runs but its steps, which the user data's
  * load_modules (provision.sh) reads and keeps by their sha256 before anything else runs. This is what leaves the user
- * data room under EC2's 16 KiB (issue 37): a module's parameter (Standard, 4 KB) holds it gzip-compressed in base64.
+ * data room under EC2's 16 KiB: a module's parameter (Standard, 4 KB) holds it gzip-compressed in base64.
  */
 export interface HostModule {
   /** The module (its file, userdata/<module>.sh): the last part of its parameter's name. */

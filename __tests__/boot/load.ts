@@ -1,5 +1,5 @@
 /**
- * What users see of an ops action (issue 38's measure): a load sent from outside the VM through its forwarded
+ * What users see of an ops action: a load sent from outside the VM through its forwarded
  * ports for the whole action, as a browser and an API client would send it, over four streams: ports 80 and
  * 3000, each with one kept-alive connection and with a new connection per request. Each stream sends a request
  * every STREAMS / PER_SECOND s, or as soon as its previous one ends when that took longer: one request at a
@@ -11,7 +11,7 @@ import * as http from "http";
 import { FRONT_WAIT_SECONDS } from "../../userdata/constants";
 import { run, Vm } from "./vm";
 
-/** Requests a second at most, all streams together (issue 38: "for example 20 requests a second"). */
+/** Requests a second at most, all streams together: a busy team's traffic, which an emulated host can still answer. */
 export const PER_SECOND = 20;
 /**
  * A request with no whole answer by then fails: the front holds a request at most FRONT_WAIT_SECONDS (then answers
@@ -148,7 +148,7 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
 
 /**
  * The boot report's row of one action's load, like `release: 412 requests, 0 failed, slowest 0.9 s`. The row holds
- * when requests were sent and none failed (issue 38: the front holds them while the app restarts).
+ * when requests were sent and none failed (the front holds them while the app restarts).
  */
 export function loadRow(action: string, figures: LoadFigures): { name: string; value: string; ok: boolean } {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

@@ -185,7 +185,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
   figure("ops rollback, then rollback <release>", `exit ${back.code} (v2 ${backBody.includes(V2_LINE) ? "still" : "no longer"} served), exit ${forward.code} (${(await page(80)).includes(V2_LINE) ? "v2" : "not v2"} served)`,
     back.code === 0 && !backBody.includes(V2_LINE) && backBody.includes("customer 1") && forward.code === 0 && (await current()) === after);
 
-  // Memory (issue 38): what runs at once during a switch beside MariaDB: Caddy and one app (the restart stops the old
+  // Memory: what runs at once during a switch beside MariaDB: Caddy and one app (the restart stops the old
   // server before it starts the new one; the build's yarn ends before the switch). Peak resident sizes since each
   // process started (VmHWM): Caddy's through every action above, the app's and MariaDB's of the current processes.
   const peaks = await vm.sshOk("for p in caddy node mariadbd; do pid=$(pgrep -o -x $p) && echo \"$p $(awk '/^VmHWM/ {print $2}' /proc/$pid/status)\"; done; "
@@ -260,7 +260,7 @@ export async function opsScenarios({ vm, work, figure, secretForms }: OpsScenari
 }
 
 /**
- * Issue 37's upgrade path on the booted host: an older rendering of the tool (this one without `releases`) installed
+ * The ops tool's upgrade path on the booted host: an older rendering of the tool (this one without `releases`) installed
  * through the installer, then the current CLI's `releases`, which installs its own tool first; then two updates
  * that fail (the tool's copy cut off half way, its file system full) leave the older tool answering `status`,
  * and the next CLI call updates it.

@@ -1,6 +1,5 @@
 /**
- * A small library for booting the Debian 12 test image in qemu (the boot test, `npm run test:boot`;
- * issue 8's data-volume test builds on it):
+ * A small library for booting the Debian 12 test image in qemu (the boot test, `npm run test:boot`):
  *
  *   const image = await buildImage();                       // cached by a hash of its inputs
  *   const accel = await probeAccelerator(image, work);      // "kvm" only where KVM really runs a guest

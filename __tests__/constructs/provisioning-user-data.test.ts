@@ -125,9 +125,7 @@ describe("terraformTemplate of the scale-out topology", () => {
 });
 
 describe("the user data of every example stack, as the stack's own check counts it", () => {
-  // Before the ops tool left the user data (ec77b10): 15,268 (settings/example.json), 15,267 (dev), 15,839 (prod),
-  // 15,351 (scale-out); before the modules moved to Parameter Store (HostModules): 12,372, 12,370, 12,673 and 11,061.
-  // The goal of issue 37 (item 3): 10,240, room for what comes next.
+  // EC2 takes 16 KiB of user data; the ceiling keeps room for what comes next (the figures' history: CHANGELOG.md).
   const CEILING = 10_240;
   test("is at most the ceiling for settings/example.json and examples/*.json (figures printed)", () => {
     const files = ["settings/example.json", "examples/dev.json", "examples/prod.json", "examples/scale-out.json"];

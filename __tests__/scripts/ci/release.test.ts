@@ -3,7 +3,7 @@
  * installed; the private key reaches the operations command only as a file that this user alone
  * can read, named by CRM_OPS_SSH_KEY, and is gone afterwards (success, failure or cancellation);
  * the host keys reach ssh's known_hosts for any host name. `npm` is a recording stand-in for the
- * operations command (issue 19's `npm run ops`), which needs a running host.
+ * operations command (`npm run ops`), which needs a running host.
  */
 import { ChildProcess, spawn } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
