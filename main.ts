@@ -23,7 +23,7 @@ import { SharedParts } from "./topologies/shared";
 export const MINIMUM_TERRAFORM_VERSION = ">= 1.10.0";
 
 /**
- * The CRM host of the spec: one EC2 instance with its firewall, identity, key pair and first-boot script;
+ * The CRM host of the original stack: one EC2 instance with its firewall, identity, key pair and first-boot script;
  * or, with `"topology": "scale-out"`, the same hosts in an Auto Scaling group behind an Application Load
  * Balancer, on Amazon RDS for MariaDB (docs/scale-out.md).
  */
@@ -45,7 +45,7 @@ export class CrmHostStack extends TerraformStack {
     const inputs = new DeploymentVariables(this, "inputs");
     const bootstrap = new BootstrapVariables(this, "bootstrap_inputs");
     const scaleOut = settings.provisioning.topology === "scale-out";
-    // The secrets: sensitive variables written into the user data (the spec), or parameters the host reads at boot.
+    // The secrets: sensitive variables in the user data (as the original stack), or parameters the host reads at boot.
     const secrets = settings.provisioning.secrets === "parameter-store"
       ? new SecretParameters(this, "secret_parameters", { stackName: settings.stackName, region: settings.region, rootPassword: !scaleOut })
       : new SecretVariables(this, "secrets");

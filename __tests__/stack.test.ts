@@ -46,7 +46,7 @@ describe("CrmHostStack", () => {
   const { text, json } = synthStack();
   const resources = json.resource ?? {};
 
-  it("holds the spec's resources, the plan checks, the data volume with its backups, the Elastic IP and the alarms", () => {
+  it("holds the original stack's resources, plan checks, the data volume and backups, Elastic IP and alarms", () => {
     expect(Object.keys(resources).sort()).toEqual([
       "aws_cloudwatch_log_group", "aws_cloudwatch_metric_alarm", "aws_dlm_lifecycle_policy", "aws_ebs_volume", "aws_eip",
       "aws_eip_association", "aws_iam_instance_profile", "aws_iam_role", "aws_iam_role_policy", "aws_iam_role_policy_attachment",
@@ -122,7 +122,7 @@ describe("CrmHostStack", () => {
       lifecycle: { ignore_changes: ["ami", "user_data", "user_data_base64"] },
     });
     expect(json.variable?.detailed_monitoring).toMatchObject({ type: "bool", default: false });
-    // The spec's size unless the user sets another.
+    // The original stack's size unless the user sets another.
     expect(json.variable?.instance_type).toMatchObject({ type: "string", default: "t3.micro" });
     expect(json.variable?.root_volume_size_gib).toMatchObject({ type: "number", default: 16 });
   });

@@ -37,7 +37,7 @@ export interface ApplicationLoadBalancerProps {
   readonly healthCheckPath: string;
   /**
    * The ACM certificate of the site's name: HTTPS on 443 with it, and port 80 redirected there.
-   * @default - no HTTPS: port 80 forwards to the hosts as the spec's front end
+   * @default - no HTTPS: port 80 forwards to the hosts as the original stack's front end
    */
   readonly certificateArn?: string;
   /** Value of the Name tag. */
@@ -56,7 +56,7 @@ export interface ApplicationLoadBalancerProps {
  * The scale-out topology's front door: an internet-facing Application Load Balancer that answers the
  * spec's ports, 80 (front end) and 3000 (back end), and forwards both to the hosts' port 3000 in one
  * target group, which health-checks them as the ops command does; with a certificate, HTTPS on 443 and
- * port 80 redirected to it (the back end stays on 3000, as the spec has it). Invalid header fields are
+ * port 80 redirected to it (the back end stays on 3000, as the original stack has it). Invalid header fields are
  * dropped. Inputs modelled on terraform-aws-modules/alb (internal, drop_invalid_header_fields, listeners
  * with forward and redirect actions, target group health_check and deregistration_delay).
  */

@@ -5,7 +5,7 @@
  */
 import { APP_PORT, HTTP_PORT, HTTPS_PORT, SSH_PORT } from "../settings/ports";
 
-/** InstanceType of the spec (2.1, 8). */
+/** InstanceType of the original stack (docs/original-stack.md §2.1, §8). */
 export const INSTANCE_TYPE = "t3.micro";
 
 /** The shape of an EC2 instance type (family, generation and options, a dot, the size): t3.micro, m7i-flex.large. */
@@ -25,10 +25,10 @@ export const MAX_GP3_SIZE_GIB = 65_536;
  */
 export const ROOT_VOLUME_SIZE_GIB = 16;
 
-/** Version of the IAM policy language (spec 9). */
+/** Version of the IAM policy language (docs/original-stack.md §9). */
 export const POLICY_VERSION = "2012-10-17";
 
-/** Ports of spec 2.2 / 8, with the description each ingress rule carries. */
+/** Ports of docs/original-stack.md §2.2 and §8, with the description each ingress rule carries. */
 export const SSH_RULE = { port: SSH_PORT, description: "SSH" } as const;
 export const BACK_END_RULE = { port: APP_PORT, description: "application back end" } as const;
 export const HTTP_RULE = { port: HTTP_PORT, description: "HTTP" } as const;

@@ -39,7 +39,7 @@ export interface CrmInstanceProps {
   /** Value of the Name tag (`<stack_name>/<instance_name>`). */
   readonly nameTag: string;
   /**
-   * Resources the instance waits for (the spec's DependsOn the instance role).
+   * Resources the instance waits for (the original stack's DependsOn the instance role, docs/original-stack.md §2.1).
    * @default - none
    */
   readonly dependsOn?: ITerraformDependable[];
@@ -73,8 +73,8 @@ export interface CrmInstanceProps {
 }
 
 /**
- * The CRM host of spec 2.1. Hardening that leaves what the spec deploys unchanged: the
- * metadata service answers only IMDSv2 session tokens (the provisioning script uses them),
+ * The CRM host of docs/original-stack.md §2.1. Hardening that leaves what the original stack deploys
+ * unchanged: the metadata service answers only IMDSv2 session tokens (the provisioning script uses them),
  * the root volume is encrypted, and the instance is EBS-optimized (t3 is by default).
  *
  * Defaults that keep a small host safe and cheap: Terraform ignores later changes of the image

@@ -91,9 +91,9 @@ export interface CrmSecurityGroupProps {
 }
 
 /**
- * The firewall of spec 2.2: tcp 22 (SSH), 3000 (application back end) and 80 (HTTP) in, all
- * traffic out, every rule described. Ingress sources default to every address, as in the spec.
- * With `https`, tcp 443 too, after the spec's rules.
+ * The firewall of docs/original-stack.md §2.2: tcp 22 (SSH), 3000 (application back end) and 80 (HTTP) in, all
+ * traffic out, every rule described. Ingress sources default to every address, as in the original stack.
+ * With `https`, tcp 443 too, after the original stack's rules.
  */
 export class CrmSecurityGroup extends Construct {
   public readonly securityGroup: SecurityGroup;

@@ -11,7 +11,7 @@ import { conditionRule, distinctIpv4Cidrs, ipv4CidrList, matchesPattern, sshPubl
 export interface DeploymentVariablesProps {
   /**
    * Source addresses allowed on port 22 (SSH) when `ssh_ingress_cidrs` is not set.
-   * @default ["0.0.0.0/0"] (the spec opens SSH to every address)
+   * @default ["0.0.0.0/0"] (the original stack opens SSH to every address)
    */
   readonly defaultSshIngressCidrs?: string[];
   /**

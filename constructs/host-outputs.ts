@@ -5,7 +5,7 @@ import { applicationUris } from "../userdata/script";
 
 /** Props of {@link HostOutputs}. */
 export interface HostOutputsProps {
-  /** `<instance_name>`: every output is named `<instance_name><What>`, as the spec's `<instance_name>PublicIP`. */
+  /** `<instance_name>`: every output is named `<instance_name><What>`, as the original's `<instance_name>PublicIP`. */
   readonly instanceName: string;
   /** `<stack_name>/<instance_name>`, for the descriptions. */
   readonly nameTag: string;
@@ -32,7 +32,7 @@ export interface HostOutputsProps {
 
 /**
  * What an operator needs after a deploy, as Terraform outputs (`cdktf output`, `terraform output`):
- * the spec's `<instance_name>PublicIP`, and the host's DNS name, id, the application's addresses
+ * the original stack's `<instance_name>PublicIP`, and the host's DNS name, id, the application's addresses
  * and the commands to log in and to follow the first boot. The output names are fixed (not
  * prefixed by the construct path), so that scripts can rely on them.
  */

@@ -12,7 +12,7 @@ export interface HostSizingVariablesProps {
   readonly instanceType?: boolean;
   /**
    * Default of `instance_type`.
-   * @default INSTANCE_TYPE ("t3.micro", the spec's)
+   * @default INSTANCE_TYPE ("t3.micro", the original stack's)
    */
   readonly defaultInstanceType?: string;
   /**
@@ -26,7 +26,8 @@ export interface HostSizingVariablesProps {
  * How big the hosts are, as Terraform variables with validation blocks: `instance_type` (the single host;
  * ImageArchitectureCheck compares it with the image's architecture at plan) and `root_volume_size_gib`
  * (the encrypted gp3 root volume of the single host or of every scale-out host). The data volume's size is
- * DataVolumeVariables' `data_volume_size_gib`. Defaults are the spec's: the synthesized stack is unchanged without them.
+ * DataVolumeVariables' `data_volume_size_gib`. Defaults are the original stack's: the synthesized stack is unchanged
+ * without them.
  */
 export class HostSizingVariables extends Construct {
   /** `instance_type`: the single host's EC2 instance type, when declared. */
@@ -42,8 +43,9 @@ export class HostSizingVariables extends Construct {
         type: "string",
         nullable: false,
         default: fallback,
-        description: `The host's EC2 instance type (the spec's ${fallback} by default); the plan checks that it runs the image's `
-          + "architecture. A change stops and starts the host (a few minutes without the app); its addresses and volumes stay.",
+        description: `The host's EC2 instance type (the original stack's ${fallback} by default); the plan checks `
+          + "that it runs the image's architecture. A change stops and starts the host "
+          + "(a few minutes without the app); its addresses and volumes stay.",
       });
       this.instanceType.addValidation(matchesPattern(this.instanceType, INSTANCE_TYPE_PATTERN, INSTANCE_TYPE_EXPECTED));
     }

@@ -58,7 +58,7 @@ export class UserDataTooLarge extends Error {
 
 /** Props of {@link ProvisioningUserData}. */
 export interface ProvisioningUserDataProps {
-  /** Public settings of the script (spec section 3). Validate them first: they are rendered as given. */
+  /** Public settings of the script (docs/original-stack.md §3). Validate them first: they are rendered as given. */
   readonly settings: ProvisioningSettings;
   /**
    * In `user-data` mode, Terraform expressions that evaluate to the base64 text of each secret, for

@@ -29,7 +29,7 @@ export interface ScaleOutOutputsProps {
  * host's are (`<instance_name>FrontendUrl`, `…BackendUrl`): the load balancer's DNS name (where a CNAME or
  * alias of your own points), the app's URLs (FRONTENDURI and BACKENDURI), the database's endpoint and the
  * ARN of the secret in which RDS keeps its master user's password, and the Auto Scaling group's name (for
- * `aws autoscaling describe-instance-refreshes`). There is no single public IP: the spec's
+ * `aws autoscaling describe-instance-refreshes`). There is no single public IP: the original stack's
  * `<instance_name>PublicIP` belongs to the single host.
  */
 export class ScaleOutOutputs extends Construct {

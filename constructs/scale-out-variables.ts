@@ -113,7 +113,8 @@ export class ScaleOutVariables extends Construct {
       type: "string",
       nullable: false,
       default: INSTANCE_TYPE,
-      description: `The hosts' EC2 instance type (the spec's ${INSTANCE_TYPE} by default); the plan checks that it runs the image's architecture.`,
+      description: `The hosts' EC2 instance type (the original stack's ${INSTANCE_TYPE} by default); the plan checks `
+        + "that it runs the image's architecture.",
     });
     this.hostInstanceType.addValidation(matchesPattern(this.hostInstanceType, INSTANCE_TYPE_PATTERN, INSTANCE_TYPE_EXPECTED));
 

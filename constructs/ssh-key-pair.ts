@@ -23,7 +23,7 @@ export interface SshKeyPairProps {
   readonly name?: string;
 }
 
-/** The SSH key pair of spec 2.1, imported from public key material. */
+/** The SSH key pair of docs/original-stack.md §2.1, imported from public key material. */
 export class SshKeyPair extends Construct {
   public readonly keyPair: KeyPair;
 

@@ -18,7 +18,7 @@ export interface SsmImageParameterProps {
 }
 
 /**
- * The image parameter of the spec (2.3): a data source that reads the AMI id stored at plan time
+ * The image parameter of docs/original-stack.md §2.3: a data source that reads the AMI id stored at plan time
  * under the Parameter Store path a variable holds, as CloudFormation's
  * `AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>` did. The image moves with AWS's newest release.
  */

@@ -1,7 +1,7 @@
 /**
  * The optional `domain` setting: a name in a Route 53 public hosted zone under which the host serves
  * HTTPS (constructs/site-domain.ts for the record, userdata/front.sh for the TLS server). Without it
- * the stack serves the spec's plain HTTP on the instance's public DNS name, and holds none of this.
+ * the stack serves the original stack's plain HTTP on the instance's public DNS name, and holds none of this.
  */
 import { z } from "zod";
 import { isHostName, isPort } from "./grammars";

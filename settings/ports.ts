@@ -1,13 +1,13 @@
 /**
- * The stack's network ports, each written once: the spec's back end (the app's own port) and front
+ * The stack's network ports, each written once: the original stack's back end (the app's own port) and front
  * end (HTTP), HTTPS for a stack with a domain, and SSH. At the bottom with the settings, whose
  * descriptions name them; the renderer writes them into the script's header, where the shell reads
  * them, and the constructs open and forward them.
  */
 
-/** The port the app listens on: the spec's back end (BACKENDURI `http://<host>:3000`, spec 2.2 and 4). */
+/** The port the app listens on: the back end (BACKENDURI `http://<host>:3000`, docs/original-stack.md §2.2 and §4). */
 export const APP_PORT = 3000;
-/** The front end: plain HTTP, redirected to APP_PORT on the host (spec 2.2). */
+/** The front end: plain HTTP, redirected to APP_PORT on the host (docs/original-stack.md §2.2). */
 export const HTTP_PORT = 80;
 /** HTTPS, served for a stack with a domain (Caddy on the single host, the load balancer on the scale-out topology). */
 export const HTTPS_PORT = 443;
@@ -22,5 +22,5 @@ export const FRONT_PORT = 3080;
  * (CHANGELOG, Fixed). Not open in the security group.
  */
 export const FRONT_HTTP_PORT = 3081;
-/** SSH (spec 2.2). */
+/** SSH (docs/original-stack.md §2.2). */
 export const SSH_PORT = 22;

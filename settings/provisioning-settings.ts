@@ -25,7 +25,7 @@ export const RESERVED_UNIT_PREFIXES = ["systemd-", "cloud-", "dbus-", "getty", "
 const inList = (list: readonly string[]) => (value: string) => !list.includes(value.toLowerCase());
 
 /**
- * Settings of the first-boot provisioning script (spec section 3) and its service unit (3.1),
+ * Settings of the first-boot provisioning script (docs/original-stack.md §3) and its service unit (§3.1),
  * one schema per setting. The script quotes every setting, but each also lands in other grammars
  * (a unit name, an nftables table, SQL, a git identity, a URL, a path in a unit file and in the file
  * system table), and is checked against every one of them (settings/grammars.ts), reserved words
@@ -68,7 +68,7 @@ function isMetadataAddress(url: string): boolean {
 /** The values of the `secrets` setting. */
 export const SECRET_SOURCES = ["user-data", "parameter-store"] as const;
 
-/** The values of the `topology` setting: the spec's one host, or the managed engines of docs/scale-out.md. */
+/** The values of the `topology` setting: the original stack's one host, or the managed engines of docs/scale-out.md. */
 export const TOPOLOGIES = ["single-host", "scale-out"] as const;
 
 /**
@@ -108,14 +108,15 @@ export const PROVISIONING_FIELDS = {
     /^(?=[^@]{1,64}@)[A-Za-z0-9_%+-]+(\.[A-Za-z0-9_%+-]+)*@(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
     GIT_EMAIL_EXPECTED),
   loginUser: matching("Default login user of the image, who owns the checkout and runs the service; not root nor a system " +
-    "account (SYSTEM_ACCOUNTS in settings/host-layout.ts). Spec: `ec2-user`.",
+    "account (SYSTEM_ACCOUNTS in settings/host-layout.ts). As in the original stack: `ec2-user`.",
   /^[a-z_][a-z0-9_-]{0,30}$/,
   "a Linux user name of 1 to 31 lower-case letters, digits, _ or -, starting with a letter or _ (systemd's strict rule for User=)"),
-  loginHome: absolutePath("Home directory of the login user. Spec: `/home/ec2-user`."),
-  swapFile: absolutePath("Swap file path. Spec: `/swapfile`. Clear of the system's own paths and of the other path settings."),
+  loginHome: absolutePath("Home directory of the login user. As in the original stack: `/home/ec2-user`."),
+  swapFile: absolutePath("Swap file path. As in the original stack: `/swapfile`. Clear of the system's own paths and "
+    + "of the other path settings."),
   logFile: absolutePath("File the script's output is appended to (besides cloud-init's own log), inside /var/log."),
-  metadataEndpoint: text("Base address of the instance metadata service (IMDSv2): `http://169.254.169.254` (the spec's), or " +
-    "its IPv6 form `http://[fd00:ec2::254]`, which the instance then enables.", METADATA_EXPECTED,
+  metadataEndpoint: text("Base address of the instance metadata service (IMDSv2): `http://169.254.169.254` (the " +
+    "original stack's), or its IPv6 form `http://[fd00:ec2::254]`, which the instance then enables.", METADATA_EXPECTED,
   (schema) => schema.regex(/^http:\/\/(\[[0-9A-Fa-f:.]+\]|[0-9.]+)(:[0-9]+)?$/, { error: METADATA_EXPECTED })
     .refine(isMetadataAddress, { error: METADATA_EXPECTED })),
   dataMount: absolutePath("Mount point of the data volume; MariaDB's data lives in its `mysql` directory. Production: `/var/lib/crm-data`."),
@@ -123,22 +124,23 @@ export const PROVISIONING_FIELDS = {
   scriptDirectory: absolutePath("Directory of root's helper scripts: the one that refreshes the public addresses in .env at each boot, "
     + "and the ops command `<app>-ops` (releases, rollback, patch, reprovision, rotate-secrets). `/usr/local/sbin`."),
   secrets: oneOf("Where the host gets the three secrets. `user-data`: Terraform variables written into the user data "
-    + "(the spec). `parameter-store`: SecureString parameters `/<stackName>/crm/…` read at boot with the instance role; "
-    + "the stack then holds no secret (docs/secrets.md).", SECRET_SOURCES),
+    + "(the original stack). `parameter-store`: SecureString parameters `/<stackName>/crm/…` read at boot with the "
+    + "instance role; the stack then holds no secret (docs/secrets.md).", SECRET_SOURCES),
   redirectHttpPort: flag(`Redirect tcp/${HTTP_PORT} to the app's port ${APP_PORT} with nftables (the app runs as the login user, who cannot `
     + `bind ${HTTP_PORT}). \`false\` for an app that binds ${HTTP_PORT} itself: its unit then gets \`AmbientCapabilities=CAP_NET_BIND_SERVICE\`. `
     + `With a \`domain\`, the HTTPS server takes port ${HTTP_PORT} (to redirect it) and nothing is redirected.`),
   domain: domainSettingsSchema.optional(),
   ...CADDY_FIELDS,
-  topology: oneOf("How the stack runs the app. `single-host`: one EC2 instance with its own MariaDB (the spec). `scale-out`: "
-    + "hosts of an Auto Scaling group behind an Application Load Balancer, on a database of Amazon RDS for MariaDB; it needs "
+  topology: oneOf("How the stack runs the app. `single-host`: one EC2 instance with its own MariaDB (the original "
+    + "stack). `scale-out`: hosts of an Auto Scaling group behind an Application Load Balancer, on a database of "
+    + "Amazon RDS for MariaDB; it needs "
     + "`\"secrets\": \"parameter-store\"` (docs/scale-out.md).", TOPOLOGIES),
   healthCheckPath: matching(`Path a release or rollback of the ops command (\`<app>-ops\`) asks on port ${APP_PORT}: the new release is kept `
     + "when it answers with an HTTP status below 500 (docs/operations.md).", /^\/[A-Za-z0-9._~%/-]{0,200}(\?[A-Za-z0-9._~%=&-]{0,200})?$/,
   "a path starting with / such as / or /health?full=1 (letters, digits and . _ ~ % / - only, then an optional ?query)"),
 } as const;
 
-/** Where the script's secrets come from: the spec's user data, or Parameter Store at boot (docs/secrets.md). */
+/** Where the script's secrets come from: the user data, as the original stack, or Parameter Store (docs/secrets.md). */
 export type SecretSource = (typeof SECRET_SOURCES)[number];
 
 /** How the stack runs the app (docs/scale-out.md). */
@@ -212,7 +214,7 @@ export interface SecretParameterNames {
   readonly sourceHostToken: string;
 }
 
-/** The production values of the instance-side paths and users (spec sections 1, 3 and 3.1). */
+/** The production values of the instance-side paths and users (docs/original-stack.md §1, §3 and §3.1). */
 export const PRODUCTION_PATHS = {
   loginUser: "ec2-user",
   loginHome: "/home/ec2-user",

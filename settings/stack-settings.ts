@@ -1,5 +1,5 @@
 /**
- * The synthesis-time settings of the stack: the spec's placeholders that are fixed per
+ * The synthesis-time settings of the stack: the original stack's placeholders that are fixed per
  * deployment (names, the repository, the database), read from a JSON file and validated
  * before anything is synthesized. Values that differ per AWS account are Terraform variables
  * instead (see constructs/deployment-variables.ts); secrets are never settings.
@@ -36,7 +36,7 @@ const KMS_KEY_ID_PATTERN = new RegExp("^(alias/[A-Za-z0-9/_-]{1,250}|(mrk-[0-9a-
 const STACK_NAME_EXPECTED = "a stack name of 1 to 64 letters, digits or -, starting with a letter (not with aws or ssm, in any case, "
   + "with \"secrets\": \"parameter-store\")";
 
-/** The provisioning settings, the instance-side paths defaulting to the spec's production values. */
+/** The provisioning settings, the instance-side paths defaulting to the original stack's production values. */
 const provisioningWithDefaults = {
   ...PROVISIONING_FIELDS,
   loginUser: PROVISIONING_FIELDS.loginUser.default(PRODUCTION_PATHS.loginUser),

@@ -27,7 +27,7 @@ import { usesIpv6Metadata } from "../settings/host-layout";
 import { hostLogGroupName } from "../settings/host-metrics";
 import { SharedParts } from "./shared";
 
-/** The spec's one host, its own MariaDB on a data volume with daily snapshots, an Elastic IP and alarms. */
+/** The original stack's one host, its own MariaDB on a data volume with daily snapshots, an Elastic IP and alarms. */
 export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
   const subnet = new SubnetVariables(stack, "subnet", { region: settings.region });
   const sizing = new HostSizingVariables(stack, "sizing");

@@ -1,26 +1,26 @@
 /**
- * Constants of the provisioning sequence (spec sections 3, 3.1, 8 and 9), in one place so the
+ * Constants of the provisioning sequence (docs/original-stack.md §3, §3.1, §8 and §9), in one place so the
  * renderer, the tests and the documentation cannot drift apart.
  */
 
-/** Exact Node.js version the service runs (spec 9). */
+/** Exact Node.js version the service runs (docs/original-stack.md §9). */
 export const NODE_VERSION = "21.7.3";
-/** Node.js major version installed by nvm and made the default (spec 9). */
+/** Node.js major version installed by nvm and made the default (docs/original-stack.md §9). */
 export const NODE_MAJOR = "21";
-/** Version of the node version manager (spec 9). */
+/** Version of the node version manager (docs/original-stack.md §9). */
 export const NVM_VERSION = "v0.39.4";
 /** Address of the nvm installer of {@link NVM_VERSION}. */
 export const NVM_INSTALL_URL = `https://raw.githubusercontent.com/nvm-sh/nvm/${NVM_VERSION}/install.sh`;
-/** Swap file size (spec 8: 2 GiB), as given to fallocate, and in bytes. */
+/** Swap file size (docs/original-stack.md §8: 2 GiB), as given to fallocate, and in bytes. */
 export const SWAP_SIZE = "2G";
 export const SWAP_SIZE_BYTES = 2 * 1024 * 1024 * 1024;
-/** Swap file mode (spec 8). */
+/** Swap file mode (docs/original-stack.md §8). */
 export const SWAP_FILE_MODE = "600";
-/** Lifetime of the IMDSv2 session token in seconds (spec 8). */
+/** Lifetime of the IMDSv2 session token in seconds (docs/original-stack.md §8). */
 export const METADATA_TOKEN_TTL_SECONDS = 21600;
-/** Delay before systemd restarts the service (spec 3.1 and 8). */
+/** Delay before systemd restarts the service (docs/original-stack.md §3.1 and §8). */
 export const RESTART_SEC = 10;
-/** Description of the service unit (spec 3.1). */
+/** Description of the service unit (docs/original-stack.md §3.1). */
 export const SERVICE_DESCRIPTION = "Node.js server of the CRM application";
 /** Mode of `<app_dir>/.env`, which holds the application's database password. */
 export const ENV_FILE_MODE = "600";
@@ -35,7 +35,7 @@ export const DATABASE_USER = "mysql";
 export const DATA_FILE_SYSTEM = "xfs";
 /** Name of the systemd drop-in that makes the database wait for its data directory's mount. */
 export const DATABASE_DROP_IN = "crm-data-volume.conf";
-/** Packages of spec step 2 besides the "Development Tools" group. */
+/** Packages of step 2 (docs/original-stack.md §3) besides the "Development Tools" group. */
 export const PACKAGES = ["nftables", "git", DATABASE_PACKAGE, "gcc-c++", "make"] as const;
 /** Amazon Linux 2023 package of the MariaDB client alone (mariadb, mariadb-admin): the scale-out topology's hosts run no server. */
 export const DATABASE_CLIENT_PACKAGE = "mariadb105";
@@ -77,7 +77,7 @@ export const KEEP_RELEASES = 5;
 /** Username put in front of the token in the clone address (accepted by GitHub and GitLab for tokens). */
 export const TOKEN_USERNAME = "x-access-token";
 
-/** The spec's 15 steps, as the names of the script's shell functions, in the spec's order. */
+/** The 15 steps of docs/original-stack.md §3, as the names of the script's shell functions, in that order. */
 export const STEP_FUNCTIONS = [
   "step_01_update_packages",
   "step_02_install_packages",
@@ -98,10 +98,10 @@ export const STEP_FUNCTIONS = [
 
 /**
  * What step 6 grants the app's database user on its database, by topology. The single host: ALL
- * PRIVILEGES, as spec step 6 says. The scale-out topology's database is RDS's, whose master user (who
- * grants) lacks DELETE HISTORY, and MariaDB refuses to grant ALL PRIVILEGES from a user who does not
- * hold them all: there the list is every database-level privilege of MariaDB 10.5 but DELETE HISTORY
- * (which only removes the history rows of system-versioned tables).
+ * PRIVILEGES, as step 6 of docs/original-stack.md §3 says. The scale-out topology's database is RDS's,
+ * whose master user (who grants) lacks DELETE HISTORY, and MariaDB refuses to grant ALL PRIVILEGES from a user
+ * who does not hold them all: there the list is every database-level privilege of MariaDB 10.5 but DELETE
+ * HISTORY (which only removes the history rows of system-versioned tables).
  */
 export const APP_DB_GRANTS = {
   "single-host": "ALL PRIVILEGES",

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The front of a single host, Caddy: a module of the ops tool (userdata/ops-tool.ts), which installs it before every
 # changing action (ensure_front, ops.sh), and of the provisioning script of a stack with a domain (userdata/script.ts:
-# scriptModules), whose main runs install_front after the spec's 15 steps. Function definitions only. The header
-# sets CADDY_URL, CADDY_SHA512, CADDY_BINARY, CADDY_HOME and CADDY_CONFIG, and with a domain DOMAIN_NAME and
+# scriptModules), whose main runs install_front after the original stack's 15 steps. Function definitions only. The
+# header sets CADDY_URL, CADDY_SHA512, CADDY_BINARY, CADDY_HOME and CADDY_CONFIG, and with a domain DOMAIN_NAME and
 # ACME_DIRECTORY; FRONT_PORT, FRONT_HTTP_PORT and FRONT_WAIT_SECONDS are the tool's constants (in the header too with
 # a domain).
 #
@@ -12,8 +12,8 @@
 # app cannot be reached (restarting, or held by the ops tool during a switch: front_hold in ops.sh), Caddy tries
 # again every 250 ms for FRONT_WAIT_SECONDS: the request waits instead of failing (docs/operations.md). With a
 # domain, Caddy also serves https://$DOMAIN_NAME with a certificate from the ACME CA at $ACME_DIRECTORY (Let's
-# Encrypt by default), which it renews by itself, and redirects http:// there. The app keeps its port, as the spec
-# has it.
+# Encrypt by default), which it renews by itself, and redirects http:// there. The app keeps its port, as the original
+# stack has it.
 # shellcheck disable=SC2154 # the variables above come from the rendered header
 
 # install_caddy: the release from CADDY_URL, checked against CADDY_SHA512 before anything of it runs;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The single host's own database (setting "topology": "single-host", the spec's): MariaDB on the host,
+# The single host's own database (setting "topology": "single-host", the original stack's): MariaDB on the host,
 # its data directory on the data volume (mount_data_volume), root through its Unix socket; the public
 # name from the metadata service once it reports the Elastic IP. Function definitions only: the
 # single host's definitions (NAME_single_host) of the functions that provision.sh runs through
@@ -44,7 +44,7 @@ find_data_volume() {
   die "the data volume $DATA_VOLUME_ID did not appear within $DATA_VOLUME_WAIT_SECONDS s (looked for ${candidates[*]}); not starting the database on the root disk"
 }
 
-# Not a step of the spec, called by step 3 before the database starts: MariaDB's data directory on
+# Not a step of the original stack, called by step 3 before the database starts: MariaDB's data directory on
 # the data volume, so the database outlives the host. Formats only a volume with no file system
 # and no partition table; mounts by UUID through the fstab, and the database unit waits for it.
 mount_data_volume() {

@@ -1,9 +1,9 @@
 #!/bin/bash
-# First-boot provisioning of the CRM host (spec section 3): one function per step, defined and
-# called in the spec's order. Runs as root under cloud-init on Amazon Linux 2023; safe to run again.
+# First-boot provisioning of the CRM host (docs/original-stack.md §3): one function per step, defined and
+# called in the original stack's order. Runs as root under cloud-init on Amazon Linux 2023; safe to run again.
 #
 # This file is not run on its own: userdata/script.ts puts a header in front of it that sets the
-# settings (APP_NAME, APP_DIR, REPO_URL, ...), the constants of the spec (PACKAGES, NODE_VERSION,
+# settings (APP_NAME, APP_DIR, REPO_URL, ...), the constants of the original stack (PACKAGES, NODE_VERSION,
 # SWAP_SIZE, SERVICE_UNIT, ...) and the secrets in base64 (*_B64). See renderProvisioningScript.
 #
 # The topologies (and the two places of the secrets) differ in a few functions only, and in one way:

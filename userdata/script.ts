@@ -198,9 +198,9 @@ const EXPRESSION = /^\$\{[^'\u0000-\u001f\u007f]*\}$/;
 export const PUBLIC_DNS_MARK = "@PUBLIC_DNS@";
 
 /**
- * The app's addresses, FRONTENDURI and BACKENDURI (spec 2.5), on `host`: the front end over HTTP on
- * port 80, the back end on 3000. With a domain, the front end is HTTPS on its name (Caddy,
- * userdata/front.sh) and the back end stays on 3000 on that name, as the spec has it.
+ * The app's addresses, FRONTENDURI and BACKENDURI (docs/original-stack.md §2.5), on `host`: the front end over
+ * HTTP on port 80, the back end on 3000. With a domain, the front end is HTTPS on its name (Caddy,
+ * userdata/front.sh) and the back end stays on 3000 on that name, as the original stack has it.
  */
 export function applicationUris(host: string, domainName?: string): { readonly frontend: string; readonly backend: string } {
   const name = domainName ?? host;
@@ -318,7 +318,7 @@ function firstBootFunctions(settings: ProvisioningSettings): ShellFunction[] {
     [settings.topology, settings.secrets].map((value) => value.replace("-", "_")));
 }
 
-/** Whether a function rides in the user data itself: provision.sh's, and a module's step (the spec's steps stay in the script). */
+/** Whether a function rides in the user data itself: provision.sh's, and a module's step (steps stay in the script). */
 function inUserData(f: ShellFunction): boolean {
   return f.file === "provision" || /^step_[0-9]/.test(f.name);
 }
@@ -360,7 +360,7 @@ export function hostModules(settings: ProvisioningSettings): readonly HostModule
 const HOST_MODULES = new Map<string, readonly HostModule[]>();
 
 /**
- * Renders the first-boot provisioning script (spec section 3) for Amazon Linux 2023, run as root
+ * Renders the first-boot provisioning script (docs/original-stack.md §3) for Amazon Linux 2023, run as root
  * by cloud-init: a header of settings, constants and base64 secrets, the modules' steps (the rest of the modules
  * rides in Parameter Store: hostModules), then userdata/provision.sh and the run (userdata/first-boot.sh).
  * Settings are rendered as given (validate them first with validateProvisioningSettings). Each
@@ -465,7 +465,7 @@ export function renderScriptHeader(settings: ProvisioningSettings, secrets: Secr
   // The single host's own database, data volume and Elastic IP (local-database.sh): a scale-out host has none.
   const own = (line: string) => (onScaleOut ? "" : `${line}\n`);
   return `#!/bin/bash
-# First-boot provisioning of the CRM host (spec section 3): this header is rendered by
+# First-boot provisioning of the CRM host (docs/original-stack.md §3): this header is rendered by
 # userdata/script.ts, the code below it the functions of userdata/*.sh the first boot runs, then userdata/first-boot.sh.
 
 ${renderSecretLines(settings, secrets)}

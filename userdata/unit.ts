@@ -6,8 +6,8 @@ import { telemetryPaths } from "./telemetry";
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";
 
 /**
- * The systemd unit `<HOST_FILES.unitDirectory>/<appName>.service` (spec 3.1). Node and yarn are called by
- * absolute path, and PATH names their directory too, because yarn starts with
+ * The systemd unit `<HOST_FILES.unitDirectory>/<appName>.service` (docs/original-stack.md §3.1). Node and yarn are
+ * called by absolute path, and PATH names their directory too, because yarn starts with
  * `#!/usr/bin/env node` and systemd reads no shell profile where nvm would set PATH.
  * Paths are validated settings (no spaces, quotes or %), so they need no quoting here.
  */
@@ -15,7 +15,7 @@ export function renderServiceUnit(settings: ProvisioningSettings): string {
   const bin = nodeBinDir(settings.loginHome);
   const command = `cd ${settings.appDir} && ${bin}/yarn install --ignore-engines && exec ${bin}/node server.js`;
   // After a reboot the app needs its database and the network, and the public addresses of this
-  // boot in .env (the refresh unit): the spec's network.target alone let it start before MariaDB.
+  // boot in .env (the refresh unit): the original stack's network.target alone let it start before MariaDB.
   const needs = ["network-online.target", `${DATABASE_SERVICE}.service`, refreshUnitName(settings)].join(" ");
   return [
     "[Unit]",

@@ -169,10 +169,10 @@ describeWithEngine("the stack's user data boots a Debian 12 VM for real: host A,
     figure("provisioning steps done", `${doneSteps} of 15, ${/provisioning \S+: done/.test(log) ? "script done" : "script NOT done"}`,
       doneSteps === 15 && /provisioning \S+: done/.test(log));
     figure("provisioning's time (its log)", stepTimes(log), true);
-    // Each reload runs every unit and generator again (3 to 10 core-seconds under emulation): the script makes two, for
-    // the data volume's file system table and unit drop-in, and step 15's (the spec's); the units it starts are read
-    // from their files, and enabled without one (load_units, enable_unit). Debian's MariaDB also has a SysV script,
-    // which `systemctl enable` hands to update-rc.d, which reloads twice (AL2023 has none): 4 here.
+    // Each reload runs every unit and generator again (3 to 10 core-seconds under emulation): the script makes two,
+    // for the data volume's file system table and unit drop-in, and step 15's (the original stack's); the units it
+    // starts are read from their files, and enabled without one (load_units, enable_unit). Debian's MariaDB also has
+    // a SysV script, which `systemctl enable` hands to update-rc.d, which reloads twice (AL2023 has none): 4 here.
     const reloads = Number((await vm!.sshOk("journalctl -b _PID=1 -o cat | grep -cx 'Reloading.' || true")).trim());
     figure("systemd reloads in the first boot", String(reloads), reloads <= 4);
     // The modules its user data names, read from moto's Parameter Store by the real AWS CLI, kept by their sha256.

@@ -173,7 +173,8 @@ export async function hostC(ctx: HostCContext): Promise<void> {
     figure("host C: port 80 redirects to HTTPS", plain ? `${plain.status} to ${plain.headers.location}` : "no answer",
       plain !== undefined && [301, 308].includes(plain.status) && plain.headers.location === `https://${SITE}/`);
     const backEnd = await vm.httpGet(3000);
-    figure("host C: back end on 3000 (HTTP, as the spec)", backEnd ? `${backEnd.status}` : "no answer", backEnd?.status === 200);
+    figure("host C: back end on 3000 (HTTP, as in the original stack)", backEnd ? `${backEnd.status}` : "no answer",
+      backEnd?.status === 200);
     const env = await vm.sshOk(`grep -E '^(FRONTENDURI|BACKENDURI)=' ${settings.appDir}/.env`);
     figure("host C: .env addresses on the domain", env.trim().replace(/\n/g, ", "),
       env === `FRONTENDURI=https://${SITE}\nBACKENDURI=http://${SITE}:3000\n`);

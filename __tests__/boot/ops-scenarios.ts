@@ -1,5 +1,5 @@
 /**
- * The ops command in the boot test (host A, after the spec's checks and kill -9, before the reboot),
+ * The ops command in the boot test (host A, after the original stack's checks and kill -9, before the reboot),
  * driven the way an operator drives it: `npm run ops -- <stack> <action>` on this machine, over ssh
  * to the VM's forwarded port as ec2-user (a key of its own, authorized as EC2 does for the key
  * pair), host key checked against the keys cloud-init printed on the console, then sudo.

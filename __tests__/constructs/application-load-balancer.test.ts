@@ -31,7 +31,7 @@ describe("ApplicationLoadBalancer", () => {
     });
   });
 
-  it("answers the spec's ports, 80 (front end) and 3000 (back end), forwarding both to the hosts; no HTTPS without a certificate", () => {
+  it("answers the original stack's ports 80 and 3000 and forwards both to the hosts; HTTPS needs a certificate", () => {
     const forward = [{ type: "forward", target_group_arn: "${aws_lb_target_group.crm_hosts.arn}" }];
     expect(json.resource?.aws_lb_listener).toEqual({
       crm_load_balancer_front_end: { load_balancer_arn: "${aws_lb.crm_load_balancer.arn}", port: 80, protocol: "HTTP", default_action: forward },

@@ -17,7 +17,7 @@ const props: CrmInstanceProps = {
 };
 
 describe("CrmInstance", () => {
-  it("sets every field of the spec's instance", () => {
+  it("sets every field of the original stack's instance", () => {
     const { text } = synthesize((scope) => new CrmInstance(scope, "host", props));
     expect(text).toHaveResourceWithProperties(Instance, {
       ami: "ami-0123456789abcdef0",

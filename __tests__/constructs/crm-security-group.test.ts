@@ -22,7 +22,7 @@ describe("CrmSecurityGroup", () => {
     ]);
   });
 
-  it("opens tcp 443 (HTTPS) only when asked (a stack with a domain), after the spec's rules, to the application sources", () => {
+  it("opens tcp 443 (HTTPS) only with a domain, after the original stack's rules, to the application sources", () => {
     const { json } = synthesize((scope) => new CrmSecurityGroup(scope, "sg", { vpcId: "vpc-0123456789abcdef0", appIngressCidrs: ["198.51.100.0/24"], https: true }));
     const ingress = only(json.resource, "aws_security_group").ingress;
     expect(ingress.map((rule: { from_port: number }) => rule.from_port)).toEqual([22, 3000, 80, 443]);

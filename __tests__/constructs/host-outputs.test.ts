@@ -19,7 +19,7 @@ describe("HostOutputs", () => {
     ]);
   });
 
-  it("gives the spec's addresses of the front end and back end, and the commands to log in and follow the first boot", () => {
+  it("gives the front-end and back-end addresses, and the commands to log in and follow the first boot", () => {
     const value = (name: string) => json.output?.[name].value;
     expect([HTTP_PORT, APP_PORT]).toEqual([80, 3000]);
     expect(value("WebPublicIP")).toBe("${aws_instance.host.public_ip}");

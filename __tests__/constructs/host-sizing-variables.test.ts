@@ -4,7 +4,7 @@ import { synthesize } from "../support/synth";
 describe("HostSizingVariables", () => {
   const { json } = synthesize((scope) => new HostSizingVariables(scope, "sizing"));
 
-  it("declares instance_type at the stack's root, the spec's t3.micro by default, with EC2's shape of a type", () => {
+  it("declares instance_type at the stack's root, t3.micro by default, with EC2's shape of a type", () => {
     expect(json.variable?.instance_type).toMatchObject({ type: "string", nullable: false, default: "t3.micro" });
     expect(json.variable?.instance_type.description).toContain("the plan checks that it runs the image's architecture");
     expect(json.variable?.instance_type.validation).toEqual([{

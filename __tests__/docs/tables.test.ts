@@ -51,7 +51,7 @@ describe("README tables", () => {
     expect(rows).toContain("| `caddySha512` | SHA-512 of that tarball, checked before anything of it runs (default: the pinned release's). | " +
       `\`${CADDY_SHA512}\` | 128 lower-case hexadecimal digits (a SHA-512) |`);
     expect(rows).toContain("| `backend.type` | `local`: a state file on the machine that runs Terraform (one person trying the stack); `s3`: an S3 bucket, encrypted, with S3-native locking (teams and CI). | `local` | \"local\" or \"s3\" |");
-    expect(rows).toContain("| `loginHome` | Home directory of the login user. Spec: `/home/ec2-user`. | `/home/ec2-user` | an absolute path of at most 200 characters such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
+    expect(rows).toContain("| `loginHome` | Home directory of the login user. As in the original stack: `/home/ec2-user`. | `/home/ec2-user` | an absolute path of at most 200 characters such as /home/ec2-user/app (letters, digits, / . \\_ - only; no .. or //) |");
     expect(rows).toContain("| `gitUser` | `<git_user>`: global git user.name of the login user, as git writes it into commits. | required | 1 to 100 printable characters that git keeps as written in a commit's author: no &lt; or &gt;, and not starting or ending with a space or one of . , : ; \" ' \\ |");
     // Domain rules (refinements) are stated in the rule column too.
     expect(rows.find((row) => row.startsWith("| `databaseName` |"))).toContain("not one of MariaDB's own schemas (mysql, information\\_schema");

@@ -21,7 +21,7 @@ import { describeWithEngine, EngineWorkspace, flatten, tfVars } from "../support
 
 const example = exampleStackSettings().provisioning;
 const KINDS: Record<string, ProvisioningSettings> = {
-  "the example (the spec's)": example,
+  "the example (the original stack's)": example,
   "the example with a domain (the HTTPS module)": exampleStackSettings({ domain: { hostedZone: "example.com", name: "crm.example.com" } }).provisioning,
   "settings at their longest": exampleStackSettings({
     appName: `a${"b-_.".repeat(16)}`.slice(0, 64), databaseName: "crm_data".repeat(4),

@@ -128,7 +128,7 @@ describeWithTools("fault injection: every step fails once, then a re-run recover
         expect(readdirSync(appDir).filter((name) => name.startsWith(".env.provision-"))).toHaveLength(1);
       }
     } else if (step === "step_04_set_root_password") {
-      // The spec's one tolerated failure: the run goes on.
+      // The original stack's one tolerated failure: the run goes on.
       expect(first.exitCode).toBe(0);
       expect(first.output).toContain("WARNING: could not set the database root password; continuing");
       expect((await snapshot()).rootPassword).toBe(false);

@@ -182,7 +182,7 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       `swapon ${swapFile}`,
       "npm install -g yarn",
       `yarn install --ignore-engines (in ${appDir}, NODE_ENV=production)`,
-      // Step 15: the spec's reload of the service manager, then no other.
+      // Step 15: the original stack's reload of the service manager, then no other.
       "systemctl daemon-reload",
       ...startedUnitCalls([], `${appName}.service`, false),
     ]);

@@ -109,7 +109,7 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
     test("a round publishes AppHealthy 1, the root disk's and memory's use, and ships the journal, the provisioning log and the audit log", async () => {
       await addJournal(3, "first");
       writeFileSync(opsPaths(h.settings).auditLog, "2026-01-01T00:00:00Z alice release v2: ok\n", { flag: "a" });
-      // The first boot starts the app's unit and does not wait for it (the spec's last step); a round reports
+      // The first boot starts the app's unit and does not wait for it (the original stack's last step); a round reports
       // what answers at that moment, so the app is given its start first (seconds under load).
       expect(await answersWith(h.appPort, "crm", 60_000)).toBe(true);
       const first = await round();

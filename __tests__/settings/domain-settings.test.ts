@@ -8,7 +8,7 @@ const errorOf = settingsErrorOf;
 const domain = { hostedZone: "example.com", name: "crm.example.com" };
 
 describe("the domain and alarmEmail settings", () => {
-  it("are absent from the example set: the spec's stack has neither", () => {
+  it("are absent from the example set: the original stack has neither", () => {
     const settings = parseStackSettings(exampleSettings);
     expect(settings.provisioning.domain).toBeUndefined();
     expect(settings.alarmEmail).toBeUndefined();

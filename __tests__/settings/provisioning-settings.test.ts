@@ -16,7 +16,7 @@ function errorOf(settings: ProvisioningSettings, prefix?: string): SettingsError
 }
 
 describe("validateProvisioningSettings", () => {
-  test("accepts the production settings and keeps the spec's production paths", () => {
+  test("accepts the production settings and keeps the original stack's production paths", () => {
     expect(() => validateProvisioningSettings(PRODUCTION_SETTINGS)).not.toThrow();
     expect(PRODUCTION_PATHS).toEqual({
       loginUser: "ec2-user",

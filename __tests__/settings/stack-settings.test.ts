@@ -10,7 +10,7 @@ import { settingsErrorOf } from "../support/synth";
 const errorOf = settingsErrorOf;
 
 describe("stack settings", () => {
-  it("loads the example set shipped with the repository, with the spec's production paths", () => {
+  it("loads the example set shipped with the repository, with the original stack's production paths", () => {
     const settings = loadStackSettings(DEFAULT_SETTINGS_FILE);
     expect(settings).toMatchObject({ stackName: "CrmHostStack", instanceName: "CrmServer", region: "us-east-1" });
     expect(settings.provisioning).toMatchObject({
@@ -23,7 +23,7 @@ describe("stack settings", () => {
     });
   });
 
-  it("takes the secrets from the user data, as the spec does, unless the settings say parameter-store (with aws/ssm by default)", () => {
+  it("takes the secrets from the user data, as the original stack, unless parameter-store (aws/ssm by default)", () => {
     const settings = loadStackSettings(DEFAULT_SETTINGS_FILE);
     expect(settings.provisioning.secrets).toBe("user-data");
     expect(settings.secretsKmsKeyId).toBe("alias/aws/ssm");

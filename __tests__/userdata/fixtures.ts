@@ -5,7 +5,7 @@ import {
   PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, ScriptSecrets, SecretParameterNames,
 } from "../../settings/provisioning-settings";
 
-/** The example settings of the repository, with the spec's production paths. */
+/** The example settings of the repository, with the original stack's production paths. */
 export const PRODUCTION_SETTINGS: ProvisioningSettings = {
   ...PRODUCTION_PATHS,
   ...PROVISIONING_DEFAULTS,

@@ -51,7 +51,7 @@ describe("renderProvisioningScript", () => {
     expect(step3.indexOf("mount_data_volume")).toBeLessThan(step3.indexOf('systemctl start "$DATABASE_SERVICE"'));
   });
 
-  test("defines the 15 step functions once each, in the spec's order, and calls them in that order", () => {
+  test("defines the 15 step functions once each, in the original stack's order, and calls them in that order", () => {
     expect(STEP_FUNCTIONS).toHaveLength(15);
     const definitions = [...script.matchAll(/^(step_\d\d_\w+)\(\) \{/gm)].map((m) => m[1]);
     const calls = [...script.matchAll(/^run_step (step_\d\d_\w+)$/gm)].map((m) => m[1]);
@@ -88,7 +88,7 @@ describe("renderProvisioningScript", () => {
     expect(() => renderProvisioningScript(PRODUCTION_SETTINGS, { ...SECRETS, dbRootPasswordBase64: "" })).toThrow(/dbRootPasswordBase64/);
   });
 
-  test("holds the spec's constants", () => {
+  test("holds the original stack's constants", () => {
     expect(SWAP_SIZE_BYTES).toBe(2 * 1024 ** 3);
     expect(SWAP_SIZE).toBe("2G");
     expect(NVM_VERSION).toBe("v0.39.4");
@@ -172,7 +172,8 @@ describe("renderProvisioningScript", () => {
     for (const name of ["ops_main", "ops_release", "ops_rollback", "ops_status", "ops_change", "step_03_start_database_scale_out", "install_https"]) {
       expect(defined(firstBoot)).not.toContain(name);
     }
-    // The user data itself: provision.sh's and the steps (the spec's); the modules' others only in their parameters, each once.
+    // The user data itself: provision.sh's and the original stack's steps; the modules' others only in their
+    // parameters, each once.
     const modules = hostModules(PRODUCTION_SETTINGS);
     expect(modules.map((m) => m.module)).toEqual(["ops", "telemetry", "local-database"]);
     for (const name of defined(script)) expect(name.startsWith("step_") || splitShell(readFileSync(join(__dirname, "../../userdata/provision.sh"), "utf8")).functions.some((f) => f.name === name)).toBe(true);
@@ -317,7 +318,7 @@ function runEnvStep(initial: string | undefined, appPassword: string): { text: s
   }
 }
 
-describe("step 11: the .env rules of spec 2.5", () => {
+describe("step 11: the .env rules of docs/original-stack.md §2.5", () => {
   // No backtick: .env holds it in backticks, which dotenv strips and reads nothing else into.
   const password = `p@ss 'w"rd $HOME \\ % {} # =`;
 

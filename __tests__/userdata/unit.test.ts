@@ -11,8 +11,8 @@ import { haveTool, PRODUCTION_SETTINGS } from "./fixtures";
 const unit = renderServiceUnit(PRODUCTION_SETTINGS);
 const lines = unit.split("\n");
 
-describe("renderServiceUnit (spec 3.1)", () => {
-  test("has the spec's settings in their sections", () => {
+describe("renderServiceUnit (docs/original-stack.md §3.1)", () => {
+  test("has the original stack's settings in their sections", () => {
     expect(unit).toBe([
       "[Unit]",
       "Description=Node.js server of the CRM application",

@@ -45,7 +45,7 @@ const VARS: Record<string, string> = {
   SSH_PUBLIC_KEY: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJv8Z8m7rQ2u4x3nW1Yq0f0S0tqk8r3dJt7Jx9yZl0aB admin@example",
   SSH_INGRESS_CIDRS: '["203.0.113.0/24"]',
   CRM_SETTINGS: "examples",
-  // The environment that keeps the spec's secrets in the user data; CrmHost-prod keeps them in Parameter Store.
+  // The environment that keeps the secrets in the user data, as the original stack; CrmHost-prod: in Parameter Store.
   CRM_STACK_NAME: "CrmHost-dev",
 };
 /** The Terraform variables the plan jobs pass on from repository variables (only those set): VARS sets these. */
