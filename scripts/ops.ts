@@ -99,19 +99,30 @@ const OPTIONS: OptionSpec = { ...SSH_OPTIONS, ...Object.fromEntries(ACTION_OPTIO
 
 /** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
 export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
-  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(USAGE);
-  let line: CommandLine;
-  try {
-    line = parseCommandLine(argv, OPTIONS);
-  } catch (error) {
-    if (error instanceof CommandLineError) throw new UserError(`${error.message}\n${USAGE}`, 2);
-    throw error;
-  }
+  // `run -- <command…>`: the words after the first -- are the operator's command, passed on as they are (its own
+  // options and --help included); the CLI's options and the stack come before it.
+  const cut = argv.indexOf("--");
+  const read = (words: readonly string[]): CommandLine => {
+    if (words.includes("--help") || words.includes("-h")) throw new HelpRequested(USAGE);
+    try {
+      return parseCommandLine(words, OPTIONS);
+    } catch (error) {
+      if (error instanceof CommandLineError) throw new UserError(`${error.message}\n${USAGE}`, 2);
+      throw error;
+    }
+  };
+  const head = cut >= 0 ? read(argv.slice(0, cut)) : undefined;
+  const runs = head?.positional[1] === "run";
+  const line = runs && head ? head : read(argv);
   const { positional } = line;
   const options = withUserPaths(line.options, env);
   const acceptNewHostKey = options["accept-new-host-key"] === "true";
-  const [stack, action, ...args] = positional;
+  const [stack, action, ...given] = positional;
   if (!stack || !action) throw new UserError(USAGE, 2);
+  if (action === "run" && !runs && given.length > 0) {
+    throw new UserError(`run takes its command after --: npm run ops -- ${stack} run -- ${given.join(" ")}`, 2);
+  }
+  const args = runs ? argv.slice(cut + 1) : given;
   const declared = OPS_ACTION_DECLARATIONS.get(action);
   if (!declared) {
     throw new UserError(`unknown action "${action}": the actions are ${OPS_ACTION_LIST.map(({ name }) => name).join(", ")} (npm run ops -- --help)`, 2);
@@ -132,7 +143,7 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   const wrongArgs = declared.checkArgs?.(args, stack);
   if (wrongArgs !== undefined) throw new UserError(wrongArgs, 2);
-  const bad = args.find((arg) => !ARGUMENT.test(arg));
+  const bad = action === "run" ? undefined : args.find((arg) => !ARGUMENT.test(arg));
   if (bad !== undefined) {
     throw new UserError(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`, 2);
   }
@@ -231,9 +242,15 @@ export function sshArguments(request: OpsRequest, target: { host: string; user: 
     ...(target.keyFile ? ["-o", sshFileOption("IdentityFile", target.keyFile), "-o", "IdentitiesOnly=yes"] : []),
     "-l", target.user, "-p", String(request.port),
     "--", target.host,
-    ...(target.remote === undefined ? ["sudo", "-n", target.command, request.action, ...request.args]
+    // ssh hands the remote shell one line: a word that is not plain (run's command) goes quoted.
+    ...(target.remote === undefined ? ["sudo", "-n", target.command, request.action, ...request.args.map(remoteWord)]
       : [["sudo -n bash -c", target.remote, ...(target.remoteArgs ?? [])].map((word, i) => (i === 0 ? word : shellQuote(word))).join(" ")]),
   ];
+}
+
+/** A word of the remote command line: as it is when plain (ARGUMENT), else quoted for the remote shell. */
+function remoteWord(word: string): string {
+  return ARGUMENT.test(word) ? word : shellQuote(word);
 }
 
 /** Reads one line from standard input (the guided restore's confirmation); "" at its end. */
@@ -408,7 +425,8 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
       child.stdin?.end(secret);
       code = await finished(child);
     } else {
-      const tty = action === "db" && args.length === 0 && process.stdin.isTTY === true;
+      // A shell or a command of the operator's (run -- node: a REPL) gets a terminal when the operator has one.
+      const tty = ((action === "db" && args.length === 0) || action === "run") && process.stdin.isTTY === true;
       code = await finished(spawn(ssh, sshArguments(request, { ...target, tty }), { stdio: "inherit" }));
     }
     if (code === 255) console.error(`ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`);

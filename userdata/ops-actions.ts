@@ -100,6 +100,12 @@ export const OPS_ACTION_LIST: readonly OpsAction[] = [
       summary: "db dump: into this file (mode 600, complete or not there) instead of standard output" }],
   },
   {
+    name: "run", args: "-- <command…>", runs: "host", changes: false,
+    summary: "a one-off command in the serving release, as the app's user with the unit's environment; exits with its status",
+    checkArgs: (args, stack) => (args.length > 0 ? undefined
+      : `run takes a command after --: npm run ops -- ${stack} run -- <command…> (e.g. run -- node -e "…")`),
+  },
+  {
     name: "db-setup", args: "", runs: "host", changes: false,
     summary: "scale-out: the database and the app's account, with RDS's master secret (read with your credentials, sent over ssh's stdin)",
     options: [{ name: "master-secret", value: "text", usage: "--master-secret <arn>",

@@ -520,6 +520,30 @@ ops_db_setup() {
   db_setup_scale_out
 }
 
+# ops_run COMMAND...: the operator's one-off command in <app_dir> (the serving release), as the login user, who
+# runs the app, with the environment the app's unit gives it (its Environment= lines, read from systemd) and none of
+# root's; the app's .env stays the app's to read. Standard input, output and the terminal are the session's, so
+# `run node` is a REPL. The exit status is the command's. Not under the lock: it neither waits for an action nor
+# holds one up. The audit log gets a line when it starts (a kill leaves that one, truthfully unfinished) and one
+# with its exit; both name the command, never the environment.
+ops_run() {
+  (($# > 0)) || die "run takes a command: npm run ops -- <stack> run -- <command...>"
+  local release status=0 unit_environment environment=()
+  [[ -d $APP_DIR ]] || die "no $APP_DIR: the app is not deployed on this host"
+  # systemd prints the assignments space-separated; the unit's values (validated paths) hold no space.
+  unit_environment=$(systemctl show -p Environment --value "$APP_NAME.service") ||
+    die "cannot read the environment of $APP_NAME.service"
+  read -ra environment <<<"$unit_environment"
+  release=$(current_release)
+  audit_line "${SUDO_USER:-root}" "run $*" "${release:--}" "${release:--}" started
+  cd "$APP_DIR"
+  runuser -u "$LOGIN_USER" -- env -i HOME="$LOGIN_HOME" USER="$LOGIN_USER" LOGNAME="$LOGIN_USER" TERM="${TERM:-dumb}" \
+    "${environment[@]}" "$@" || status=$?
+  audit_line "${SUDO_USER:-root}" "run $*" "${release:--}" "${release:--}" "exit $status"
+  # exit, not return: a command's failure is its status, not an error of this tool (no FAILED line).
+  exit "$status"
+}
+
 # os_release: the operating system's release (Amazon Linux 2023: with its date).
 os_release() {
   sed -n 's/^PRETTY_NAME=//p' /etc/os-release

@@ -45,6 +45,8 @@ const RUN_BY: Record<string, string> = {
   "npm run ops db": "__tests__/integration/ops-everyday.test.ts (db with SQL on standard input, db dump); the boot test's everyday rows (db dump returns the rows)",
   "npm run ops db-setup": "__tests__/integration/scale-out.test.ts (the host's db-setup on two harness hosts against the RDS stand-in, rotations too); "
     + "__tests__/scripts/ops.test.ts (the secret from moto's Secrets Manager to ssh's standard input); the boot test's host D (against the VM)",
+  "npm run ops run": "__tests__/integration/ops.test.ts (the host's run on the harness's host: the release's directory, the app's user and environment, "
+    + "the exit status, the audit lines); __tests__/scripts/ops.test.ts (the words after -- reach the host's command word for word)",
   "npm run ops backup": "__tests__/integration/ops-everyday.test.ts (moto's EC2, the lock on the harness's MariaDB); the boot test's everyday rows (against moto's EC2)",
   "npm run ops restore": "__tests__/integration/ops-everyday.test.ts (the drill against moto's EC2 and a real file system; the guide's steps); "
     + "the real restore's terraform apply needs an AWS account",
@@ -93,7 +95,7 @@ function kindOf(command: string): string {
   const words = command.split(/\s+/);
   // The everyday actions of npm run ops, each with its own test (RUN_BY).
   const action = words[2] === "ops" ? words.slice(words.indexOf("--") + 2).find((word) => !word.startsWith("-")) : undefined;
-  if (action && ["logs", "restart", "db", "db-setup", "backup", "restore"].includes(action)) return `npm run ops ${action}`;
+  if (action && ["logs", "restart", "db", "db-setup", "run", "backup", "restore"].includes(action)) return `npm run ops ${action}`;
   if (words[0] === "npm" && words[1] === "run") return `npm run ${words[2]}`;
   if (words[0] === "npx" && words[1] === "cdktf") return `npx cdktf ${words[2].split("|")[0]}`;
   if (words[0] === "npx") return `npx ${words[1]}`;
@@ -134,6 +136,9 @@ export function problemOf(command: string, ask: (program: string, args: string[]
   if (words[0] === "npm" && words[1] === "run") {
     const args = words.slice(words.indexOf("--") + 1);
     if (words[2] === "ops" && words.includes("--")) {
+      // `run -- <command…>`: what follows the second -- is the user's command, not ours to check.
+      const second = args.indexOf("--");
+      if (second >= 0) args.splice(second);
       const options = args.filter((word) => word.startsWith("-"));
       const unknown = options.find((option) => !OPS_OPTIONS.includes(option));
       if (unknown) return `npm run ops: no option ${unknown}`;

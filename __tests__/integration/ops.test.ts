@@ -7,6 +7,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { join } from "path";
 import { opsPaths, renderOpsTool, renderProvisioningScript, renderServiceUnit } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
+import { nodeBinDir } from "../../userdata/constants";
 import { answer, answersWith } from "../support/app-answer";
 import { actionAuditLines, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
@@ -306,6 +307,34 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     const down = await run("status");
     expect(down.exitCode).toBe(1);
     expect(down.output).toContain("answer: HTTP 000 on /\n");
+  });
+
+  test("run: a one-off command in the serving release with the unit's environment and none of root's; its status is the tool's; audited", async () => {
+    const release = current();
+    const script = 'printf "%s %s %s %s %s\n" "$(pwd -P)" "$NODE_ENV" "$USER" "${SUDO_USER:-none}" "$(command -v node)"';
+    const printed = await run("run", "sh", "-c", script);
+    expect(printed.exitCode).toBe(0);
+    const where = `${join(ops.releasesDirectory, release)} production ${h.settings.loginUser} none`;
+    expect(printed.output).toContain(`${where} ${nodeBinDir(h.settings.loginHome)}/node\n`);
+    // node is the unit's (the harness's stand-in records the call), with the words as they were given.
+    const node = await run("run", "node", "-e", "console.log(process.env.NODE_ENV)");
+    expect(node.exitCode).toBe(0);
+    expect(node.newCalls).toContain("node -e console.log(process.env.NODE_ENV)");
+    // Its standard input is the session's; a word with quotes, spaces and $ arrives as one argument.
+    const echoed = await h.runCommand(ops.command, ["run", "sh", "-c", 'cat; printf "%s|" "$0"', `it's "$HOME" a b`],
+      { env: { SUDO_USER: "alice" }, input: "from stdin\n" });
+    expect(echoed.exitCode).toBe(0);
+    expect(echoed.output).toContain(`from stdin\nit's "$HOME" a b|`);
+    const failed = await run("run", "sh", "-c", "exit 7");
+    expect(failed.exitCode).toBe(7);
+    expect(failed.output).not.toContain("FAILED");
+    expect(audit().slice(-2)).toEqual([
+      expect.stringMatching(new RegExp(` alice run sh -c exit 7: ${release} -> ${release}: started$`)),
+      expect.stringMatching(new RegExp(` alice run sh -c exit 7: ${release} -> ${release}: exit 7$`)),
+    ]);
+    const none = await run("run");
+    expect(none.exitCode).not.toBe(0);
+    expect(none.output).toContain("run takes a command: npm run ops -- <stack> run -- <command...>");
   });
 
   test("no secret in any output, the audit log or the command", () => {

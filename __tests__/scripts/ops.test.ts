@@ -5,7 +5,7 @@
  * (the whole way to a host's ops command is the boot test's).
  */
 import { CreateSecretCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { execFile, spawn, spawnSync } from "child_process";
+import { execFile, execFileSync, spawn, spawnSync } from "child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { createServer } from "net";
 import { tmpdir } from "os";
@@ -59,7 +59,7 @@ describe("the actions", () => {
     expect(OPS_ACTIONS).toEqual(expect.arrayContaining(["release", "rollback", "releases", "status", "patch", "reprovision", "rotate-secrets"]));
     expect(OPS_ACTION_LIST.filter((action) => action.args).map(({ name, args }) => ({ name, args }))).toEqual([
       { name: "release", args: "<ref>" }, { name: "rollback", args: "[release]" }, { name: "patch", args: "[version]" }, { name: "db", args: "[dump]" },
-      { name: "logs", args: "[log]" }]);
+      { name: "run", args: "-- <command…>" }, { name: "logs", args: "[log]" }]);
   });
 
   test("--help lists every action with what it does and every option, one line each", () => {
@@ -92,11 +92,24 @@ describe("parseOpsArgs", () => {
       .toMatchObject({ action: "rollback", args: [], identity: resolve("key"), knownHosts: resolve("kh"), acceptNewHostKey: true, port: 22 });
   });
 
+  test("run: the words after -- are the command as given (its options and --help too); the CLI's options come before", () => {
+    const command = ["node", "-e", "console.log(\"$HOME\")", "--help", "it's"];
+    expect(parseOpsArgs(["S", "run", "--host", "203.0.113.25", "--", ...command], {}))
+      .toMatchObject({ stack: "S", action: "run", args: command, host: "203.0.113.25" });
+    expect(parseOpsArgs(["S", "release", "--", "v2"], {})).toMatchObject({ action: "release", args: ["v2"] });
+    expect(() => parseOpsArgs(["S", "run", "--help"], {})).toThrow(HelpRequested);
+    expect(refusal(["S", "run", "ls"])).toEqual({ message: "run takes its command after --: npm run ops -- S run -- ls", exitCode: 2 });
+    expect(refusal(["S", "run"])).toEqual({
+      message: "run takes a command after --: npm run ops -- S run -- <command…> (e.g. run -- node -e \"…\")", exitCode: 2,
+    });
+    expect(refusal(["S", "run", "--"]).exitCode).toBe(2);
+  });
+
   test("refuses a missing or unknown action, an unknown option, arguments the remote shell would read, a bad port or host", () => {
     expect(refusal(["CrmHostStack"])).toEqual({ message: "usage: npm run ops -- <stack> <action> [args] [options]   (npm run ops -- --help: this text)", exitCode: 2 });
     // One line: the actions' names, and where the help is.
     expect(refusal(["CrmHostStack", "deploy"])).toEqual({ message: "unknown action \"deploy\": the actions are release, rollback, patch, reprovision, "
-      + "rotate-secrets, restart, releases, status, db, db-setup, logs, backup, restore (npm run ops -- --help)", exitCode: 2 });
+      + "rotate-secrets, restart, releases, status, db, run, db-setup, logs, backup, restore (npm run ops -- --help)", exitCode: 2 });
     expect(refusal(["CrmHostStack", "deploy"]).message.split("\n")).toHaveLength(1);
     // release without its ref is refused here, before ssh.
     expect(refusal(["CrmHostStack", "release"])).toEqual({ message: "release takes one git ref (a branch, tag or commit): npm run ops -- CrmHostStack release <ref>; got none", exitCode: 2 });
@@ -204,6 +217,16 @@ describe("the ssh command line and its files", () => {
     const tofu = parseOpsArgs(["S", "status", "--accept-new-host-key", "--known-hosts", join(dir, "kh")]);
     expect(sshArguments(tofu, { host: "h", user: "u", command: "/c", knownHostsFile: join(dir, "kh") }))
       .toEqual(expect.arrayContaining(["StrictHostKeyChecking=accept-new", `UserKnownHostsFile="${join(dir, "kh")}"`]));
+  });
+
+  test("run's command reaches the remote shell word for word: a plain word as it is, any other quoted", () => {
+    const command = ["node", "-e", "console.log(`$HOME` + '\\n'); \"x\"", "a b", "", "ü\nline"];
+    const args = sshArguments(parseOpsArgs(["S", "run", "--", ...command], {}), { host: "h", user: "u", command: "/usr/local/sbin/crm-ops" });
+    const remote = args.slice(args.indexOf("h") + 1).join(" ");
+    expect(remote.startsWith("sudo -n /usr/local/sbin/crm-ops run node ")).toBe(true);
+    // The remote shell (bash, as sshd runs the login shell) reads back the words.
+    const words = execFileSync("bash", ["-c", `set -- ${remote.replace(/^sudo -n \S+ run /, "")}; printf '%s\\0' "$@"`], { encoding: "utf8" });
+    expect(words.split("\0").slice(0, -1)).toEqual(command);
   });
 
   test("writes a key or known_hosts lines given as text to private files, keeps files as they are, refuses anything else", () => {

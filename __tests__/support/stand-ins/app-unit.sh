@@ -3,7 +3,7 @@
 # session of its own that runs server.js in the unit's WorkingDirectory (APP_DIR, resolved at each
 # start) with NODE on APP_PORT and NODE_ENV=production, and starts it again RESTART_SEC after it exits
 # (Restart=always); `show -p NAME [-p NAME] [--value]` reports SubState (running, auto-restart, dead),
-# ActiveState, MainPID, ExecMainStatus and NRestarts from its state files in APP_STATE.
+# ActiveState, MainPID, ExecMainStatus and NRestarts from its state files in APP_STATE, and Environment from the unit.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "${BASH_SOURCE[0]%/*}/lib.sh"
@@ -54,6 +54,8 @@ case $1 in
         SubState) v=$(value SubState dead) ;;
         ActiveState) case $(value SubState dead) in running) v=active ;; auto-restart) v=activating ;; *) v=inactive ;; esac ;;
         MainPID) v=$(value MainPID 0) ;;
+        # As systemd prints it: the unit's Environment= assignments, space-separated.
+        Environment) v=$(sed -n 's/^Environment=//p' "$UNIT_DIRECTORY/$APP_SERVICE" | paste -sd ' ') ;;
         *) v=$(value "$name" 0) ;;
       esac
       if ((plain)); then echo "$name=$v"; else echo "$v"; fi
