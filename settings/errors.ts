@@ -147,10 +147,13 @@ export function settingsProblemsFrom(error: z.ZodError, input: unknown, schema: 
 
 /**
  * The key of `known` closest to the unknown `key` (ignoring case), when it is close enough to be a
- * typo: at most 2 edits, or a third of the key's length for a longer key.
+ * typo: at most `limit` edits, by default 2, or a third of the key's length for a longer key.
  */
-export function closestKey(key: string, known: readonly string[]): string | undefined {
-  const limit = Math.max(2, Math.floor(key.length / 3));
+export function closestKey(
+  key: string,
+  known: readonly string[],
+  limit = Math.max(2, Math.floor(key.length / 3)),
+): string | undefined {
   let best: { key: string; distance: number } | undefined;
   for (const candidate of known) {
     const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());

@@ -8,6 +8,7 @@
  */
 import { partition } from "@aws-sdk/util-endpoints";
 import { z } from "zod";
+import { closestKey } from "./errors";
 
 /** What a setting must be, as a phrase; kept beside the schema for the settings table of docs/settings.md. */
 export interface SettingRule {
@@ -53,7 +54,46 @@ export function absolutePath(
     .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected })));
 }
 
-const REGION_EXPECTED = "an AWS region name such as us-east-1, one that exists (in the AWS SDK's list of regions)";
+const REGION_NAME = "an AWS region name such as us-east-1, one that exists";
+const REGION_EXPECTED = `${REGION_NAME} (in the AWS SDK's list of regions)`;
+
+/**
+ * The words of AWS region names (area, partition qualifier, direction). The SDK exports no list of its
+ * regions, only the lookup, so the known regions are the names these words make that it knows; a region
+ * of a new word is missing from the suggestions (not refused) and fails __tests__/settings/aws-regions.test.ts.
+ */
+const REGION_AREAS = ["af", "ap", "ca", "cn", "eu", "il", "me", "mx", "sa", "us"];
+const REGION_QUALIFIERS = ["", "-gov", "-iso", "-isob", "-isoe", "-isof"];
+const REGION_DIRECTIONS = ["central", "east", "west", "north", "south",
+  "northeast", "northwest", "southeast", "southwest"];
+let knownRegions: readonly string[] | undefined;
+
+/** Every region the AWS SDK knows (see REGION_AREAS), asked once. */
+export function knownAwsRegions(): readonly string[] {
+  if (knownRegions === undefined) {
+    const names: string[] = [];
+    for (const area of REGION_AREAS) {
+      for (const qualifier of REGION_QUALIFIERS) {
+        for (const direction of REGION_DIRECTIONS) {
+          for (let n = 1; n <= 9; n++) names.push(`${area}${qualifier}-${direction}-${n}`);
+        }
+      }
+    }
+    knownRegions = names.filter(isAwsRegion);
+  }
+  return knownRegions;
+}
+
+/**
+ * The expected phrase for a refused region, with the known region it is closest to (as for a misspelt key):
+ * at most 2 edits, since regions differ from each other by as little as one character.
+ */
+function regionExpected(input: unknown): string {
+  const closest = typeof input === "string" ? closestKey(input, knownAwsRegions(), 2) : undefined;
+  return closest === undefined
+    ? REGION_EXPECTED
+    : `${REGION_NAME} (in the AWS SDK's list of regions; did you mean "${closest}"?)`;
+}
 
 /**
  * Whether AWS has this region, as the AWS SDK for JavaScript knows it: `partition(name)` (the
@@ -81,8 +121,9 @@ export function kmsArnStart(region: string): string {
 
 /** A setting naming an AWS region that exists (a typo such as eu-wset-1 is refused). */
 export function awsRegion(description: string): z.ZodString {
-  return text(description, REGION_EXPECTED, (schema) => schema.regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error: REGION_EXPECTED })
-    .refine(isAwsRegion, { error: REGION_EXPECTED }));
+  const error = (issue: { input?: unknown }) => regionExpected(issue.input);
+  return text(description, REGION_EXPECTED, (schema) => schema.regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error })
+    .refine(isAwsRegion, { error }));
 }
 
 /** A whole-number setting from `min` to `max`. */

@@ -206,6 +206,18 @@ describe("stack settings", () => {
       .toThrow('Invalid setting "colour": expected one of the known settings (docs/settings.md lists them).');
   });
 
+  it("names the known region a misspelt one is closest to, as for a key, and none when no region is close", () => {
+    expect(() => parseStackSettings({ ...exampleSettings, region: "us-esat-1" }))
+      .toThrow('Invalid setting "region" (got "us-esat-1"): expected an AWS region name such as us-east-1, one that '
+        + 'exists (in the AWS SDK\'s list of regions; did you mean "us-east-1"?).');
+    expect(() => parseStackSettings({ ...exampleSettings, snapshotCopyRegion: "eu-wset-1" }))
+      .toThrow(/; did you mean "eu-west-1"\?\)\.$/);
+    expect(() => parseStackSettings({ ...exampleSettings, region: "US-EAST-1" }))
+      .toThrow(/; did you mean "us-east-1"\?\)\.$/);
+    expect(() => parseStackSettings({ ...exampleSettings, region: "mars-north-1" }))
+      .toThrow(/one that exists \(in the AWS SDK's list of regions\)\.$/);
+  });
+
   it("reports every mistake at once, one line each: removed and misspelt keys first, then each refused value", () => {
     const { databaseName: _omitted, ...rest } = exampleSettings;
     let problem: Error | undefined;
