@@ -56,7 +56,8 @@ const RUN_BY: Record<string, string> = {
   "npx cdktf diff": "needs an AWS account: it plans against the account's resources",
   "npx cdktf deploy": "needs an AWS account: it creates the stack",
   "npx cdktf destroy": "needs an AWS account: it deletes the stack",
-  "npx cdktf output": "__tests__/engine/readme-deploy.test.ts (the README's, after its deploy against moto)",
+  "npm run output": "__tests__/engine/readme-deploy.test.ts (the README's, after its deploy against moto: each value on one line); "
+    + "__tests__/scripts/cdktf-scripts.test.ts (its refusals and --help)",
   "npx cdktf list": "lists the synthesized stacks; needs nothing but the app",
   "npx cdktn": "the CDK Terrain conversion check (scripts/cdktn/check.sh, run by npm test)",
   terraform: "plans and applies need an AWS account (the engine tests plan provider-free stacks, and run hashicorp/aws against moto: __tests__/engine/real-provider.test.ts, "

@@ -33,7 +33,8 @@ describe.each(DOCUMENTS)("shell commands of %s", (document) => {
 
 it("finds the commands it checks", () => {
   expect(DOCUMENTS).toEqual(expect.arrayContaining(["README.md", "docs/operations.md", "docs/github-actions.md"]));
-  expect(commands(readFileSync(resolve(__dirname, "../../README.md"), "utf8")).length).toBeGreaterThanOrEqual(1);
+  // The README's block runs the npm scripts only (each sets CHECKPOINT_DISABLE=1 itself); the task pages run the CLIs.
+  expect(commands(readFileSync(resolve(__dirname, "../../docs/github-actions.md"), "utf8")).length).toBeGreaterThanOrEqual(1);
   expect(commands(readFileSync(resolve(__dirname, "../../docs/operations.md"), "utf8")).length).toBeGreaterThanOrEqual(5);
   expect(commands("```sh\nnpx cdktf synth\n```").map(({ line }) => line)).toEqual(["npx cdktf synth"]);
 });

@@ -8,7 +8,8 @@
  * the settings file edited, `--auto-approve` where the README says a script adds it, `<stack>` named, and
  * the AWS provider version `npm run doctor` names for this machine's mirror (CRM_AWS_PROVIDER_VERSION).
  *
- * Steps: doctor; diff; deploy without --auto-approve (one line, exit 2, before cdktf); deploy; cdktf output;
+ * Steps: doctor; diff; deploy without --auto-approve (one line, exit 2, before cdktf); deploy; npm run output (each
+ * value on one line, the provisioning log's ssh command whole, as a user copies it);
  * a setting changed (tags) and deploy again, which must complete; the secret scan; the keep-the-data
  * destroy (`terraform -chdir=… state rm aws_ebs_volume.crm_data`, then `npm run destroy`); the scan again.
  * The scan greps every file left under the copy and its TMPDIR for the secrets (raw, base64, and inside
@@ -63,7 +64,7 @@ export function readmeCommands(readme: string): { setup: string[]; diff: string;
   const row = (task: string) => [...readme.split("\n").find((l) => l.startsWith(`| ${task} |`))!.split("|")[2].matchAll(/`([^`]+)`/g)].map((m) => m[1]);
   const [keepData, destroy] = row("destroy all but the database");
   return {
-    setup: block.filter((l) => !/^(npm|npx) /.test(l)), diff: line("npm run diff"), deploy: line("npm run deploy"), output: line("npx cdktf output"),
+    setup: block.filter((l) => !/^(npm|npx) /.test(l)), diff: line("npm run diff"), deploy: line("npm run deploy"), output: line("npm run output"),
     change: row("change a setting or a variable").find((c) => c.startsWith("npm run deploy"))!, keepData, destroy,
   };
 }
@@ -201,14 +202,19 @@ describeWithEngine("README.md's Deploy section and day-2 rows, run as written ag
     expect(refused.stderr.trim()).toBe("npm run deploy: no terminal to ask for approval; add --auto-approve (npm run deploy -- --auto-approve …) to deploy without asking");
   });
 
-  it("npm run deploy --auto-approve creates the stack, DLM policy included; npx cdktf output shows its outputs", async () => {
+  it("npm run deploy --auto-approve creates the stack, DLM policy included; npm run output shows its outputs, one a line", async () => {
     expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("add `--auto-approve` to `npm run deploy` and `npm run destroy`");
     expectSuccess(await sh("deploy", `${commands.deploy} --auto-approve`));
     expect(dlm.held).toHaveLength(1);
-    const output = await sh("cdktf output", commands.output);
+    const output = await sh("npm run output", commands.output);
     expectSuccess(output);
-    expect(output.output).toMatch(/CrmServerSshCommand/);
-    expect(output.output).toMatch(/CrmServerFrontendUrl/);
+    // Without a terminal, as in a pipe or a CI log: each value whole on its own line, so the command copied pastes.
+    const lines = output.output.split("\n");
+    const value = (name: string) => lines.find((l) => l.startsWith(`${name} = `));
+    expect(value("CrmServerSshCommand")).toMatch(/^CrmServerSshCommand = "ssh ec2-user@\S+"$/);
+    expect(value("CrmServerFrontendUrl")).toMatch(/^CrmServerFrontendUrl = "http:\/\/\S+"$/);
+    expect(value("CrmServerProvisioningLogCommand"))
+      .toMatch(/^CrmServerProvisioningLogCommand = "ssh ec2-user@\S+ sudo tail -n \+1 -f \/var\/log\/crm-provisioning\.log"$/);
   });
 
   it("a setting changed, npm run deploy again completes", async () => {
