@@ -17,16 +17,20 @@ export interface AwsNameRule {
 /** How long the unique suffix is that the AWS provider adds to a `name_prefix` (a timestamp and a counter). */
 export const NAME_PREFIX_SUFFIX_LENGTH = 26;
 
+/* eslint-disable no-control-regex -- control characters (C0 and DEL) are what AWS refuses in these names */
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]+$/;
+const NO_COLON_NOR_CONTROL = /^[^:\u0000-\u001f\u007f]+$/;
+/* eslint-enable no-control-regex */
+
 /** The rules of the names the stack derives, by kind. */
 export const AWS_NAME_RULES = {
   launchTemplateNamePrefix: {
     // The provider's own limit (name 125, prefix 99: terraform validate says so), tighter than EC2's 128.
-    what: "launch template name prefix", max: 125 - NAME_PREFIX_SUFFIX_LENGTH, pattern: /^[A-Za-z0-9().\/_-]{3,}$/,
+    what: "launch template name prefix", max: 125 - NAME_PREFIX_SUFFIX_LENGTH, pattern: /^[A-Za-z0-9()./_-]{3,}$/,
     limit: `3 to 125 letters, digits and ( ) . / _ - for the name, less the ${NAME_PREFIX_SUFFIX_LENGTH} characters the provider adds to a prefix`,
   },
   autoScalingGroupNamePrefix: {
-    // eslint-disable-next-line no-control-regex
-    what: "Auto Scaling group name prefix", max: 255 - NAME_PREFIX_SUFFIX_LENGTH, pattern: /^[^:\u0000-\u001f\u007f]+$/,
+    what: "Auto Scaling group name prefix", max: 255 - NAME_PREFIX_SUFFIX_LENGTH, pattern: NO_COLON_NOR_CONTROL,
     limit: `255 characters without : for the name, less the ${NAME_PREFIX_SUFFIX_LENGTH} characters the provider adds to a prefix`,
   },
   rdsIdentifier: {
@@ -46,11 +50,10 @@ export const AWS_NAME_RULES = {
     what: "SNS topic name", max: 256, pattern: /^[A-Za-z0-9_-]+$/, limit: "1 to 256 letters, digits, _ and -",
   },
   alarmName: {
-    // eslint-disable-next-line no-control-regex
-    what: "CloudWatch alarm name", max: 255, pattern: /^[^\u0000-\u001f\u007f]+$/, limit: "1 to 255 characters without control characters",
+    what: "CloudWatch alarm name", max: 255, pattern: NO_CONTROL, limit: "1 to 255 characters without control characters",
   },
   logGroupName: {
-    what: "CloudWatch Logs log group name", max: 512, pattern: /^[A-Za-z0-9._\/#-]+$/, limit: "1 to 512 letters, digits and . _ / # -",
+    what: "CloudWatch Logs log group name", max: 512, pattern: /^[A-Za-z0-9._/#-]+$/, limit: "1 to 512 letters, digits and . _ / # -",
   },
   dlmDescription: {
     what: "lifecycle policy description", max: 500, pattern: /^[0-9A-Za-z _-]+$/, limit: "1 to 500 letters, digits, spaces, _ and -",

@@ -17,7 +17,7 @@ import { terraformReason } from "./terraform-reason";
 
 /** `word` as one word of a shell command line: as it is when the shell reads it so, else quoted. */
 function shellWord(word: string): string {
-  return /^[A-Za-z0-9_.\/=:@%+,-]+$/.test(word) ? word : shellQuote(word);
+  return /^[A-Za-z0-9_./=:@%+,-]+$/.test(word) ? word : shellQuote(word);
 }
 
 /** The Terraform commands of the restore, in order, as arguments of `terraform` in the stack's directory. */

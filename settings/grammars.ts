@@ -59,6 +59,7 @@ export function isNftTableName(name: string): boolean {
  * space and . , : ; < > " ' \), besides the `<` and `>` it drops anywhere: a value holding them would
  * reach commits changed, or not at all (a name of nothing but these is refused by git).
  */
+// eslint-disable-next-line no-control-regex -- control characters are what git strips
 const GIT_CRUD = /[\u0000-\u0020.,:;<>"'\\]/;
 
 /** Whether git keeps `value` as written in an identity (user.name, user.email). */

@@ -204,7 +204,7 @@ export async function hostC(ctx: HostCContext): Promise<void> {
       }, CERTIFICATE_LIMIT_MS, 5000);
     } catch (error) {
       const caddy = (await vm.ssh("journalctl --no-pager -o cat -n 15 -u caddy.service")).stdout;
-      throw new Error(`${(error as Error).message}\nCaddy:\n${caddy}\nPebble:\n${pebble?.log().slice(-3000)}`);
+      throw new Error(`${(error as Error).message}\nCaddy:\n${caddy}\nPebble:\n${pebble?.log().slice(-3000)}`, { cause: error });
     }
   }
 

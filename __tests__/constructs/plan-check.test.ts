@@ -25,7 +25,10 @@ describe("PlanCheck", () => {
     process.env.TERRAFORM_BINARY_NAME = "/nonexistent/terraform";
     try {
       jest.isolateModules(() => {
+        // A second copy of the modules (isolateModules), which only require() loads.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const cdktf = require("cdktf");
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { PlanCheck: IsolatedPlanCheck } = require("../../constructs/plan-check");
         const ours = new cdktf.TerraformStack(cdktf.Testing.app(), "ours");
         new IsolatedPlanCheck(ours, "check", { preconditions: [{ condition: "${true}", errorMessage: "m" }] });

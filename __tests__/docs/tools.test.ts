@@ -93,3 +93,11 @@ describe("README: what CI runs", () => {
     expect(asRun).toEqual(shortened);
   });
 });
+
+describe("README: the Deploy section", () => {
+  it("says to source scripts/ci/env.sh before its commands (the Terraform and CLI configuration of npm run tools)", () => {
+    const deploy = read("README.md").split(/^## Deploy$/m)[1]?.split(/^## /m)[0] ?? "";
+    const beforeCommands = deploy.split("```sh")[0];
+    expect(beforeCommands.replace(/\s+/g, " ")).toMatch(/`npm run tools`, first `source scripts\/ci\/env\.sh`/);
+  });
+});

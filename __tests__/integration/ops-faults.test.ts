@@ -466,7 +466,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     rmSync(buildPid, { force: true });
     h.fault = "ops:slow-build";
     let release: Promise<RunResult> | undefined;
-    let termAt = 0;
+    let termAt: number | undefined;
     try {
       release = host.run(["release", "v3"]);
       await until("the build", () => existsSync(buildPid));
@@ -479,7 +479,7 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     }
     const result = await release!;
     // The build sleeps 30 s; the action ends within a few (its end_build: TERM to the build's group).
-    expect(Date.now() - termAt).toBeLessThan(10_000);
+    expect(Date.now() - termAt!).toBeLessThan(10_000);
     expect(result.exitCode).toBe(1);
     await host.actionEnded();
     expect(() => process.kill(parseInt(readFileSync(buildPid, "utf8"), 10), 0)).toThrow();

@@ -75,7 +75,7 @@ describe("the actions", () => {
   });
 
   test("--help says where a plain rollback goes: back, never forward (the ops-faults test runs it)", () => {
-    expect(USAGE).toMatch(/^  rollback .*default: the good release before the current one, further back each time; never a newer one\)$/m);
+    expect(USAGE).toMatch(/^ {2}rollback .*default: the good release before the current one, further back each time; never a newer one\)$/m);
   });
 });
 

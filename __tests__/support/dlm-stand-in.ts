@@ -19,14 +19,13 @@ export class DlmStandIn {
 
   /** Starts on a free loopback port. */
   public static async start(region: string): Promise<DlmStandIn> {
-    let standIn: DlmStandIn;
     const server = createServer((request, response) => {
       void standIn.answer(request, region).then(([status, body]) => {
         response.writeHead(status, { "content-type": "application/json" });
         response.end(JSON.stringify(body));
       });
     });
-    standIn = new DlmStandIn(server);
+    const standIn = new DlmStandIn(server);
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
     return standIn;
   }
