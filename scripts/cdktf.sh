@@ -36,12 +36,84 @@ lock_option() {
   case "$command" in diff | deploy | destroy) echo --skip-provider-lock ;; esac
 }
 
+# destroy_then_tidy ARGS...: cdktf destroy, its standard output shown live and kept (tee) in a private temporary
+# file (umask 077: 0600, removed on exit), then what Terraform leaves unsaid: on success, the saved plans of the
+# destroyed stacks go and the state backups left are named; on Terraform's prevent_destroy refusal, our way out.
+# It exits with cdktf's status. At a terminal, cdktf's colours are kept (FORCE_COLOR): its output is now a pipe.
+destroy_then_tidy() {
+  local log status=0
+  log=$(mktemp)
+  # shellcheck disable=SC2064 # the path is fixed now
+  trap "rm -f '$log'" EXIT
+  if [[ -t 1 && -z "${FORCE_COLOR+set}" ]]; then export FORCE_COLOR=1; fi
+  # shellcheck disable=SC2046 # one word or none
+  CHECKPOINT_DISABLE=1 cdktf destroy $(lock_option destroy "$@") "$@" | tee "$log" || status=$?
+  if ((status == 0)); then
+    tidy_after_destroy "$@"
+  else
+    prevent_destroy_advice "$log"
+  fi
+  exit "$status"
+}
+
+# destroyed_stacks ARGS...: the stacks a destroy with these arguments works on, one a line: those named, else every
+# one of cdktf.out/stacks (cdktf destroys the only one, or refuses to choose among several).
+destroyed_stacks() {
+  local arg dir named=0
+  for arg in "$@"; do
+    if [[ "$arg" != -* && -d "cdktf.out/stacks/$arg" ]]; then echo "$arg" && named=1; fi
+  done
+  ((named)) && return 0
+  for dir in cdktf.out/stacks/*/; do [[ -d "$dir" ]] && basename "$dir"; done
+  return 0
+}
+
+# tidy_after_destroy ARGS...: a destroyed stack's saved plan (cdktf.out/stacks/<stack>/plan, from diff or deploy)
+# holds the secrets and plans for resources that are gone: removed. Its state backups (the state before each write,
+# terraform.<stack>.tfstate.backup; one per state rm, cdktf.out/stacks/<stack>/terraform.tfstate.<n>.backup) hold
+# them too, but they are the way back from a state rm or a destroy gone wrong: named, with how to wipe them.
+tidy_after_destroy() {
+  local stack file
+  local -a plans=() backups=()
+  while IFS= read -r stack; do
+    if [[ -f "cdktf.out/stacks/$stack/plan" ]]; then plans+=("cdktf.out/stacks/$stack/plan"); fi
+    for file in "terraform.$stack.tfstate"*.backup "cdktf.out/stacks/$stack/"*.tfstate*.backup; do
+      if [[ -f "$file" ]]; then backups+=("$file"); fi
+    done
+  done < <(destroyed_stacks "$@")
+  if ((${#plans[@]})); then
+    rm -f -- "${plans[@]}"
+    echo "npm run destroy: removed the saved plan, which held the secrets: ${plans[*]}"
+  fi
+  if ((${#backups[@]})); then
+    echo "npm run destroy: the state backups left hold the secrets: ${backups[*]};" \
+      "once you no longer need them (the way back from a state rm), wipe them: shred -u ${backups[*]} (or rm)"
+  fi
+}
+
+# prevent_destroy_advice LOG: where cdktf's output (LOG) holds Terraform's refusal to destroy a resource with
+# lifecycle.prevent_destroy (in these stacks, the data volume's, unless deleteDataVolumeOnDestroy), our way out after
+# Terraform's own, which names only disabling the setting or -target. The stack: the one cdktf names at the start of
+# the block that holds the error, if it is one of cdktf.out/stacks.
+prevent_destroy_advice() {
+  local log=$1 stack
+  grep -q -e "Instance cannot be destroyed" -e "lifecycle.prevent_destroy" "$log" || return 0
+  stack=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
+    awk '/^[^ \t]/ { stack = $1 } /Instance cannot be destroyed/ { print stack; exit }')
+  if [[ -z "$stack" || ! -d "cdktf.out/stacks/$stack" ]]; then stack="<stack>"; fi
+  echo "npm run destroy: the data volume is kept (prevent_destroy): to destroy the rest and keep it," \
+    "terraform -chdir=cdktf.out/stacks/$stack state rm aws_ebs_volume.crm_data, then npm run destroy again;" \
+    "to delete it too (after a final snapshot), \"deleteDataVolumeOnDestroy\": true in the settings file" \
+    "(docs/operations.md#destroying-and-the-data-volume)" >&2
+}
+
 main() {
   local command=$1
   shift
   require_approval_means "$command" "$@"
   npm run -s check:settings
   private_output
+  if [[ "$command" == destroy ]]; then destroy_then_tidy "$@"; fi
   # shellcheck disable=SC2046 # one word or none
   CHECKPOINT_DISABLE=1 exec cdktf "$command" $(lock_option "$command" "$@") "$@"
 }

@@ -26,7 +26,7 @@
  */
 import { execFileSync, spawn } from "child_process";
 import { randomBytes } from "crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { gunzipSync } from "zlib";
 import { dirname, join, relative, resolve } from "path";
@@ -238,7 +238,18 @@ describeWithEngine("README.md's Deploy section and day-2 rows, run as written ag
     const volume = JSON.parse(readFileSync(statePath, "utf8")).resources
       .find((r: { type: string; name: string }) => r.type === "aws_ebs_volume" && r.name === "crm_data").instances[0].attributes.id as string;
     expectSuccess(await sh("state rm", commands.keepData.replace("<stack>", STACK)));
-    expectSuccess(await sh("destroy", `${commands.destroy} --auto-approve`));
+    const destroyed = await sh("destroy", `${commands.destroy} --auto-approve`);
+    expectSuccess(destroyed);
+    // The saved plan (npm run diff's) held the secrets and planned for what is gone: removed. The state backups are
+    // the way back: kept, and named with how to wipe them.
+    expect(existsSync(join(project, "cdktf.out", "stacks", STACK, "plan"))).toBe(false);
+    const backups = [`terraform.${STACK}.tfstate.backup`,
+      ...readdirSync(join(project, "cdktf.out", "stacks", STACK)).filter((name) => /^terraform\.tfstate\.\d+\.backup$/.test(name))
+        .map((name) => `cdktf.out/stacks/${STACK}/${name}`)];
+    expect(backups).toHaveLength(2);
+    expect(destroyed.output).toContain(`npm run destroy: removed the saved plan, which held the secrets: cdktf.out/stacks/${STACK}/plan`);
+    expect(destroyed.output).toContain(`npm run destroy: the state backups left hold the secrets: ${backups.join(" ")}; `);
+    expect(destroyed.output).toContain(`wipe them: shred -u ${backups.join(" ")} (or rm)`);
     const awsEnv = isolatedMotoEnvironment(server.endpoint, REGION) as Record<string, string>;
     expect((await awsJson(["ec2", "describe-volumes", "--volume-ids", volume], awsEnv)).Volumes).toHaveLength(1);
     expect(dlm.held).toHaveLength(0);
