@@ -21,6 +21,8 @@ module.exports = {
     "/__tests__/scripts/(cli|ops|secrets)\\.test\\.ts$",
     // npm run synth, diff, deploy and destroy with bad settings: each runs the whole type check first.
     "/__tests__/settings/main-errors\\.test\\.ts$",
+    // npm run synth, diff, deploy, destroy and check:settings without a terminal: each runs the type check first.
+    "/__tests__/scripts/cdktf\\.test\\.ts$",
     // The workflows' jobs, each in a fresh clone, with moto for the deploy.
     "/__tests__/workflows/run\\.test\\.ts$",
   ],

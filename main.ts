@@ -89,13 +89,43 @@ export function checkSettings(environments: StackSettings[] = loadEnvironments()
   }
 }
 
+/** `npm run check:settings -- --help`. */
+export const CHECK_SETTINGS_HELP = `usage: npm run check:settings [-- -h]
+Type-checks the project, then builds every stack of the settings files without writing anything, as
+npm run synth, diff, deploy and destroy do before cdktf starts: each problem of a settings file is one
+line naming the file and the setting, all of a file's at once.
+  CRM_SETTINGS  the settings files: comma-separated files and directories (their *.json files);
+                empty or unset, the example set (settings/example.json)
+Exit status: 0 when every stack builds;
+  1: a problem of a settings file (or user data over EC2's limit);
+  2: an argument it does not know, or the type check failed (tsc's messages above).
+  -h, --help    this help`;
+
+/**
+ * The check's arguments (after `--check`): `--help` or `-h` prints the usage and exits 0; any other stops in one
+ * line, exit 2, since the check has no option a misspelt one could stand for.
+ */
+function checkArguments(args: readonly string[]): void {
+  if (args.some((arg) => arg === "--help" || arg === "-h")) {
+    console.log(CHECK_SETTINGS_HELP);
+    process.exit(0);
+  }
+  if (args.length > 0) {
+    console.error(`check:settings: unknown argument ${args[0]} (expected none, or --help)`);
+    process.exit(2);
+  }
+}
+
 /**
  * The app's entry point: `cdktf synth|diff|deploy|destroy` runs it (cdktf.json: `node --import tsx main.ts`).
- * With `--check` (`npm run synth` and `npm run deploy` run it before cdktf), it only checks the settings:
- * a problem's one line is then printed once, where cdktf would print the app's error twice (as the app's
- * output, and again in its summary; docs/settings.md).
+ * With `--check` (`npm run check:settings`, which npm run synth, diff, deploy and destroy run before cdktf),
+ * it only checks the settings, with the arguments that follow it: a problem's one line is then printed once,
+ * where cdktf would print the app's error twice (as the app's output, and again in its summary;
+ * docs/settings.md).
  */
-export function main(check = process.argv.slice(2).includes("--check")): void {
+export function main(args: readonly string[] = process.argv.slice(2)): void {
+  const check = args.includes("--check");
+  if (check) checkArguments(args.filter((arg) => arg !== "--check"));
   try {
     if (check) checkSettings(); else synthesize();
   } catch (error) {

@@ -10,6 +10,53 @@
 # a stack trace when standard input is no terminal, so this says so in one line first (exit 2).
 set -euo pipefail
 
+# wants_help ARGS...: whether the user asked for help (--help or -h), which needs neither a terminal nor settings.
+wants_help() {
+  local arg
+  for arg in "$@"; do case "$arg" in --help | -h) return 0 ;; esac; done
+  return 1
+}
+
+# show_help COMMAND: what this wrapper adds to cdktf COMMAND, then cdktf's own help for it; exit 0.
+show_help() {
+  local command=$1
+  echo "npm run $command: cdktf $command after the settings check (npm run check:settings)," \
+    "its files the operator's alone (0600)"
+  case "$command" in
+    deploy | destroy) echo "  without a terminal, add --auto-approve (npm run $command -- --auto-approve …)" ;;
+  esac
+  case "$command" in
+    diff | deploy | destroy) echo "  --skip-provider-lock is added: terraform init still writes the lock file" ;;
+  esac
+  echo "  the arguments after -- go to cdktf $command:"
+  echo
+  quiet_cli_config
+  CHECKPOINT_DISABLE=1 exec cdktf "$command" --help
+}
+
+# quiet_cli_config: for what needs no provider (synth, help). cdktf runs `terraform version` several times, and each
+# time Terraform warns of a TF_CLI_CONFIG_FILE naming a file that does not exist (cdktf logs it as an [ERROR]);
+# an empty configuration in its place changes nothing else. One that exists (scripts/ci/env.sh's mirror) is kept.
+quiet_cli_config() {
+  if [[ -n "${TF_CLI_CONFIG_FILE:-}" && ! -e "$TF_CLI_CONFIG_FILE" ]]; then export TF_CLI_CONFIG_FILE=/dev/null; fi
+}
+
+# quiet_progress COMMAND ARGS...: where standard output is no terminal (a CI log, a pipe), cdktf's Ink leaves every
+# frame of its spinner in the output; with CI=true Ink prints only the last one. Not where cdktf will ask for
+# approval (deploy or destroy without --auto-approve): Ink would then show the question only once answered.
+# A CI the user set (CI=false among them) is kept.
+quiet_progress() {
+  local command=$1 arg
+  shift
+  [[ -t 1 || -n "${CI+set}" ]] && return 0
+  case "$command" in
+    deploy | destroy)
+      for arg in "$@"; do [[ "$arg" == --auto-approve ]] && export CI=true; done
+      ;;
+    *) export CI=true ;;
+  esac
+}
+
 # require_approval_means COMMAND ARGS...: deploy or destroy without a terminal and without --auto-approve stops here.
 require_approval_means() {
   local command=$1 arg
@@ -110,9 +157,12 @@ prevent_destroy_advice() {
 main() {
   local command=$1
   shift
+  if wants_help "$@"; then show_help "$command"; fi
   require_approval_means "$command" "$@"
   npm run -s check:settings
   private_output
+  quiet_progress "$command" "$@"
+  if [[ "$command" == synth ]]; then quiet_cli_config; fi
   if [[ "$command" == destroy ]]; then destroy_then_tidy "$@"; fi
   # shellcheck disable=SC2046 # one word or none
   CHECKPOINT_DISABLE=1 exec cdktf "$command" $(lock_option "$command" "$@") "$@"

@@ -30,11 +30,12 @@ const RUN_BY: Record<string, string> = {
   "npm run doctor": "__tests__/scripts/cli.test.ts (the AWS CLI against moto's STS; a filesystem mirror without the pin); __tests__/engine/readme-deploy.test.ts (the version it names is the one deployed)",
   "npm run scan": "__tests__/scripts/cli.test.ts",
   "npm run lint:imports": "__tests__/imports.test.ts",
-  "npm run check:settings": "__tests__/settings/main-errors.test.ts (the four scripts below run it first)",
+  "npm run check:settings": "__tests__/settings/main-errors.test.ts (the four scripts below run it first); __tests__/scripts/cdktf.test.ts (its --help and refusal)",
   "npm run diff": "__tests__/engine/readme-deploy.test.ts (the README's, as written, against moto); __tests__/settings/main-errors.test.ts (a bad settings file: its one line, once)",
   "npm run destroy": "__tests__/engine/readme-deploy.test.ts (the README's keep-the-data destroy, as written, against moto); __tests__/settings/main-errors.test.ts (a bad settings file)",
   "npm run deploy": "__tests__/engine/readme-deploy.test.ts (the README's, as written, against moto: without a terminal, then with --auto-approve, then after a setting changed); "
-    + "__tests__/engine/real-provider.test.ts (cdktf deploy of the scale-out example); __tests__/settings/main-errors.test.ts (a bad settings file)",
+    + "__tests__/engine/real-provider.test.ts (cdktf deploy of the scale-out example); __tests__/settings/main-errors.test.ts (a bad settings file); "
+    + "__tests__/scripts/cdktf.test.ts (its --help without a terminal)",
   "npm run test:boot": "npm test runs it (scripts/check.sh)",
   "npm run test:quick": "npm test runs each of its files (__tests__/tiers.test.ts: every test file in one tier); its selection is jest.quick.config.js",
   "npm run docs:run": "__tests__/docs/run-figures.test.ts (its rendering, on the pages' own markers); it needs a run's test-results/check-run.tsv",
