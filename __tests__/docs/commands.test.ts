@@ -32,7 +32,8 @@ const RUN_BY: Record<string, string> = {
   "npm run lint:imports": "__tests__/imports.test.ts",
   "npm run check:settings": "__tests__/settings/main-errors.test.ts (the four scripts below run it first); __tests__/scripts/cdktf.test.ts (its --help and refusal)",
   "npm run diff": "__tests__/engine/readme-deploy.test.ts (the README's, as written, against moto); __tests__/settings/main-errors.test.ts (a bad settings file: its one line, once)",
-  "npm run destroy": "__tests__/engine/readme-deploy.test.ts (the README's keep-the-data destroy, as written, against moto); __tests__/settings/main-errors.test.ts (a bad settings file)",
+  "npm run destroy": "__tests__/engine/readme-deploy.test.ts (the README's keep-the-data destroy, as written, against moto); "
+    + "__tests__/scripts/cdktf-destroy.test.ts (the real cdktf: a prevent_destroy refusal, then what a destroy leaves); __tests__/settings/main-errors.test.ts (a bad settings file)",
   "npm run deploy": "__tests__/engine/readme-deploy.test.ts (the README's, as written, against moto: without a terminal, then with --auto-approve, then after a setting changed); "
     + "__tests__/engine/real-provider.test.ts (cdktf deploy of the scale-out example); __tests__/settings/main-errors.test.ts (a bad settings file); "
     + "__tests__/scripts/cdktf.test.ts (its --help without a terminal)",
