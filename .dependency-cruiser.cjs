@@ -29,7 +29,8 @@ module.exports = {
     {
       name: "constructs-below-topologies",
       severity: "error",
-      comment: "constructs/ are parts the topologies wire: they import settings/, userdata/ and each other, never a topology or main.ts.",
+      comment:
+        "constructs/ are parts the topologies wire: they import settings/, userdata/ and each other, never a topology or main.ts.",
       from: { path: "^constructs/" },
       to: { path: "^(topologies|scripts|__tests__)/|^main\\.ts$" },
     },

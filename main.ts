@@ -46,10 +46,18 @@ export class CrmHostStack extends TerraformStack {
     const bootstrap = new BootstrapVariables(this, "bootstrap_inputs");
     const scaleOut = settings.provisioning.topology === "scale-out";
     // The secrets: sensitive variables in the user data (as the original stack), or parameters the host reads at boot.
-    const secrets = settings.provisioning.secrets === "parameter-store"
-      ? new SecretParameters(this, "secret_parameters", { stackName: settings.stackName, region: settings.region, rootPassword: !scaleOut })
-      : new SecretVariables(this, "secrets");
-    new BootstrapVersionCheck(this, "bootstrap", { version: bootstrap.version, parameterName: bootstrap.parameterName });
+    const secrets =
+      settings.provisioning.secrets === "parameter-store"
+        ? new SecretParameters(this, "secret_parameters", {
+            stackName: settings.stackName,
+            region: settings.region,
+            rootPassword: !scaleOut,
+          })
+        : new SecretVariables(this, "secrets");
+    new BootstrapVersionCheck(this, "bootstrap", {
+      version: bootstrap.version,
+      parameterName: bootstrap.parameterName,
+    });
     const image = new SsmImageParameter(this, "image", { parameterName: inputs.imageParameter });
     const shared: SharedParts = { settings, nameTag, inputs, secrets, image };
     // Each topology's module is loaded only by a stack that uses it: the single host's synthesis then
@@ -127,7 +135,8 @@ export function main(args: readonly string[] = process.argv.slice(2)): void {
   const check = args.includes("--check");
   if (check) checkArguments(args.filter((arg) => arg !== "--check"));
   try {
-    if (check) checkSettings(); else synthesize();
+    if (check) checkSettings();
+    else synthesize();
   } catch (error) {
     // A bad setting or settings file is the user's to fix: show the message, not a stack trace.
     if (!(error instanceof SettingsProblem || error instanceof UserDataTooLarge)) throw error;

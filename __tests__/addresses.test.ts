@@ -16,19 +16,29 @@ import { restoreSteps } from "../scripts/ops-restore";
 /** The managed resources of earlier versions, as `cdktf synth` wrote them (the same in every stack). */
 const EARLIER: Record<string, string[]> = {
   "main up to 1ebbfb9 (hashed addresses)": [
-    "aws_dlm_lifecycle_policy.backups_policy_2715A676", "aws_ebs_volume.data_volume_7ED7A4FA",
-    "aws_iam_instance_profile.instance_role_profile_A97E8156", "aws_iam_role.backups_role_FC5F98EC",
-    "aws_iam_role.instance_role_D48363DA", "aws_iam_role_policy_attachment.backups_managed_policy_D94A58A8",
-    "aws_instance.instance_A89AA789", "aws_key_pair.key_pair_key_75F208BA", "aws_security_group.security_group_82A3AF5D",
-    "aws_volume_attachment.data_volume_attachment_47EEF82E", "terraform_data.bootstrap_check_181B6EDC",
+    "aws_dlm_lifecycle_policy.backups_policy_2715A676",
+    "aws_ebs_volume.data_volume_7ED7A4FA",
+    "aws_iam_instance_profile.instance_role_profile_A97E8156",
+    "aws_iam_role.backups_role_FC5F98EC",
+    "aws_iam_role.instance_role_D48363DA",
+    "aws_iam_role_policy_attachment.backups_managed_policy_D94A58A8",
+    "aws_instance.instance_A89AA789",
+    "aws_key_pair.key_pair_key_75F208BA",
+    "aws_security_group.security_group_82A3AF5D",
+    "aws_volume_attachment.data_volume_attachment_47EEF82E",
+    "terraform_data.bootstrap_check_181B6EDC",
     "terraform_data.secrets_checks_check_2A7A9794",
   ],
 };
 
 describe("Terraform addresses of the example stack", () => {
   const stack = exampleStackJson();
-  const addresses = blocksOf(stack).map((block) => block.address).sort();
-  const locals = Object.keys(stack.locals ?? {}).map((name) => `local.${name}`).sort();
+  const addresses = blocksOf(stack)
+    .map((block) => block.address)
+    .sort();
+  const locals = Object.keys(stack.locals ?? {})
+    .map((name) => `local.${name}`)
+    .sort();
 
   it("are readable and pinned: renaming one fails here (add a moved block, then update the list)", () => {
     expect(addresses).toEqual([
@@ -76,11 +86,14 @@ describe("Terraform addresses of the example stack", () => {
   });
 
   it.each(Object.entries(EARLIER))("keep every managed resource of %s, moved where renamed", (_version, released) => {
-    const moved = new Map(((stack as { moved?: { from: string; to: string }[] }).moved ?? []).map((block) => [block.from, block.to]));
+    const moved = new Map(
+      ((stack as { moved?: { from: string; to: string }[] }).moved ?? []).map((block) => [block.from, block.to]),
+    );
     const unreachable = released.filter((address) => {
       let current = address;
       // Follow a chain of moves (a resource renamed in several releases) to where it is now.
-      for (let hops = 0; !addresses.includes(current) && moved.has(current) && hops < 10; hops++) current = moved.get(current)!;
+      for (let hops = 0; !addresses.includes(current) && moved.has(current) && hops < 10; hops++)
+        current = moved.get(current)!;
       return !addresses.includes(current) || current.split(".")[0] !== address.split(".")[0];
     });
     expect(unreachable).toEqual([]);
@@ -88,13 +101,22 @@ describe("Terraform addresses of the example stack", () => {
 
   it("hold the ones the ops CLI names to Terraform (the guided restore's state rm and -replace), from its one map", () => {
     expect(Object.values(SINGLE_HOST_ADDRESSES).filter((address) => !addresses.includes(address))).toEqual([]);
-    expect(restoreSteps("snap-01234567", "/p/dev.tfvars").flat().filter((word) => /^(-replace=)?aws_/.test(word)).map((word) => word.replace(/^-replace=/, "")))
-      .toEqual([SINGLE_HOST_ADDRESSES.dataVolume, SINGLE_HOST_ADDRESSES.host]);
+    expect(
+      restoreSteps("snap-01234567", "/p/dev.tfvars")
+        .flat()
+        .filter((word) => /^(-replace=)?aws_/.test(word))
+        .map((word) => word.replace(/^-replace=/, "")),
+    ).toEqual([SINGLE_HOST_ADDRESSES.dataVolume, SINGLE_HOST_ADDRESSES.host]);
   });
 
   it("for examples/prod.json (parameter-store mode, a domain, an alarm e-mail), has the secrets', the domain's and the topic's own", () => {
-    const prod = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", "prod.json")))));
-    const added = blocksOf(prod).map((block) => block.address).filter((address) => !addresses.includes(address)).sort();
+    const prod = JSON.parse(
+      Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", "prod.json")))),
+    );
+    const added = blocksOf(prod)
+      .map((block) => block.address)
+      .filter((address) => !addresses.includes(address))
+      .sort();
     expect(added).toEqual([
       "aws_iam_role_policy.crm_secrets",
       "aws_kms_key.crm_host_alarms",
@@ -111,13 +133,24 @@ describe("Terraform addresses of the example stack", () => {
       "data.aws_route53_zone.crm_site",
     ]);
     expect(blocksOf(prod).map((block) => block.address)).toEqual(expect.arrayContaining(addresses));
-    expect(Object.keys(prod.locals ?? {}).sort()).toEqual(["cdk_bootstrap_version", "crm_secrets_listed", "crm_secrets_missing", "crm_secrets_parameters",
-      "provisioning_script"]);
+    expect(Object.keys(prod.locals ?? {}).sort()).toEqual([
+      "cdk_bootstrap_version",
+      "crm_secrets_listed",
+      "crm_secrets_missing",
+      "crm_secrets_parameters",
+      "provisioning_script",
+    ]);
   });
 
   it("for examples/scale-out.json (RDS, a load balancer, an Auto Scaling group, a domain), are readable and pinned, and move nothing", () => {
-    const scaleOut = JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", "scale-out.json")))));
-    const all = blocksOf(scaleOut).map((block) => block.address).sort();
+    const scaleOut = JSON.parse(
+      Testing.synth(
+        new CrmHostStack(Testing.app(), loadStackSettings(join(__dirname, "..", "examples", "scale-out.json"))),
+      ),
+    );
+    const all = blocksOf(scaleOut)
+      .map((block) => block.address)
+      .sort();
     expect(all).toEqual([
       "aws_acm_certificate.crm_site",
       "aws_acm_certificate_validation.crm_site",
@@ -174,8 +207,15 @@ describe("Terraform addresses of the example stack", () => {
       "terraform_data.ssh_public_key",
     ]);
     for (const address of all) expect(address).toMatch(/^(data\.)?[a-z0-9_]+\.[a-z][a-z0-9_]*$/);
-    expect(Object.keys(scaleOut.locals ?? {}).sort()).toEqual(["cdk_bootstrap_version", "crm_hosts_subnet_vpcs", "crm_hosts_subnet_zones",
-      "crm_secrets_listed", "crm_secrets_missing", "crm_secrets_parameters", "provisioning_script"]);
+    expect(Object.keys(scaleOut.locals ?? {}).sort()).toEqual([
+      "cdk_bootstrap_version",
+      "crm_hosts_subnet_vpcs",
+      "crm_hosts_subnet_zones",
+      "crm_secrets_listed",
+      "crm_secrets_missing",
+      "crm_secrets_parameters",
+      "provisioning_script",
+    ]);
     // A new topology, not a change of a deployed one: the single host's moves do not apply to it.
     expect(scaleOut.moved).toBeUndefined();
   });

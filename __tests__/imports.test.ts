@@ -13,7 +13,11 @@ const depcruise = join(root, "node_modules", ".bin", "depcruise");
 const config = join(root, ".dependency-cruiser.cjs");
 
 function cruise(cwd: string, paths: string[]): { status: number | null; output: string } {
-  const run = spawnSync(depcruise, ["--config", config, "--output-type", "err", ...paths], { cwd, encoding: "utf8", timeout: 60_000 });
+  const run = spawnSync(depcruise, ["--config", config, "--output-type", "err", ...paths], {
+    cwd,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -33,7 +37,7 @@ describe("import rules (dependency-cruiser)", () => {
         "constructs/c.ts": 'import { d } from "../topologies/d";\nexport const c = d;\n',
         "topologies/d.ts": 'import { e } from "../main";\nexport const d = e;\n',
         "main.ts": 'import { t } from "./__tests__/t";\nexport const e = t;\n',
-        "__tests__/t.ts": 'export const t = 1;\n',
+        "__tests__/t.ts": "export const t = 1;\n",
         "userdata/x.ts": 'import { y } from "./y";\nexport const x = y;\n',
         "userdata/y.ts": 'import { x } from "./x";\nexport const y = () => x;\n',
       };
@@ -41,11 +45,20 @@ describe("import rules (dependency-cruiser)", () => {
         mkdirSync(dirname(join(scratch, name)), { recursive: true });
         writeFileSync(join(scratch, name), text);
       }
-      writeFileSync(join(scratch, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "CommonJS" }, include: ["**/*.ts"] }));
+      writeFileSync(
+        join(scratch, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: { module: "CommonJS" }, include: ["**/*.ts"] }),
+      );
       const { status, output } = cruise(scratch, ["settings", "userdata", "constructs", "topologies", "main.ts"]);
       expect(status).not.toBe(0);
-      for (const rule of ["settings-at-the-bottom", "userdata-renders-from-settings", "constructs-below-topologies",
-        "topologies-below-main", "no-tests-in-code", "no-circular"]) {
+      for (const rule of [
+        "settings-at-the-bottom",
+        "userdata-renders-from-settings",
+        "constructs-below-topologies",
+        "topologies-below-main",
+        "no-tests-in-code",
+        "no-circular",
+      ]) {
         expect(output).toContain(rule);
       }
     } finally {

@@ -10,9 +10,12 @@ const root = resolve(__dirname, "..");
 
 /** The project's source files of the given folders (and main.ts), recursively. */
 function sources(folders: string[]): string[] {
-  const walk = (path: string): string[] => (statSync(path).isDirectory()
-    ? readdirSync(path).flatMap((name) => walk(join(path, name)))
-    : /\.(ts|sh)$/.test(path) ? [path] : []);
+  const walk = (path: string): string[] =>
+    statSync(path).isDirectory()
+      ? readdirSync(path).flatMap((name) => walk(join(path, name)))
+      : /\.(ts|sh)$/.test(path)
+        ? [path]
+        : [];
   return [...folders.flatMap((folder) => walk(join(root, folder))), join(root, "main.ts")];
 }
 
@@ -22,8 +25,11 @@ const comment = (line: string) => /^\s*(\/\/|\/\*|\*|#)/.test(line);
 describe("the app's port", () => {
   it("is written once in code, in settings/ports.ts", () => {
     const written = sources(["settings", "userdata", "constructs", "topologies", "scripts"]).flatMap((file) =>
-      readFileSync(file, "utf8").split("\n").map((line) => ({ where: relative(root, file), line }))
-        .filter(({ line }) => !comment(line) && new RegExp(`\\b${APP_PORT}\\b`).test(line)));
+      readFileSync(file, "utf8")
+        .split("\n")
+        .map((line) => ({ where: relative(root, file), line }))
+        .filter(({ line }) => !comment(line) && new RegExp(`\\b${APP_PORT}\\b`).test(line)),
+    );
     expect(written.map(({ where, line }) => `${where}: ${line.trim()}`).sort()).toEqual([
       `settings/ports.ts: export const APP_PORT = ${APP_PORT};`,
     ]);

@@ -27,7 +27,10 @@ describe("project metadata", () => {
 
 describe("source comments", () => {
   // Comments state rules and reasons; history (issue numbers, commit ids, dated runs) belongs to CHANGELOG.md.
-  const files = execFileSync("git", ["ls-files", "--", "*.ts", "*.js", "*.cjs", "*.sh", "*.py", "*.yml"], { cwd: root, encoding: "utf8" })
+  const files = execFileSync("git", ["ls-files", "--", "*.ts", "*.js", "*.cjs", "*.sh", "*.py", "*.yml"], {
+    cwd: root,
+    encoding: "utf8",
+  })
     .split("\n")
     .filter((name) => name !== "" && !name.startsWith("__tests__/userdata/legacy/"));
   const comments = files.flatMap((file) =>
@@ -39,15 +42,21 @@ describe("source comments", () => {
 
   it("name no issue, commit or run of a commit: that history is the CHANGELOG's", () => {
     const HISTORY = /\bissues? \d+\b|\bcommits? [0-9a-f]{7,40}\b|\bruns? of [0-9a-f]{7,40}\b/i;
-    expect(comments.filter(({ line }) => HISTORY.test(line)).map(({ where, line }) => `${where}: ${line.trim()}`)).toEqual([]);
+    expect(
+      comments.filter(({ line }) => HISTORY.test(line)).map(({ where, line }) => `${where}: ${line.trim()}`),
+    ).toEqual([]);
   });
 
   it("name only files of the repository that exist", () => {
     // A test file's comment may name another test by its path below __tests__/; an example path is no file.
     const exists = (path: string) => existsSync(resolve(root, path)) || existsSync(resolve(root, "__tests__", path));
-    const PATH = /\b((?:userdata|settings|constructs|topologies|scripts|docs|examples)\/[A-Za-z0-9_./-]+\.(?:ts|sh|md|json|py|js))\b/g;
+    const PATH =
+      /\b((?:userdata|settings|constructs|topologies|scripts|docs|examples)\/[A-Za-z0-9_./-]+\.(?:ts|sh|md|json|py|js))\b/g;
     const stale = comments.flatMap(({ where, line }) =>
-      [...line.matchAll(PATH)].map((m) => m[1]).filter((path) => !exists(path) && path !== "scripts/x.sh").map((path) => `${where}: ${path}`),
+      [...line.matchAll(PATH)]
+        .map((m) => m[1])
+        .filter((path) => !exists(path) && path !== "scripts/x.sh")
+        .map((path) => `${where}: ${path}`),
     );
     expect(stale).toEqual([]);
   });

@@ -13,17 +13,28 @@ const root = resolve(__dirname, "..");
 
 /** The repository's .sh files under `folders`, as git lists them (tracked or not, ignored ones left out). */
 function shellFiles(folders: string[]): string[] {
-  const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "--", ...folders.map((f) => `${f}/*.sh`)],
-    { cwd: root, encoding: "utf8" });
+  const listed = spawnSync(
+    "git",
+    ["ls-files", "--cached", "--others", "--exclude-standard", "--", ...folders.map((f) => `${f}/*.sh`)],
+    { cwd: root, encoding: "utf8" },
+  );
   return listed.stdout.split("\n").filter((file) => file !== "");
 }
 
-describeWithTools("shell files", ["shellcheck"].filter((tool) => !findOnPath(tool)), () => {
-  it.each([["scripts"], ["__tests__/support/stand-ins"]])("of %s pass shellcheck", (folder) => {
-    const files = shellFiles([folder]);
-    expect(files.length).toBeGreaterThan(folder === "scripts" ? 8 : 15);
-    const checked = spawnSync("shellcheck", ["--external-sources", "--severity=warning", ...files], { cwd: root, encoding: "utf8", timeout: 60_000 });
-    expect(checked.stdout + checked.stderr).toBe("");
-    expect(checked.status).toBe(0);
-  });
-});
+describeWithTools(
+  "shell files",
+  ["shellcheck"].filter((tool) => !findOnPath(tool)),
+  () => {
+    it.each([["scripts"], ["__tests__/support/stand-ins"]])("of %s pass shellcheck", (folder) => {
+      const files = shellFiles([folder]);
+      expect(files.length).toBeGreaterThan(folder === "scripts" ? 8 : 15);
+      const checked = spawnSync("shellcheck", ["--external-sources", "--severity=warning", ...files], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(checked.stdout + checked.stderr).toBe("");
+      expect(checked.status).toBe(0);
+    });
+  },
+);

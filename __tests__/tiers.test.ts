@@ -19,7 +19,10 @@ const SLOW_MARKERS: [RegExp, string][] = [
   [/\bDatabaseServer\b/, "starts a MariaDB server"],
   [/\bProvisioningHarness\b/, "runs the provisioning script for real (MariaDB, stand-in servers)"],
   [/\bWorkflowRun\b/, "runs the workflows' jobs"],
-  [/"npm",\s*\[\s*"run",\s*(script\b|"(synth|diff|deploy|destroy|check:settings)")/, "runs an npm script that type-checks the project first"],
+  [
+    /"npm",\s*\[\s*"run",\s*(script\b|"(synth|diff|deploy|destroy|check:settings)")/,
+    "runs an npm script that type-checks the project first",
+  ],
 ];
 
 function testFiles(dir: string): string[] {
@@ -76,8 +79,13 @@ describe("the test tiers", () => {
       const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
       const found: string[] = [];
       const visit = (node: ts.Node): void => {
-        if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && /^(after|before)(All|Each)$/.test(node.expression.text)
-          && /\.(stop|kill|stopManaged\w*)\(/.test(node.arguments[0]?.getText() ?? "") && node.arguments[1]?.getText() !== "TEARDOWN_MS") {
+        if (
+          ts.isCallExpression(node) &&
+          ts.isIdentifier(node.expression) &&
+          /^(after|before)(All|Each)$/.test(node.expression.text) &&
+          /\.(stop|kill|stopManaged\w*)\(/.test(node.arguments[0]?.getText() ?? "") &&
+          node.arguments[1]?.getText() !== "TEARDOWN_MS"
+        ) {
           found.push(`${relative(ROOT, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
         }
         ts.forEachChild(node, visit);

@@ -11,11 +11,15 @@ const NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
  * anything refers to it.
  */
 export function nameElements(name: string, ...elements: TerraformElement[]): void {
-  if (!NAME.test(name)) throw new Error(`A Terraform name must be lower-case words joined by _ (such as crm_host), got ${JSON.stringify(name)}.`);
+  if (!NAME.test(name))
+    throw new Error(
+      `A Terraform name must be lower-case words joined by _ (such as crm_host), got ${JSON.stringify(name)}.`,
+    );
   for (const element of elements) {
     element.overrideLogicalId(name);
     // cdktf fixes an element's id at its first reference, and ignores an override after it.
-    if (element.friendlyUniqueId !== name) throw new Error(`${element.node.path} was referenced before it was named ${name}: name it first.`);
+    if (element.friendlyUniqueId !== name)
+      throw new Error(`${element.node.path} was referenced before it was named ${name}: name it first.`);
   }
 }
 

@@ -90,7 +90,11 @@ export class AlarmTopic extends Construct {
       kmsMasterKeyId: this.key.arn,
     });
     nameElements(name, this.topic);
-    const subscription = new SnsTopicSubscription(this, "email", { topicArn: this.topic.arn, protocol: "email", endpoint: props.email });
+    const subscription = new SnsTopicSubscription(this, "email", {
+      topicArn: this.topic.arn,
+      protocol: "email",
+      endpoint: props.email,
+    });
     nameElements(name, subscription);
   }
 

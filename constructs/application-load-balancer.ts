@@ -12,7 +12,13 @@ export const HTTPS_SSL_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06";
  * The target group's health check: the ops command's rule (a status below 500 on healthCheckPath), asked every
  * 15 s; two answers make a host healthy, three failures unhealthy (then the Auto Scaling group replaces it).
  */
-export const TARGET_HEALTH_CHECK = { matcher: "200-499", interval: 15, timeout: 5, healthyThreshold: 2, unhealthyThreshold: 3 } as const;
+export const TARGET_HEALTH_CHECK = {
+  matcher: "200-499",
+  interval: 15,
+  timeout: 5,
+  healthyThreshold: 2,
+  unhealthyThreshold: 3,
+} as const;
 /**
  * Seconds the load balancer waits for an answer's next byte before it gives up on the request (504): AWS's
  * default, set here so that DEREGISTRATION_DELAY_SECONDS follows it.
@@ -85,22 +91,50 @@ export class ApplicationLoadBalancer extends Construct {
       protocol: "HTTP",
       vpcId: props.vpcId,
       deregistrationDelay: String(DEREGISTRATION_DELAY_SECONDS),
-      healthCheck: { enabled: true, protocol: "HTTP", port: "traffic-port", path: props.healthCheckPath, ...TARGET_HEALTH_CHECK },
+      healthCheck: {
+        enabled: true,
+        protocol: "HTTP",
+        port: "traffic-port",
+        path: props.healthCheckPath,
+        ...TARGET_HEALTH_CHECK,
+      },
       tags: { Name: props.nameTag },
     });
     nameElements(props.targetGroupName ?? "crm_hosts", this.targetGroup);
     const forward = [{ type: "forward", targetGroupArn: this.targetGroup.arn }];
     const listener = (what: string, port: number, options: Partial<ConstructorParameters<typeof LbListener>[2]>) => {
-      const made = new LbListener(this, what, { loadBalancerArn: this.loadBalancer.arn, port, protocol: "HTTP", defaultAction: forward, ...options });
+      const made = new LbListener(this, what, {
+        loadBalancerArn: this.loadBalancer.arn,
+        port,
+        protocol: "HTTP",
+        defaultAction: forward,
+        ...options,
+      });
       nameElements(`${name}_${what}`, made);
       return made;
     };
     this.listeners = [
-      listener("front_end", HTTP_PORT, props.certificateArn === undefined ? {}
-        : { defaultAction: [{ type: "redirect", redirect: { port: String(HTTPS_PORT), protocol: "HTTPS", statusCode: "HTTP_301" } }] }),
+      listener(
+        "front_end",
+        HTTP_PORT,
+        props.certificateArn === undefined
+          ? {}
+          : {
+              defaultAction: [
+                { type: "redirect", redirect: { port: String(HTTPS_PORT), protocol: "HTTPS", statusCode: "HTTP_301" } },
+              ],
+            },
+      ),
       listener("back_end", APP_PORT, {}),
-      ...(props.certificateArn === undefined ? []
-        : [listener("https", HTTPS_PORT, { protocol: "HTTPS", sslPolicy: HTTPS_SSL_POLICY, certificateArn: props.certificateArn })]),
+      ...(props.certificateArn === undefined
+        ? []
+        : [
+            listener("https", HTTPS_PORT, {
+              protocol: "HTTPS",
+              sslPolicy: HTTPS_SSL_POLICY,
+              certificateArn: props.certificateArn,
+            }),
+          ]),
     ];
   }
 

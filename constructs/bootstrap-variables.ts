@@ -37,8 +37,13 @@ export class BootstrapVariables extends Construct {
           "ssm:GetParametersByPath). Empty: read it from bootstrap_version_parameter; an absent parameter passes."
         : "Bootstrap version to check.",
     });
-    this.version.addValidation(matchesPattern(this.version, `^[^${UNPRINTABLE_CLASS}]{0,64}$`,
-      `at most 64 characters, with ${UNPRINTABLE_WORDS}`));
+    this.version.addValidation(
+      matchesPattern(
+        this.version,
+        `^[^${UNPRINTABLE_CLASS}]{0,64}$`,
+        `at most 64 characters, with ${UNPRINTABLE_WORDS}`,
+      ),
+    );
 
     if (readFromParameterStore) {
       this.parameterName = stackVariable(this, "bootstrap_version_parameter", {
@@ -49,8 +54,13 @@ export class BootstrapVariables extends Construct {
           "Version of the CDK Bootstrap resources in this environment, automatically retrieved from SSM Parameter Store.",
       });
       // Two levels at least: the directory of the parameter is what the check reads.
-      this.parameterName.addValidation(matchesPattern(this.parameterName, "^(/[A-Za-z0-9_.-]+){2,}$",
-        "a Parameter Store path of two or more levels, such as /cdk-bootstrap/hnb659fds/version (letters, digits, _ . - /)"));
+      this.parameterName.addValidation(
+        matchesPattern(
+          this.parameterName,
+          "^(/[A-Za-z0-9_.-]+){2,}$",
+          "a Parameter Store path of two or more levels, such as /cdk-bootstrap/hnb659fds/version (letters, digits, _ . - /)",
+        ),
+      );
     }
   }
 }

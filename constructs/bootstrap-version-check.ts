@@ -72,8 +72,11 @@ export class BootstrapVersionCheck extends Construct {
       const overridden = `length(${given}) >= 1`;
       const stored = props.storedParameters?.(this) ?? this.readParameters(name, overridden, path);
       // "" when the parameter is absent: not one of the rejected versions.
-      const version = new TerraformLocal(this, "version", `\${${overridden} ? ${given} : ` +
-        `lookup(zipmap(${stored.names}, ${stored.values}), ${path}, "")}`);
+      const version = new TerraformLocal(
+        this,
+        "version",
+        `\${${overridden} ? ${given} : ` + `lookup(zipmap(${stored.names}, ${stored.values}), ${path}, "")}`,
+      );
       nameElements(name, version);
       this.version = version.asString;
     } else {
@@ -83,10 +86,12 @@ export class BootstrapVersionCheck extends Construct {
     this.check = new PlanCheck(this, "check", {
       name,
       input: { bootstrap_version_checked: true },
-      preconditions: [{
-        condition: Op.not(Fn.contains(REJECTED_BOOTSTRAP_VERSIONS, this.version)),
-        errorMessage: BOOTSTRAP_VERSION_MESSAGE,
-      }],
+      preconditions: [
+        {
+          condition: Op.not(Fn.contains(REJECTED_BOOTSTRAP_VERSIONS, this.version)),
+          errorMessage: BOOTSTRAP_VERSION_MESSAGE,
+        },
+      ],
     });
   }
 

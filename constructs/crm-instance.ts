@@ -16,8 +16,18 @@ export const IGNORED_INSTANCE_CHANGES = ["ami", "user_data", "user_data_base64"]
  * The metadata service's settings of the hosts (an instance, a launch template): IMDSv2 only, one hop
  * (processes on the host only, not containers behind a bridge), and its IPv6 address when `ipv6`.
  */
-export function metadataOptions(ipv6: boolean): { httpEndpoint: string; httpTokens: string; httpProtocolIpv6?: string; httpPutResponseHopLimit: number } {
-  return { httpEndpoint: "enabled", httpTokens: "required", httpProtocolIpv6: ipv6 ? "enabled" : undefined, httpPutResponseHopLimit: 1 };
+export function metadataOptions(ipv6: boolean): {
+  httpEndpoint: string;
+  httpTokens: string;
+  httpProtocolIpv6?: string;
+  httpPutResponseHopLimit: number;
+} {
+  return {
+    httpEndpoint: "enabled",
+    httpTokens: "required",
+    httpProtocolIpv6: ipv6 ? "enabled" : undefined,
+    httpPutResponseHopLimit: 1,
+  };
 }
 
 /** Props of {@link CrmInstance}. */

@@ -3,7 +3,13 @@ import { Fn, Op, Precondition, Token } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import {
-  BACK_END_RULE, DEFAULT_INBOUND_RULE_QUOTA, HTTP_RULE, HTTPS_RULE, InboundRuleNames, MAX_INBOUND_RULE_QUOTA, SSH_RULE,
+  BACK_END_RULE,
+  DEFAULT_INBOUND_RULE_QUOTA,
+  HTTP_RULE,
+  HTTPS_RULE,
+  InboundRuleNames,
+  MAX_INBOUND_RULE_QUOTA,
+  SSH_RULE,
 } from "./constants";
 
 /**
@@ -16,14 +22,18 @@ export function inboundRuleQuotaCheck(
   quota: number = DEFAULT_INBOUND_RULE_QUOTA,
   names: InboundRuleNames = { cidrs: "the ingress CIDR lists", quota: "the quota" },
 ): Precondition {
-  const counts = ingress.map((rule) => (rule.cidrBlocks ? Fn.lengthOf(rule.cidrBlocks) : (rule.securityGroups ?? []).length));
+  const counts = ingress.map((rule) =>
+    rule.cidrBlocks ? Fn.lengthOf(rule.cidrBlocks) : (rule.securityGroups ?? []).length,
+  );
   const rules = counts.reduce((sum, count) => Op.add(sum, count));
   return {
     condition: Op.lte(rules, quota),
-    errorMessage: `Invalid value for ${names.cidrs}: expected at most ${Token.asString(quota)} inbound rules, AWS's quota ` +
+    errorMessage:
+      `Invalid value for ${names.cidrs}: expected at most ${Token.asString(quota)} inbound rules, AWS's quota ` +
       `"Inbound or outbound rules per security group" (${names.quota}: ${DEFAULT_INBOUND_RULE_QUOTA} by default, ${MAX_INBOUND_RULE_QUOTA.toLocaleString("en-US")} at most in any account; raise it in ` +
-      `Service Quotas first); the lists make ${Token.asString(rules)}, one per CIDR block and port (${
-        ingress.map((rule, index) => `${rule.fromPort}: ${Token.asString(counts[index])}`).join(", ")}).`,
+      `Service Quotas first); the lists make ${Token.asString(rules)}, one per CIDR block and port (${ingress
+        .map((rule, index) => `${rule.fromPort}: ${Token.asString(counts[index])}`)
+        .join(", ")}).`,
   };
 }
 
@@ -38,8 +48,10 @@ export const EC2_DESCRIPTION = /^[0-9A-Za-z_ .:/()#,@[\]+=&;{}!$*-]{0,255}$/;
 export function checkEc2Description(value: string | undefined, what: string): void {
   if (value === undefined || Token.isUnresolved(value) || EC2_DESCRIPTION.test(value)) return;
   const bad = [...new Set(value.replace(/[0-9A-Za-z_ .:/()#,@[\]+=&;{}!$*-]/g, ""))].join("");
-  throw new Error(`${what} "${value}": EC2 allows only a-zA-Z0-9. _-:/()#,@[]+=&;{}!$* (at most 255), ` +
-    (bad ? `not ${JSON.stringify(bad)}` : `not ${value.length} characters`));
+  throw new Error(
+    `${what} "${value}": EC2 allows only a-zA-Z0-9. _-:/()#,@[]+=&;{}!$* (at most 255), ` +
+      (bad ? `not ${JSON.stringify(bad)}` : `not ${value.length} characters`),
+  );
 }
 
 /** Props of {@link CrmSecurityGroup}. */
@@ -109,11 +121,21 @@ export class CrmSecurityGroup extends Construct {
       cidrBlocks,
       description: rule.description,
     });
-    const ingress = [tcp(SSH_RULE, ssh), tcp(BACK_END_RULE, app), tcp(HTTP_RULE, app), ...(props.https ? [tcp(HTTPS_RULE, app)] : [])];
-    const egress = [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" }];
-    const description = props.description ?? `Allow SSH (${SSH_RULE.port}) and HTTP (${HTTP_RULE.port}, ${BACK_END_RULE.port}) access to the CRM host`;
+    const ingress = [
+      tcp(SSH_RULE, ssh),
+      tcp(BACK_END_RULE, app),
+      tcp(HTTP_RULE, app),
+      ...(props.https ? [tcp(HTTPS_RULE, app)] : []),
+    ];
+    const egress = [
+      { protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"], description: "all outbound traffic" },
+    ];
+    const description =
+      props.description ??
+      `Allow SSH (${SSH_RULE.port}) and HTTP (${HTTP_RULE.port}, ${BACK_END_RULE.port}) access to the CRM host`;
     checkEc2Description(description, `security group ${props.name ?? "crm_host"}: description`);
-    for (const rule of [...ingress, ...egress]) checkEc2Description(rule.description, `security group ${props.name ?? "crm_host"}: rule description`);
+    for (const rule of [...ingress, ...egress])
+      checkEc2Description(rule.description, `security group ${props.name ?? "crm_host"}: rule description`);
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,
       description,

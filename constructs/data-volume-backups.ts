@@ -113,14 +113,26 @@ export class DataVolumeBackups extends Construct {
     }
     const nameTag = `${props.stackName}/${props.instanceName}`;
     const retentionCount = props.retentionCount ?? DEFAULT_SNAPSHOT_RETENTION_COUNT;
-    checkLiteral(retentionCount, wholeFrom(1, MAX_SNAPSHOT_RETENTION_COUNT), "DataVolumeBackups: retentionCount",
-      `a whole number from 1 to ${MAX_SNAPSHOT_RETENTION_COUNT}`);
+    checkLiteral(
+      retentionCount,
+      wholeFrom(1, MAX_SNAPSHOT_RETENTION_COUNT),
+      "DataVolumeBackups: retentionCount",
+      `a whole number from 1 to ${MAX_SNAPSHOT_RETENTION_COUNT}`,
+    );
     const intervalHours = props.intervalHours ?? DEFAULT_SNAPSHOT_INTERVAL_HOURS;
-    checkLiteral(intervalHours, (value) => (SNAPSHOT_INTERVALS_HOURS as readonly number[]).includes(value), "DataVolumeBackups: intervalHours",
-      `one of ${SNAPSHOT_INTERVALS_HOURS.join(", ")}`);
+    checkLiteral(
+      intervalHours,
+      (value) => (SNAPSHOT_INTERVALS_HOURS as readonly number[]).includes(value),
+      "DataVolumeBackups: intervalHours",
+      `one of ${SNAPSHOT_INTERVALS_HOURS.join(", ")}`,
+    );
     const copyRetentionDays = props.copyRetentionDays ?? DEFAULT_SNAPSHOT_COPY_RETENTION_DAYS;
-    checkLiteral(copyRetentionDays, wholeFrom(1, MAX_SNAPSHOT_COPY_RETENTION_DAYS), "DataVolumeBackups: copyRetentionDays",
-      `a whole number of days from 1 to ${MAX_SNAPSHOT_COPY_RETENTION_DAYS}`);
+    checkLiteral(
+      copyRetentionDays,
+      wholeFrom(1, MAX_SNAPSHOT_COPY_RETENTION_DAYS),
+      "DataVolumeBackups: copyRetentionDays",
+      `a whole number of days from 1 to ${MAX_SNAPSHOT_COPY_RETENTION_DAYS}`,
+    );
 
     this.role = new IamRole(this, "role", {
       assumeRolePolicy: JSON.stringify(DLM_ASSUME_ROLE_POLICY),
@@ -138,30 +150,40 @@ export class DataVolumeBackups extends Construct {
 
     this.policy = new DlmLifecyclePolicy(this, "policy", {
       // DLM accepts only letters, digits, spaces, _ and - here.
-      description: awsName("dlmDescription", `Snapshots of the data volume of ${props.stackName} ${props.instanceName}`),
+      description: awsName(
+        "dlmDescription",
+        `Snapshots of the data volume of ${props.stackName} ${props.instanceName}`,
+      ),
       executionRoleArn: this.role.arn,
       state: "ENABLED",
       policyDetails: {
         policyType: "EBS_SNAPSHOT_MANAGEMENT",
         resourceTypes: ["VOLUME"],
         targetTags: props.targetTags,
-        schedule: [{
-          // Named "daily" whatever the interval: the name of the schedule that earlier versions created, kept so
-          // that DLM's retention goes on counting the snapshots it took under it.
-          name: "daily",
-          createRule: { interval: intervalHours, intervalUnit: "HOURS", times: [time] },
-          retainRule: { count: retentionCount },
-          copyTags: true,
-          tagsToAdd: snapshotTags(props),
-          crossRegionCopyRule: props.copyRegion !== undefined ? [{
-            // `target` (not 6.x's target_region): the name both provider majors take.
-            target: props.copyRegion,
-            // Encrypted there with the region's default EBS key: a KMS key does not cross regions.
-            encrypted: true,
+        schedule: [
+          {
+            // Named "daily" whatever the interval: the name of the schedule that earlier versions created, kept so
+            // that DLM's retention goes on counting the snapshots it took under it.
+            name: "daily",
+            createRule: { interval: intervalHours, intervalUnit: "HOURS", times: [time] },
+            retainRule: { count: retentionCount },
             copyTags: true,
-            retainRule: { interval: copyRetentionDays, intervalUnit: "DAYS" },
-          }] : undefined,
-        }],
+            tagsToAdd: snapshotTags(props),
+            crossRegionCopyRule:
+              props.copyRegion !== undefined
+                ? [
+                    {
+                      // `target` (not 6.x's target_region): the name both provider majors take.
+                      target: props.copyRegion,
+                      // Encrypted there with the region's default EBS key: a KMS key does not cross regions.
+                      encrypted: true,
+                      copyTags: true,
+                      retainRule: { interval: copyRetentionDays, intervalUnit: "DAYS" },
+                    },
+                  ]
+                : undefined,
+          },
+        ],
       },
       tags: { Name: `${nameTag}/backups` },
       // The role must hold its permissions before DLM first assumes it.

@@ -71,7 +71,12 @@ export class DataVolume extends Construct {
   constructor(scope: Construct, id: string, props: DataVolumeProps) {
     super(scope, id);
     const size = props.sizeGiB ?? DEFAULT_DATA_VOLUME_SIZE_GIB;
-    checkLiteral(size, wholeFrom(1, MAX_GP3_SIZE_GIB), "DataVolume: sizeGiB", `a whole number of GiB from 1 to ${MAX_GP3_SIZE_GIB}`);
+    checkLiteral(
+      size,
+      wholeFrom(1, MAX_GP3_SIZE_GIB),
+      "DataVolume: sizeGiB",
+      `a whole number of GiB from 1 to ${MAX_GP3_SIZE_GIB}`,
+    );
     const snapshot = props.snapshotId && variableReference(props.snapshotId);
     this.volume = new EbsVolume(this, "volume", {
       availabilityZone: props.availabilityZone,

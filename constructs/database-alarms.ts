@@ -23,7 +23,12 @@ export interface DatabaseThresholds {
 }
 
 /** Defaults: 2 GiB free (a tenth of the 20 GiB default), 80 % CPU, 60 connections, a tenth of the memory free. */
-export const DATABASE_THRESHOLDS: DatabaseThresholds = { freeStorageGib: 2, cpuPercent: 80, connections: 60, freeMemoryPercent: 10 };
+export const DATABASE_THRESHOLDS: DatabaseThresholds = {
+  freeStorageGib: 2,
+  cpuPercent: 80,
+  connections: 60,
+  freeMemoryPercent: 10,
+};
 
 /** Props of {@link DatabaseAlarms}. */
 export interface DatabaseAlarmsProps {
@@ -72,39 +77,65 @@ export class DatabaseAlarms extends Construct {
     const limits = { ...DATABASE_THRESHOLDS, ...props.thresholds };
     const notify = props.topicArn !== undefined ? [props.topicArn] : undefined;
     const common = {
-      namespace: "AWS/RDS", dimensions: { DBInstanceIdentifier: props.dbInstanceIdentifier }, alarmActions: notify, okActions: notify,
+      namespace: "AWS/RDS",
+      dimensions: { DBInstanceIdentifier: props.dbInstanceIdentifier },
+      alarmActions: notify,
+      okActions: notify,
     };
     this.freeStorage = new CloudwatchMetricAlarm(this, "free_storage", {
       ...common,
       alarmName: awsName("alarmName", `${props.nameTag} database FreeStorageSpace`),
       alarmDescription: `${props.nameTag}'s database has less than ${limits.freeStorageGib} GiB of free storage`,
-      metricName: "FreeStorageSpace", statistic: "Minimum", period: 300, evaluationPeriods: 1,
-      threshold: limits.freeStorageGib * 1024 ** 3, comparisonOperator: "LessThanThreshold", treatMissingData: "breaching",
+      metricName: "FreeStorageSpace",
+      statistic: "Minimum",
+      period: 300,
+      evaluationPeriods: 1,
+      threshold: limits.freeStorageGib * 1024 ** 3,
+      comparisonOperator: "LessThanThreshold",
+      treatMissingData: "breaching",
     });
     this.cpu = new CloudwatchMetricAlarm(this, "cpu", {
       ...common,
       alarmName: awsName("alarmName", `${props.nameTag} database CPUUtilization`),
       alarmDescription: `${props.nameTag}'s database has used ${limits.cpuPercent}% or more of its CPU for 15 minutes`,
-      metricName: "CPUUtilization", statistic: "Average", period: 300, evaluationPeriods: 3,
-      threshold: limits.cpuPercent, comparisonOperator: "GreaterThanOrEqualToThreshold", treatMissingData: "missing",
+      metricName: "CPUUtilization",
+      statistic: "Average",
+      period: 300,
+      evaluationPeriods: 3,
+      threshold: limits.cpuPercent,
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
+      treatMissingData: "missing",
     });
     this.connections = new CloudwatchMetricAlarm(this, "connections", {
       ...common,
       alarmName: awsName("alarmName", `${props.nameTag} database DatabaseConnections`),
       alarmDescription: `${props.nameTag}'s database has had ${limits.connections} or more connections for 5 minutes`,
-      metricName: "DatabaseConnections", statistic: "Minimum", period: 60, evaluationPeriods: 5,
-      threshold: limits.connections, comparisonOperator: "GreaterThanOrEqualToThreshold", treatMissingData: "missing",
+      metricName: "DatabaseConnections",
+      statistic: "Minimum",
+      period: 60,
+      evaluationPeriods: 5,
+      threshold: limits.connections,
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
+      treatMissingData: "missing",
     });
-    this.instanceType = new DataAwsEc2InstanceType(this, "class", { instanceType: Fn.trimprefix(props.instanceClass, "db.") });
+    this.instanceType = new DataAwsEc2InstanceType(this, "class", {
+      instanceType: Fn.trimprefix(props.instanceClass, "db."),
+    });
     nameElements(`${name}_class`, this.instanceType);
     this.freeMemory = new CloudwatchMetricAlarm(this, "free_memory", {
       ...common,
       alarmName: awsName("alarmName", `${props.nameTag} database FreeableMemory`),
       alarmDescription: `${props.nameTag}'s database has had less than ${limits.freeMemoryPercent}% of its memory freeable for 15 minutes`,
-      metricName: "FreeableMemory", statistic: "Average", period: 300, evaluationPeriods: 3,
+      metricName: "FreeableMemory",
+      statistic: "Average",
+      period: 300,
+      evaluationPeriods: 3,
       // Whole bytes: a fraction could come back from CloudWatch rounded otherwise than Terraform computed it.
-      threshold: Fn.floor(Token.asNumber(Op.mul(this.instanceType.memorySize, 1024 * 1024 * limits.freeMemoryPercent / 100))),
-      comparisonOperator: "LessThanThreshold", treatMissingData: "missing",
+      threshold: Fn.floor(
+        Token.asNumber(Op.mul(this.instanceType.memorySize, (1024 * 1024 * limits.freeMemoryPercent) / 100)),
+      ),
+      comparisonOperator: "LessThanThreshold",
+      treatMissingData: "missing",
     });
     nameElements(`${name}_free_storage`, this.freeStorage);
     nameElements(`${name}_cpu`, this.cpu);

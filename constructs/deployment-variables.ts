@@ -5,7 +5,15 @@ import { DEFAULT_INBOUND_RULE_QUOTA, InboundRuleNames, MAX_INBOUND_RULE_QUOTA } 
 import { checkLogRetentionDays, DEFAULT_LOG_RETENTION_DAYS, LOG_RETENTION_DAYS } from "./host-log-group";
 import { PlanCheck } from "./plan-check";
 import { AL2023_KERNEL_6_1_X86_64_PARAMETER } from "./ssm-image-parameter";
-import { conditionRule, distinctIpv4Cidrs, ipv4CidrList, matchesPattern, sshPublicKeyRules, stackVariable, wholeNumberBetween } from "./variable-rules";
+import {
+  conditionRule,
+  distinctIpv4Cidrs,
+  ipv4CidrList,
+  matchesPattern,
+  sshPublicKeyRules,
+  stackVariable,
+  wholeNumberBetween,
+} from "./variable-rules";
 
 /** Props of {@link DeploymentVariables}. */
 export interface DeploymentVariablesProps {
@@ -54,7 +62,8 @@ export class DeploymentVariables extends Construct {
   public readonly inboundRuleQuota: TerraformVariable;
   /** What a security group's refusal of too many inbound rules names: the CIDR lists' variables and the quota's. */
   public readonly inboundRuleNames: InboundRuleNames = {
-    cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"', quota: "variable inbound_rule_quota",
+    cidrs: 'variable "ssh_ingress_cidrs" or "app_ingress_cidrs"',
+    quota: "variable inbound_rule_quota",
   };
   /** `detailed_monitoring`: whether the instance has detailed (1-minute) CloudWatch monitoring. */
   public readonly detailedMonitoring: TerraformVariable;
@@ -69,12 +78,18 @@ export class DeploymentVariables extends Construct {
     this.keyPairName = stackVariable(this, "key_pair_name", {
       type: "string",
       nullable: false,
-      description: "Name of the EC2 key pair created for SSH access to the instance: 1 to 255 printable ASCII " +
+      description:
+        "Name of the EC2 key pair created for SSH access to the instance: 1 to 255 printable ASCII " +
         "characters, not starting or ending with a space.",
     });
     // EC2 trims the name it stores, so " admin" would not be the name given here.
-    this.keyPairName.addValidation(matchesPattern(this.keyPairName, "^[!-~]([ -~]{0,253}[!-~])?$",
-      "a key pair name of 1 to 255 printable ASCII characters, not starting or ending with a space"));
+    this.keyPairName.addValidation(
+      matchesPattern(
+        this.keyPairName,
+        "^[!-~]([ -~]{0,253}[!-~])?$",
+        "a key pair name of 1 to 255 printable ASCII characters, not starting or ending with a space",
+      ),
+    );
 
     // Sensitive although a public key is public: a failed check prints the values of the variables it
     // reads unless they are sensitive, and a private key pasted here by mistake must not reach a log.
@@ -96,7 +111,8 @@ export class DeploymentVariables extends Construct {
       type: "list(string)",
       nullable: false,
       default: props.defaultSshIngressCidrs ?? ["0.0.0.0/0"],
-      description: "IPv4 CIDR blocks allowed to reach SSH (port 22), each written with its network address " +
+      description:
+        "IPv4 CIDR blocks allowed to reach SSH (port 22), each written with its network address " +
         "(10.0.0.0/8, not 10.0.0.1/8). Narrow it to your own addresses where you can.",
     });
     this.sshIngressCidrs.addValidation(ipv4CidrList(this.sshIngressCidrs));
@@ -106,7 +122,8 @@ export class DeploymentVariables extends Construct {
       type: "list(string)",
       nullable: false,
       default: props.defaultAppIngressCidrs ?? ["0.0.0.0/0"],
-      description: `IPv4 CIDR blocks allowed to reach the front end (port ${HTTP_PORT}) and the back end (port ${APP_PORT}), ` +
+      description:
+        `IPv4 CIDR blocks allowed to reach the front end (port ${HTTP_PORT}) and the back end (port ${APP_PORT}), ` +
         "each written with its network address (10.0.0.0/8, not 10.0.0.1/8).",
     });
     this.appIngressCidrs.addValidation(ipv4CidrList(this.appIngressCidrs));
@@ -116,10 +133,13 @@ export class DeploymentVariables extends Construct {
       type: "number",
       nullable: false,
       default: DEFAULT_INBOUND_RULE_QUOTA,
-      description: `The account's quota "Inbound or outbound rules per security group" (Service Quotas, L-0EA8095F): ` +
+      description:
+        `The account's quota "Inbound or outbound rules per security group" (Service Quotas, L-0EA8095F): ` +
         `${DEFAULT_INBOUND_RULE_QUOTA} by default; raise it there first. The plan refuses CIDR lists that would need more rules.`,
     });
-    this.inboundRuleQuota.addValidation(wholeNumberBetween(this.inboundRuleQuota, 1, MAX_INBOUND_RULE_QUOTA, "inbound rules per security group"));
+    this.inboundRuleQuota.addValidation(
+      wholeNumberBetween(this.inboundRuleQuota, 1, MAX_INBOUND_RULE_QUOTA, "inbound rules per security group"),
+    );
 
     // Terraform itself refuses anything but true or false, naming the variable.
     this.detailedMonitoring = stackVariable(this, "detailed_monitoring", {
@@ -136,8 +156,13 @@ export class DeploymentVariables extends Construct {
       default: props.defaultImageParameter ?? AL2023_KERNEL_6_1_X86_64_PARAMETER,
       description: "Parameter Store path of the AMI id the instance boots from (type AWS::EC2::Image::Id).",
     });
-    this.imageParameter.addValidation(matchesPattern(this.imageParameter, "^/[A-Za-z0-9_./-]+$",
-      "a Parameter Store path starting with / (letters, digits, _ . - /)"));
+    this.imageParameter.addValidation(
+      matchesPattern(
+        this.imageParameter,
+        "^/[A-Za-z0-9_./-]+$",
+        "a Parameter Store path starting with / (letters, digits, _ . - /)",
+      ),
+    );
 
     const retention = props.defaultLogRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
     checkLogRetentionDays(retention, "DeploymentVariables: defaultLogRetentionDays");
@@ -145,12 +170,17 @@ export class DeploymentVariables extends Construct {
       type: "number",
       nullable: false,
       default: retention,
-      description: `Days CloudWatch Logs keeps the hosts' logs (${retention} by default), one of the periods it takes: `
-        + `${LOG_RETENTION_DAYS.join(", ")}.`,
+      description:
+        `Days CloudWatch Logs keeps the hosts' logs (${retention} by default), one of the periods it takes: ` +
+        `${LOG_RETENTION_DAYS.join(", ")}.`,
     });
-    this.logRetentionDays.addValidation(conditionRule(this.logRetentionDays,
-      `contains([${LOG_RETENTION_DAYS.join(", ")}], var.log_retention_days)`,
-      `one of ${LOG_RETENTION_DAYS.join(", ")} days (the retention periods CloudWatch Logs takes)`));
+    this.logRetentionDays.addValidation(
+      conditionRule(
+        this.logRetentionDays,
+        `contains([${LOG_RETENTION_DAYS.join(", ")}], var.log_retention_days)`,
+        `one of ${LOG_RETENTION_DAYS.join(", ")} days (the retention periods CloudWatch Logs takes)`,
+      ),
+    );
   }
 
   /**
@@ -158,7 +188,12 @@ export class DeploymentVariables extends Construct {
    * the public internet on ports 80 and 443, as Let's Encrypt does, which would otherwise never be issued.
    */
   public requirePublicAppIngress(why: string): void {
-    this.appIngressCidrs.addValidation(conditionRule(this.appIngressCidrs, `contains(var.app_ingress_cidrs, "0.0.0.0/0")`,
-      `a list holding 0.0.0.0/0 ${why}`));
+    this.appIngressCidrs.addValidation(
+      conditionRule(
+        this.appIngressCidrs,
+        `contains(var.app_ingress_cidrs, "0.0.0.0/0")`,
+        `a list holding 0.0.0.0/0 ${why}`,
+      ),
+    );
   }
 }

@@ -36,7 +36,10 @@ export class ElasticIp extends Construct {
 
   /** Associates the address with the instance (`aws_eip_association.<name>`). */
   public associateWith(instanceId: string): EipAssociation {
-    const association = new EipAssociation(this, "association", { allocationId: this.address.allocationId, instanceId });
+    const association = new EipAssociation(this, "association", {
+      allocationId: this.address.allocationId,
+      instanceId,
+    });
     nameElements(this.name, association);
     return association;
   }

@@ -68,7 +68,10 @@ export class HostAlarms extends Construct {
     const notify: string[] = [];
     if (props.email !== undefined) {
       this.alarmTopic = new AlarmTopic(this, "notifications", {
-        email: props.email, nameTag: props.nameTag, partition: partition.partition, name: `${name}_alarms`,
+        email: props.email,
+        nameTag: props.nameTag,
+        partition: partition.partition,
+        name: `${name}_alarms`,
       });
       this.topic = this.alarmTopic.topic;
       notify.push(this.topic.arn);
@@ -77,7 +80,8 @@ export class HostAlarms extends Construct {
     for (const check of STATUS_CHECK_ALARMS) {
       const alarm = new CloudwatchMetricAlarm(this, check.suffix, {
         alarmName: awsName("alarmName", `${props.nameTag} ${check.metric}`),
-        alarmDescription: `${check.action === "recover" ? "Recovers" : "Reboots"} ${props.nameTag} when its ` +
+        alarmDescription:
+          `${check.action === "recover" ? "Recovers" : "Reboots"} ${props.nameTag} when its ` +
           `${check.metric === "StatusCheckFailed_System" ? "system" : "instance"} status check fails ${check.minutes} minutes in a row`,
         namespace: "AWS/EC2",
         metricName: check.metric,

@@ -1,6 +1,12 @@
 import { CloudwatchMetricAlarm } from "@cdktf/provider-aws/lib/cloudwatch-metric-alarm";
 import { Construct } from "constructs";
-import { HOST_METRIC_DIMENSIONS, HOST_METRIC_NAMESPACE, HOST_METRIC_PERIOD_SECONDS, HOST_METRICS, HOST_VOLUMES } from "../settings/host-metrics";
+import {
+  HOST_METRIC_DIMENSIONS,
+  HOST_METRIC_NAMESPACE,
+  HOST_METRIC_PERIOD_SECONDS,
+  HOST_METRICS,
+  HOST_VOLUMES,
+} from "../settings/host-metrics";
 import { nameElements } from "./addresses";
 import { awsName } from "./aws-names";
 
@@ -18,7 +24,10 @@ export interface HostHealthThresholds {
 
 /** Defaults: the app down 3 minutes (a restart takes less); a disk 90 % full; memory 90 % used for 5 minutes (swap is next). */
 export const HOST_HEALTH_THRESHOLDS: HostHealthThresholds = {
-  unhealthyMinutes: 3, diskUsedPercent: 90, memoryUsedPercent: 90, usageMinutes: 5,
+  unhealthyMinutes: 3,
+  diskUsedPercent: 90,
+  memoryUsedPercent: 90,
+  usageMinutes: 5,
 };
 
 /** Props of {@link HostHealthAlarms}. */
@@ -67,10 +76,20 @@ export class HostHealthAlarms extends Construct {
     const limits = { ...HOST_HEALTH_THRESHOLDS, ...props.thresholds };
     const notify = props.topicArn !== undefined ? [props.topicArn] : undefined;
     const instance = { [HOST_METRIC_DIMENSIONS.instance]: props.instanceId };
-    const alarm = (suffix: string, title: string, config: {
-      description: string; metric: string; dimensions: Record<string, string>; statistic: string; minutes: number; threshold: number;
-      comparison: string; missing: string;
-    }) => {
+    const alarm = (
+      suffix: string,
+      title: string,
+      config: {
+        description: string;
+        metric: string;
+        dimensions: Record<string, string>;
+        statistic: string;
+        minutes: number;
+        threshold: number;
+        comparison: string;
+        missing: string;
+      },
+    ) => {
       const made = new CloudwatchMetricAlarm(this, suffix, {
         alarmName: awsName("alarmName", `${props.nameTag} ${title}`),
         alarmDescription: config.description,
@@ -91,21 +110,36 @@ export class HostHealthAlarms extends Construct {
     };
     this.appHealth = alarm("app_health", "AppHealthy", {
       description: `${props.nameTag}'s app has not answered its health check (or the host has not reported) for ${limits.unhealthyMinutes} minutes`,
-      metric: HOST_METRICS.appHealthy, dimensions: instance, statistic: "Minimum", minutes: limits.unhealthyMinutes,
-      threshold: 1, comparison: "LessThanThreshold", missing: "breaching",
+      metric: HOST_METRICS.appHealthy,
+      dimensions: instance,
+      statistic: "Minimum",
+      minutes: limits.unhealthyMinutes,
+      threshold: 1,
+      comparison: "LessThanThreshold",
+      missing: "breaching",
     });
-    const disk = (volume: string, where: string) => alarm(`${volume}_disk`, `DiskUsedPercent ${volume}`, {
-      description: `${props.nameTag}'s ${where} is over ${limits.diskUsedPercent}% full`,
-      metric: HOST_METRICS.diskUsedPercent, dimensions: { ...instance, [HOST_METRIC_DIMENSIONS.volume]: volume },
-      statistic: "Maximum", minutes: limits.usageMinutes, threshold: limits.diskUsedPercent,
-      comparison: "GreaterThanOrEqualToThreshold", missing: "missing",
-    });
+    const disk = (volume: string, where: string) =>
+      alarm(`${volume}_disk`, `DiskUsedPercent ${volume}`, {
+        description: `${props.nameTag}'s ${where} is over ${limits.diskUsedPercent}% full`,
+        metric: HOST_METRICS.diskUsedPercent,
+        dimensions: { ...instance, [HOST_METRIC_DIMENSIONS.volume]: volume },
+        statistic: "Maximum",
+        minutes: limits.usageMinutes,
+        threshold: limits.diskUsedPercent,
+        comparison: "GreaterThanOrEqualToThreshold",
+        missing: "missing",
+      });
     this.rootDisk = disk(HOST_VOLUMES.root, "root file system");
     if (props.dataVolume ?? true) this.dataDisk = disk(HOST_VOLUMES.data, "data volume (the database)");
     this.memory = alarm("memory", "MemoryUsedPercent", {
       description: `${props.nameTag} has used over ${limits.memoryUsedPercent}% of its memory for ${limits.usageMinutes} minutes`,
-      metric: HOST_METRICS.memoryUsedPercent, dimensions: instance, statistic: "Minimum", minutes: limits.usageMinutes,
-      threshold: limits.memoryUsedPercent, comparison: "GreaterThanOrEqualToThreshold", missing: "missing",
+      metric: HOST_METRICS.memoryUsedPercent,
+      dimensions: instance,
+      statistic: "Minimum",
+      minutes: limits.usageMinutes,
+      threshold: limits.memoryUsedPercent,
+      comparison: "GreaterThanOrEqualToThreshold",
+      missing: "missing",
     });
   }
 }

@@ -97,12 +97,29 @@ export class HostLaunchTemplate extends Construct {
       monitoring: { enabled: props.detailedMonitoring ?? false },
       maintenanceOptions: { autoRecovery: "default" },
       metadataOptions: metadataOptions(props.metadataIpv6 ?? false),
-      networkInterfaces: [{ deviceIndex: 0, associatePublicIpAddress: "true", deleteOnTermination: "true", securityGroups: props.securityGroupIds }],
-      blockDeviceMappings: [{
-        deviceName: props.rootDeviceName,
-        ebs: { encrypted: "true", volumeType: "gp3", volumeSize: props.rootVolumeSizeGiB ?? ROOT_VOLUME_SIZE_GIB, deleteOnTermination: "true" },
-      }],
-      tagSpecifications: [{ resourceType: "instance", tags: launched }, { resourceType: "volume", tags: launched }],
+      networkInterfaces: [
+        {
+          deviceIndex: 0,
+          associatePublicIpAddress: "true",
+          deleteOnTermination: "true",
+          securityGroups: props.securityGroupIds,
+        },
+      ],
+      blockDeviceMappings: [
+        {
+          deviceName: props.rootDeviceName,
+          ebs: {
+            encrypted: "true",
+            volumeType: "gp3",
+            volumeSize: props.rootVolumeSizeGiB ?? ROOT_VOLUME_SIZE_GIB,
+            deleteOnTermination: "true",
+          },
+        },
+      ],
+      tagSpecifications: [
+        { resourceType: "instance", tags: launched },
+        { resourceType: "volume", tags: launched },
+      ],
       tags,
       lifecycle: { ignoreChanges: IGNORED_TEMPLATE_CHANGES, createBeforeDestroy: true },
     });

@@ -5,7 +5,9 @@ import { awsName } from "./aws-names";
 import { checkLiteral } from "./variable-rules";
 
 /** The retention periods CloudWatch Logs takes, in days (PutRetentionPolicy). */
-export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
 
 /**
  * Days the hosts' logs are kept when `log_retention_days` is not set: a year, to look back at an incident or
@@ -15,7 +17,12 @@ export const DEFAULT_LOG_RETENTION_DAYS = 365;
 
 /** Throws when `days`, unless a token (a variable's value, checked at plan), is not a period CloudWatch Logs takes; `what` names it. */
 export function checkLogRetentionDays(days: number, what: string): void {
-  checkLiteral(days, (value) => (LOG_RETENTION_DAYS as readonly number[]).includes(value), what, `one of ${LOG_RETENTION_DAYS.join(", ")}`);
+  checkLiteral(
+    days,
+    (value) => (LOG_RETENTION_DAYS as readonly number[]).includes(value),
+    what,
+    `one of ${LOG_RETENTION_DAYS.join(", ")}`,
+  );
 }
 
 /** Props of {@link HostLogGroup}. */

@@ -58,7 +58,9 @@ export class HostModules extends Construct {
     const parameters: Record<string, SsmParameter> = {};
     for (const module of hostModules(props.settings)) {
       if (module.value.length > STANDARD_PARAMETER_LIMIT) {
-        throw new Error(`The module ${module.module} takes ${module.value.length} characters, over a Standard parameter's ${STANDARD_PARAMETER_LIMIT}: split it (userdata/${module.module}.sh).`);
+        throw new Error(
+          `The module ${module.module} takes ${module.value.length} characters, over a Standard parameter's ${STANDARD_PARAMETER_LIMIT}: split it (userdata/${module.module}.sh).`,
+        );
       }
       const parameter = new SsmParameter(this, module.module, {
         name: `${props.path}/${module.module}`,
@@ -73,15 +75,21 @@ export class HostModules extends Construct {
     this.parameters = parameters;
     if (props.roleName !== undefined) {
       const document = new DataAwsIamPolicyDocument(this, "document", {
-        statement: [{
-          sid: "ReadTheModules",
-          effect: "Allow",
-          actions: ["ssm:GetParameters"],
-          resources: Object.values(parameters).map((parameter) => parameter.arn),
-        }],
+        statement: [
+          {
+            sid: "ReadTheModules",
+            effect: "Allow",
+            actions: ["ssm:GetParameters"],
+            resources: Object.values(parameters).map((parameter) => parameter.arn),
+          },
+        ],
       });
       nameElements(name, document);
-      this.policy = new IamRolePolicy(this, "policy", { name: "read-crm-host-modules", role: props.roleName, policy: document.json });
+      this.policy = new IamRolePolicy(this, "policy", {
+        name: "read-crm-host-modules",
+        role: props.roleName,
+        policy: document.json,
+      });
       nameElements(name, this.policy);
     }
     this.dependables = [...Object.values(parameters), ...(this.policy ? [this.policy] : [])];

@@ -48,14 +48,25 @@ export class HostOutputs extends Construct {
       ["PublicIP", props.publicIp, `Public IP address of ${props.nameTag}`],
       ["PublicDns", props.publicDns, `Public DNS name of ${props.nameTag}`],
       ["InstanceId", props.instanceId, `EC2 instance id of ${props.nameTag}`],
-      ["FrontendUrl", uris.frontend, `The application's front end (${props.domainName ? "HTTPS" : `port ${HTTP_PORT}`}, FRONTENDURI)`],
+      [
+        "FrontendUrl",
+        uris.frontend,
+        `The application's front end (${props.domainName ? "HTTPS" : `port ${HTTP_PORT}`}, FRONTENDURI)`,
+      ],
       ["BackendUrl", uris.backend, `The application's back end (port ${APP_PORT}, BACKENDURI)`],
       ["SshCommand", `ssh ${login}`, "Log in to the host (add -i with the private key of key_pair_name)"],
-      ["ProvisioningLogCommand", `ssh ${login} sudo tail -n +1 -f ${props.provisioningLog}`,
-        "Follow the first-boot provisioning log (it ends with the last step's line)"],
+      [
+        "ProvisioningLogCommand",
+        `ssh ${login} sudo tail -n +1 -f ${props.provisioningLog}`,
+        "Follow the first-boot provisioning log (it ends with the last step's line)",
+      ],
     ];
     if (props.dataVolumeId !== undefined) {
-      values.push(["DataVolumeId", props.dataVolumeId, `EBS volume that holds the database of ${props.nameTag} (kept on destroy)`]);
+      values.push([
+        "DataVolumeId",
+        props.dataVolumeId,
+        `EBS volume that holds the database of ${props.nameTag} (kept on destroy)`,
+      ]);
     }
     this.outputs = namedOutputs(this, props.instanceName, values);
   }
@@ -65,7 +76,11 @@ export class HostOutputs extends Construct {
  * Outputs named `<instanceName><suffix>` (not prefixed by the construct path, so that scripts can rely on
  * them), from `[suffix, value, description]`; the outputs by name.
  */
-export function namedOutputs(scope: Construct, instanceName: string, values: readonly (readonly [string, string, string])[]): Record<string, TerraformOutput> {
+export function namedOutputs(
+  scope: Construct,
+  instanceName: string,
+  values: readonly (readonly [string, string, string])[],
+): Record<string, TerraformOutput> {
   const outputs: Record<string, TerraformOutput> = {};
   for (const [suffix, value, description] of values) {
     const name = `${instanceName}${suffix}`;

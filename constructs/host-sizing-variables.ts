@@ -1,6 +1,12 @@
 import { TerraformVariable } from "cdktf";
 import { Construct } from "constructs";
-import { INSTANCE_TYPE, INSTANCE_TYPE_EXPECTED, INSTANCE_TYPE_PATTERN, MAX_GP3_SIZE_GIB, ROOT_VOLUME_SIZE_GIB } from "./constants";
+import {
+  INSTANCE_TYPE,
+  INSTANCE_TYPE_EXPECTED,
+  INSTANCE_TYPE_PATTERN,
+  MAX_GP3_SIZE_GIB,
+  ROOT_VOLUME_SIZE_GIB,
+} from "./constants";
 import { matchesPattern, stackVariable, wholeNumberBetween } from "./variable-rules";
 
 /** Props of {@link HostSizingVariables}. */
@@ -43,9 +49,10 @@ export class HostSizingVariables extends Construct {
         type: "string",
         nullable: false,
         default: fallback,
-        description: `The host's EC2 instance type (the original stack's ${fallback} by default); the plan checks `
-          + "that it runs the image's architecture. A change stops and starts the host "
-          + "(a few minutes without the app); its addresses and volumes stay.",
+        description:
+          `The host's EC2 instance type (the original stack's ${fallback} by default); the plan checks ` +
+          "that it runs the image's architecture. A change stops and starts the host " +
+          "(a few minutes without the app); its addresses and volumes stay.",
       });
       this.instanceType.addValidation(matchesPattern(this.instanceType, INSTANCE_TYPE_PATTERN, INSTANCE_TYPE_EXPECTED));
     }
@@ -54,8 +61,9 @@ export class HostSizingVariables extends Construct {
       type: "number",
       nullable: false,
       default: smallest,
-      description: `Size in GiB of the hosts' encrypted gp3 root volume (OS, swap file, app; ${smallest} by default and at least that). `
-        + "It grows in place, never shrinks; the file system takes the new size at the next boot (cloud-init's growpart and resizefs).",
+      description:
+        `Size in GiB of the hosts' encrypted gp3 root volume (OS, swap file, app; ${smallest} by default and at least that). ` +
+        "It grows in place, never shrinks; the file system takes the new size at the next boot (cloud-init's growpart and resizefs).",
     });
     this.rootVolumeSizeGiB.addValidation(wholeNumberBetween(this.rootVolumeSizeGiB, smallest, MAX_GP3_SIZE_GIB, "GiB"));
   }

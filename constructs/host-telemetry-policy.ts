@@ -42,7 +42,13 @@ export class HostTelemetryPolicy extends Construct {
           effect: "Allow",
           actions: ["cloudwatch:PutMetricData"],
           resources: ["*"],
-          condition: [{ test: "StringEquals", variable: "cloudwatch:namespace", values: [props.namespace ?? HOST_METRIC_NAMESPACE] }],
+          condition: [
+            {
+              test: "StringEquals",
+              variable: "cloudwatch:namespace",
+              values: [props.namespace ?? HOST_METRIC_NAMESPACE],
+            },
+          ],
         },
         {
           sid: "WriteOwnLogGroup",
@@ -54,7 +60,11 @@ export class HostTelemetryPolicy extends Construct {
       ],
     });
     nameElements(name, this.document);
-    this.policy = new IamRolePolicy(this, "policy", { name: "report-crm-host", role: props.roleName, policy: this.document.json });
+    this.policy = new IamRolePolicy(this, "policy", {
+      name: "report-crm-host",
+      role: props.roleName,
+      policy: this.document.json,
+    });
     nameElements(name, this.policy);
   }
 }

@@ -42,12 +42,15 @@ export class ImageArchitectureCheck extends Construct {
       filter: [{ name: "image-id", values: [props.imageId] }],
       includeDeprecated: true,
       lifecycle: {
-        postcondition: [{
-          condition: `\${contains(${supported}, self.architecture)}`,
-          errorMessage: `Invalid value for variable "${variable}": expected the path of an image for an architecture that the ` +
-            `instance type ${props.instanceType} runs (\${join(", ", ${supported})}); \${var.${variable}} gives \${self.id}, ` +
-            "built for ${self.architecture}.",
-        }],
+        postcondition: [
+          {
+            condition: `\${contains(${supported}, self.architecture)}`,
+            errorMessage:
+              `Invalid value for variable "${variable}": expected the path of an image for an architecture that the ` +
+              `instance type ${props.instanceType} runs (\${join(", ", ${supported})}); \${var.${variable}} gives \${self.id}, ` +
+              "built for ${self.architecture}.",
+          },
+        ],
       },
     });
     nameElements(name, this.image);

@@ -20,7 +20,10 @@ export interface LoadBalancerThresholds {
 
 /** Defaults: 10 server errors in 5 minutes, 2 seconds on average, an unhealthy host for 10 minutes, no healthy host for 5. */
 export const LOAD_BALANCER_THRESHOLDS: LoadBalancerThresholds = {
-  errorsPerFiveMinutes: 10, responseTimeSeconds: 2, unhealthyMinutes: 10, noHealthyHostMinutes: 5,
+  errorsPerFiveMinutes: 10,
+  responseTimeSeconds: 2,
+  unhealthyMinutes: 10,
+  noHealthyHostMinutes: 5,
 };
 
 /** Props of {@link LoadBalancerAlarms}. */
@@ -68,7 +71,8 @@ export class LoadBalancerAlarms extends Construct {
     const balancer = { LoadBalancer: props.loadBalancerArnSuffix };
     const target = { ...balancer, TargetGroup: props.targetGroupArnSuffix };
     const count = (id: string, metric: string) => ({
-      id, returnData: false,
+      id,
+      returnData: false,
       metric: { namespace: "AWS/ApplicationELB", metricName: metric, dimensions: balancer, period: 300, stat: "Sum" },
     });
 
@@ -89,24 +93,42 @@ export class LoadBalancerAlarms extends Construct {
     this.unhealthyHosts = new CloudwatchMetricAlarm(this, "unhealthy_hosts", {
       alarmName: awsName("alarmName", `${props.nameTag} UnHealthyHostCount`),
       alarmDescription: `A host of ${props.nameTag} has failed the load balancer's health check for ${limits.unhealthyMinutes} minutes`,
-      namespace: "AWS/ApplicationELB", metricName: "UnHealthyHostCount", dimensions: target, statistic: "Maximum",
-      period: 60, evaluationPeriods: limits.unhealthyMinutes, threshold: 1, comparisonOperator: "GreaterThanOrEqualToThreshold",
+      namespace: "AWS/ApplicationELB",
+      metricName: "UnHealthyHostCount",
+      dimensions: target,
+      statistic: "Maximum",
+      period: 60,
+      evaluationPeriods: limits.unhealthyMinutes,
+      threshold: 1,
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
       treatMissingData: "notBreaching",
       ...actions,
     });
     this.healthyHosts = new CloudwatchMetricAlarm(this, "healthy_hosts", {
       alarmName: awsName("alarmName", `${props.nameTag} HealthyHostCount`),
       alarmDescription: `${props.nameTag} has had no healthy host in the load balancer's target group for ${limits.noHealthyHostMinutes} minutes`,
-      namespace: "AWS/ApplicationELB", metricName: "HealthyHostCount", dimensions: target, statistic: "Maximum",
-      period: 60, evaluationPeriods: limits.noHealthyHostMinutes, threshold: 1, comparisonOperator: "LessThanThreshold",
+      namespace: "AWS/ApplicationELB",
+      metricName: "HealthyHostCount",
+      dimensions: target,
+      statistic: "Maximum",
+      period: 60,
+      evaluationPeriods: limits.noHealthyHostMinutes,
+      threshold: 1,
+      comparisonOperator: "LessThanThreshold",
       treatMissingData: "breaching",
       ...actions,
     });
     this.responseTime = new CloudwatchMetricAlarm(this, "response_time", {
       alarmName: awsName("alarmName", `${props.nameTag} TargetResponseTime`),
       alarmDescription: `${props.nameTag}'s hosts took ${limits.responseTimeSeconds} seconds or more on average to answer, over 5 minutes`,
-      namespace: "AWS/ApplicationELB", metricName: "TargetResponseTime", dimensions: balancer, statistic: "Average",
-      period: 300, evaluationPeriods: 1, threshold: limits.responseTimeSeconds, comparisonOperator: "GreaterThanOrEqualToThreshold",
+      namespace: "AWS/ApplicationELB",
+      metricName: "TargetResponseTime",
+      dimensions: balancer,
+      statistic: "Average",
+      period: 300,
+      evaluationPeriods: 1,
+      threshold: limits.responseTimeSeconds,
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
       treatMissingData: "notBreaching",
       ...actions,
     });

@@ -34,7 +34,12 @@ export const DATABASE_PARAMETERS: Record<string, string> = { slow_query_log: "1"
  * past the cut get identifiers, and final snapshots, of their own).
  */
 export function databaseIdentifier(stackName: string): string {
-  const base = stackName.toLowerCase().replace(/[^a-z0-9-]/g, "-").replace(/-+/g, "-").replace(/^[^a-z]+/, "").replace(/-+$/, "");
+  const base = stackName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^[^a-z]+/, "")
+    .replace(/-+$/, "");
   const max = AWS_NAME_RULES.rdsIdentifier.max - "-crm".length;
   const cut = base.length <= max ? base : `${base.slice(0, max - 9).replace(/-+$/, "")}-${shortHash(stackName)}`;
   return awsName("rdsIdentifier", `${cut}-crm`, "stackName");

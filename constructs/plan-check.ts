@@ -43,7 +43,11 @@ export class PlanCheck extends Construct {
 }
 
 class TerraformDataResource extends TerraformResource {
-  constructor(scope: Construct, id: string, private readonly props: PlanCheckProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: PlanCheckProps,
+  ) {
     super(scope, id, { terraformResourceType: "terraform_data", lifecycle: { precondition: props.preconditions } });
   }
 

@@ -50,8 +50,10 @@ export function gzipSize(script: string): number {
  */
 export class UserDataTooLarge extends Error {
   constructor(bytes: number) {
-    super(`The compressed provisioning script can reach ${bytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}: ` +
-      "shorten the longest settings (paths, repoUrl, gitUser, names).");
+    super(
+      `The compressed provisioning script can reach ${bytes} bytes, over EC2's user-data limit of ${USER_DATA_LIMIT_BYTES}: ` +
+        "shorten the longest settings (paths, repoUrl, gitUser, names).",
+    );
     this.name = "UserDataTooLarge";
   }
 }
@@ -146,10 +148,14 @@ export class ProvisioningUserData extends Construct {
   constructor(scope: Construct, id: string, props: ProvisioningUserDataProps) {
     super(scope, id);
     const inUserData = !("region" in props.secrets);
-    const marker = inUserData ? { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" } : props.secrets;
+    const marker = inUserData
+      ? { dbRootPasswordBase64: "A", appDbPasswordBase64: "B", sourceHostTokenBase64: "C" }
+      : props.secrets;
     // Conservative: the script with the margin measured between Terraform's (Go's) deflate and Node.js's
     // zlib; the secrets (base64 of any bytes) counted as incompressible.
-    const scriptBytes = Math.ceil(gzipSize(renderProvisioningScript(props.settings, marker, ...placeholders(props))) * TERRAFORM_GZIP_MARGIN);
+    const scriptBytes = Math.ceil(
+      gzipSize(renderProvisioningScript(props.settings, marker, ...placeholders(props))) * TERRAFORM_GZIP_MARGIN,
+    );
     if (inUserData) {
       // Three secrets of the longest accepted length in single-byte characters must always fit.
       const needed = 3 * Math.ceil((props.maxSecretLength ?? MAX_SECRET_LENGTH) / 3) * 4;
@@ -189,17 +195,30 @@ export interface ScriptExpressions {
  * Renders the script with placeholders in place of the secrets and the other expressions, escapes
  * the template syntax of the whole literal text, then puts the expressions where the placeholders were.
  */
-export function terraformTemplate(settings: ProvisioningSettings, secrets: SecretsInput, expressions: ScriptExpressions = {}): string {
-  if ("region" in secrets) return withExpressions(escapeTemplateSyntax(renderProvisioningScript(settings, secrets, ...placeholders(expressions))), expressions);
+export function terraformTemplate(
+  settings: ProvisioningSettings,
+  secrets: SecretsInput,
+  expressions: ScriptExpressions = {},
+): string {
+  if ("region" in secrets)
+    return withExpressions(
+      escapeTemplateSyntax(renderProvisioningScript(settings, secrets, ...placeholders(expressions))),
+      expressions,
+    );
   const keys = Object.keys(secrets) as (keyof ScriptSecrets)[];
   // Placeholders use only letters, digits, _ and -, which no escaping touches.
   const placeholder = (key: string) => `CRMSECRETPLACEHOLDER_${key}_END`;
   const secretPlaceholders = Object.fromEntries(keys.map((key) => [key, placeholder(key)])) as unknown as ScriptSecrets;
-  let text = withExpressions(escapeTemplateSyntax(renderProvisioningScript(settings, secretPlaceholders, ...placeholders(expressions))), expressions);
+  let text = withExpressions(
+    escapeTemplateSyntax(renderProvisioningScript(settings, secretPlaceholders, ...placeholders(expressions))),
+    expressions,
+  );
   for (const key of keys) {
     const parts = text.split(placeholder(key));
     if (parts.length !== 2) {
-      throw new Error(`The provisioning script must hold the secret ${key} exactly once; found it ${parts.length - 1} times.`);
+      throw new Error(
+        `The provisioning script must hold the secret ${key} exactly once; found it ${parts.length - 1} times.`,
+      );
     }
     text = parts.join(secrets[key]);
   }
@@ -213,15 +232,29 @@ const isExpression = (value: string) => value.includes("${");
  * What stands for the expressions while the script is rendered ("" and undefined where there are none); a
  * scale-out value that is not an expression (such as the database's port) is rendered as it is.
  */
-function placeholders(expressions: ScriptExpressions): [string, string, ScaleOutValues | undefined, string, string | undefined] {
+function placeholders(
+  expressions: ScriptExpressions,
+): [string, string, ScaleOutValues | undefined, string, string | undefined] {
   const scaleOut = expressions.scaleOut;
   if (scaleOut && isExpression(scaleOut.databasePort)) {
-    throw new Error(`The database's port must be a number, not the expression ${scaleOut.databasePort} (the stack sets it: DATABASE_PORT).`);
+    throw new Error(
+      `The database's port must be a number, not the expression ${scaleOut.databasePort} (the stack sets it: DATABASE_PORT).`,
+    );
   }
-  return [expressions.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER, expressions.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER,
-    scaleOut === undefined ? undefined : Object.fromEntries(Object.entries(SCALE_OUT_PLACEHOLDERS)
-      .map(([key, stand]) => [key, isExpression(scaleOut[key as keyof ScaleOutValues]) ? stand : scaleOut[key as keyof ScaleOutValues]])) as unknown as ScaleOutValues,
-    expressions.logGroupName ?? "", expressions.modulePath];
+  return [
+    expressions.dataVolumeId === undefined ? "" : VOLUME_PLACEHOLDER,
+    expressions.elasticIp === undefined ? "" : ELASTIC_IP_PLACEHOLDER,
+    scaleOut === undefined
+      ? undefined
+      : (Object.fromEntries(
+          Object.entries(SCALE_OUT_PLACEHOLDERS).map(([key, stand]) => [
+            key,
+            isExpression(scaleOut[key as keyof ScaleOutValues]) ? stand : scaleOut[key as keyof ScaleOutValues],
+          ]),
+        ) as unknown as ScaleOutValues),
+    expressions.logGroupName ?? "",
+    expressions.modulePath,
+  ];
 }
 
 /**
@@ -233,14 +266,20 @@ function withExpressions(text: string, expressions: ScriptExpressions): string {
   const replaced: [string, string | undefined, string, (count: number) => boolean][] = [
     ["data volume id", expressions.dataVolumeId, VOLUME_PLACEHOLDER, (count) => count === 1],
     ["Elastic IP", expressions.elasticIp, ELASTIC_IP_PLACEHOLDER, (count) => count === 1],
-    ...(Object.keys(SCALE_OUT_PLACEHOLDERS) as (keyof ScaleOutValues)[]).map((key): [string, string | undefined, string, (count: number) => boolean] =>
-      [key, scaleOut && isExpression(scaleOut[key]) ? scaleOut[key] : undefined, SCALE_OUT_PLACEHOLDERS[key],
-        (count) => (key === "loadBalancerName" ? count <= 2 : count === 1)]),
+    ...(Object.keys(SCALE_OUT_PLACEHOLDERS) as (keyof ScaleOutValues)[]).map(
+      (key): [string, string | undefined, string, (count: number) => boolean] => [
+        key,
+        scaleOut && isExpression(scaleOut[key]) ? scaleOut[key] : undefined,
+        SCALE_OUT_PLACEHOLDERS[key],
+        (count) => (key === "loadBalancerName" ? count <= 2 : count === 1),
+      ],
+    ),
   ];
   for (const [what, value, stand, expected] of replaced) {
     if (value === undefined) continue;
     const parts = text.split(stand);
-    if (!expected(parts.length - 1)) throw new Error(`The provisioning script must hold the ${what} once; found it ${parts.length - 1} times.`);
+    if (!expected(parts.length - 1))
+      throw new Error(`The provisioning script must hold the ${what} once; found it ${parts.length - 1} times.`);
     text = parts.join(value);
   }
   return text;

@@ -41,11 +41,27 @@ export class ScaleOutOutputs extends Construct {
     const uris = applicationUris(props.loadBalancerDns, props.domainName);
     this.outputs = namedOutputs(this, props.instanceName, [
       ["LoadBalancerDns", props.loadBalancerDns, `DNS name of the load balancer of ${props.nameTag}`],
-      ["FrontendUrl", uris.frontend, `The application's front end (${props.domainName ? "HTTPS" : `port ${HTTP_PORT}`}, FRONTENDURI)`],
+      [
+        "FrontendUrl",
+        uris.frontend,
+        `The application's front end (${props.domainName ? "HTTPS" : `port ${HTTP_PORT}`}, FRONTENDURI)`,
+      ],
       ["BackendUrl", uris.backend, `The application's back end (port ${APP_PORT}, BACKENDURI)`],
-      ["DatabaseEndpoint", props.databaseEndpoint, `Endpoint (host:port) of the RDS for MariaDB database of ${props.nameTag}, reachable from its hosts only`],
-      ["DatabaseSecretArn", props.databaseSecretArn, "Secrets Manager secret in which RDS keeps the database's master user name and password"],
-      ["AutoScalingGroupName", props.autoScalingGroupName, `Auto Scaling group of the hosts of ${props.nameTag} (its instance refreshes roll out releases)`],
+      [
+        "DatabaseEndpoint",
+        props.databaseEndpoint,
+        `Endpoint (host:port) of the RDS for MariaDB database of ${props.nameTag}, reachable from its hosts only`,
+      ],
+      [
+        "DatabaseSecretArn",
+        props.databaseSecretArn,
+        "Secrets Manager secret in which RDS keeps the database's master user name and password",
+      ],
+      [
+        "AutoScalingGroupName",
+        props.autoScalingGroupName,
+        `Auto Scaling group of the hosts of ${props.nameTag} (its instance refreshes roll out releases)`,
+      ],
     ]);
   }
 }

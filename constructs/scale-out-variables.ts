@@ -88,60 +88,98 @@ export class ScaleOutVariables extends Construct {
     this.subnetIds = stackVariable(this, "subnet_ids", {
       type: "list(string)",
       nullable: false,
-      description: "IDs of two or more public subnets of one VPC, each in another Availability Zone, e.g. [\"subnet-0123456789abcdef0\", "
-        + "\"subnet-0fedcba9876543210\"]: the load balancer, the hosts and the database's subnet group span them.",
+      description:
+        'IDs of two or more public subnets of one VPC, each in another Availability Zone, e.g. ["subnet-0123456789abcdef0", ' +
+        '"subnet-0fedcba9876543210"]: the load balancer, the hosts and the database\'s subnet group span them.',
     });
-    this.subnetIds.addValidation(conditionRule(this.subnetIds,
-      `length(var.subnet_ids) >= 2 && alltrue([for id in var.subnet_ids : ${patternCondition("id", SUBNET_ID)}])`,
-      'two or more subnet ids, each "subnet-" followed by 8 or 17 lowercase hexadecimal digits, in different Availability Zones'));
-    this.subnetIds.addValidation(conditionRule(this.subnetIds, "length(distinct(var.subnet_ids)) == length(var.subnet_ids)",
-      "each subnet id once"));
+    this.subnetIds.addValidation(
+      conditionRule(
+        this.subnetIds,
+        `length(var.subnet_ids) >= 2 && alltrue([for id in var.subnet_ids : ${patternCondition("id", SUBNET_ID)}])`,
+        'two or more subnet ids, each "subnet-" followed by 8 or 17 lowercase hexadecimal digits, in different Availability Zones',
+      ),
+    );
+    this.subnetIds.addValidation(
+      conditionRule(
+        this.subnetIds,
+        "length(distinct(var.subnet_ids)) == length(var.subnet_ids)",
+        "each subnet id once",
+      ),
+    );
 
     this.releaseRef = stackVariable(this, "release_ref", {
       type: "string",
       nullable: false,
       default: "",
-      description: "The git ref (branch, tag or commit) every host clones and runs; empty: the repository's default branch as it is when "
-        + "each host boots. Pin a tag or a commit: a change makes a new launch template version, which an instance refresh rolls out.",
+      description:
+        "The git ref (branch, tag or commit) every host clones and runs; empty: the repository's default branch as it is when " +
+        "each host boots. Pin a tag or a commit: a change makes a new launch template version, which an instance refresh rolls out.",
     });
-    this.releaseRef.addValidation(conditionRule(this.releaseRef,
-      // The one ref rule (settings/git-ref.ts): a ref git refuses would kill every new host at step 8.
-      `var.release_ref == "" || (${patternCondition("var.release_ref", REF_SHAPE)} && !${patternCondition("var.release_ref", REF_FORBIDDEN)})`,
-      `empty, or ${REF_EXPECTED}`));
+    this.releaseRef.addValidation(
+      conditionRule(
+        this.releaseRef,
+        // The one ref rule (settings/git-ref.ts): a ref git refuses would kill every new host at step 8.
+        `var.release_ref == "" || (${patternCondition("var.release_ref", REF_SHAPE)} && !${patternCondition("var.release_ref", REF_FORBIDDEN)})`,
+        `empty, or ${REF_EXPECTED}`,
+      ),
+    );
 
     this.hostInstanceType = stackVariable(this, "host_instance_type", {
       type: "string",
       nullable: false,
       default: INSTANCE_TYPE,
-      description: `The hosts' EC2 instance type (the original stack's ${INSTANCE_TYPE} by default); the plan checks `
-        + "that it runs the image's architecture.",
+      description:
+        `The hosts' EC2 instance type (the original stack's ${INSTANCE_TYPE} by default); the plan checks ` +
+        "that it runs the image's architecture.",
     });
-    this.hostInstanceType.addValidation(matchesPattern(this.hostInstanceType, INSTANCE_TYPE_PATTERN, INSTANCE_TYPE_EXPECTED));
+    this.hostInstanceType.addValidation(
+      matchesPattern(this.hostInstanceType, INSTANCE_TYPE_PATTERN, INSTANCE_TYPE_EXPECTED),
+    );
 
-    this.hostsMinSize = number("hosts_min_size", defaults.hostsMinSize,
-      "Fewest hosts the Auto Scaling group keeps running (two keep the app up while one zone fails).");
+    this.hostsMinSize = number(
+      "hosts_min_size",
+      defaults.hostsMinSize,
+      "Fewest hosts the Auto Scaling group keeps running (two keep the app up while one zone fails).",
+    );
     this.hostsMinSize.addValidation(wholeNumberBetween(this.hostsMinSize, 1, MAX_HOSTS, "hosts"));
     this.hostsMaxSize = number("hosts_max_size", defaults.hostsMaxSize, "Most hosts the Auto Scaling group may run.");
     this.hostsMaxSize.addValidation(wholeNumberBetween(this.hostsMaxSize, 1, MAX_HOSTS, "hosts"));
-    this.hostsMaxSize.addValidation(conditionRule(this.hostsMaxSize, "var.hosts_max_size >= var.hosts_min_size",
-      "at least hosts_min_size"));
-    this.hostsDesiredCapacity = number("hosts_desired_capacity", defaults.hostsDesiredCapacity,
-      "Hosts the Auto Scaling group runs now, from hosts_min_size to one below hosts_max_size (an instance refresh needs room for a new host).");
+    this.hostsMaxSize.addValidation(
+      conditionRule(this.hostsMaxSize, "var.hosts_max_size >= var.hosts_min_size", "at least hosts_min_size"),
+    );
+    this.hostsDesiredCapacity = number(
+      "hosts_desired_capacity",
+      defaults.hostsDesiredCapacity,
+      "Hosts the Auto Scaling group runs now, from hosts_min_size to one below hosts_max_size (an instance refresh needs room for a new host).",
+    );
     this.hostsDesiredCapacity.addValidation(wholeNumberBetween(this.hostsDesiredCapacity, 1, MAX_HOSTS, "hosts"));
-    this.hostsDesiredCapacity.addValidation(conditionRule(this.hostsDesiredCapacity,
-      // Below hosts_max_size: an instance refresh launches a new host before it stops an old one.
-      "var.hosts_desired_capacity >= var.hosts_min_size && var.hosts_desired_capacity < var.hosts_max_size",
-      "from hosts_min_size to one below hosts_max_size (an instance refresh launches a new host before it stops an old one)"));
+    this.hostsDesiredCapacity.addValidation(
+      conditionRule(
+        this.hostsDesiredCapacity,
+        // Below hosts_max_size: an instance refresh launches a new host before it stops an old one.
+        "var.hosts_desired_capacity >= var.hosts_min_size && var.hosts_desired_capacity < var.hosts_max_size",
+        "from hosts_min_size to one below hosts_max_size (an instance refresh launches a new host before it stops an old one)",
+      ),
+    );
 
-    this.refreshMaxHealthyPercentage = number("instance_refresh_max_healthy_percentage", defaults.refreshMaxHealthyPercentage,
-      "Most hosts an instance refresh runs at once, in percent of hosts_desired_capacity: it launches new hosts up to this, and stops "
-        + "old ones only once new ones are healthy, so all desired hosts keep serving. 200 replaces them all in one batch; lower it "
-        + "when the account's vCPU quota or hosts_max_size has no room for twice the hosts (150 with two hosts: one at a time).");
-    this.refreshMaxHealthyPercentage.addValidation(wholeNumberBetween(this.refreshMaxHealthyPercentage, 100, 200, "percent"));
-    this.refreshMaxHealthyPercentage.addValidation(conditionRule(this.refreshMaxHealthyPercentage,
-      // Hosts are whole: below this share, the refresh would have no room for one new host.
-      "floor(var.hosts_desired_capacity * var.instance_refresh_max_healthy_percentage / 100) > var.hosts_desired_capacity",
-      "room for one new host beside hosts_desired_capacity: at least 100 * (hosts_desired_capacity + 1) / hosts_desired_capacity"));
+    this.refreshMaxHealthyPercentage = number(
+      "instance_refresh_max_healthy_percentage",
+      defaults.refreshMaxHealthyPercentage,
+      "Most hosts an instance refresh runs at once, in percent of hosts_desired_capacity: it launches new hosts up to this, and stops " +
+        "old ones only once new ones are healthy, so all desired hosts keep serving. 200 replaces them all in one batch; lower it " +
+        "when the account's vCPU quota or hosts_max_size has no room for twice the hosts (150 with two hosts: one at a time).",
+    );
+    this.refreshMaxHealthyPercentage.addValidation(
+      wholeNumberBetween(this.refreshMaxHealthyPercentage, 100, 200, "percent"),
+    );
+    this.refreshMaxHealthyPercentage.addValidation(
+      conditionRule(
+        this.refreshMaxHealthyPercentage,
+        // Hosts are whole: below this share, the refresh would have no room for one new host.
+        "floor(var.hosts_desired_capacity * var.instance_refresh_max_healthy_percentage / 100) > var.hosts_desired_capacity",
+        "room for one new host beside hosts_desired_capacity: at least 100 * (hosts_desired_capacity + 1) / hosts_desired_capacity",
+      ),
+    );
 
     this.databaseInstanceClass = stackVariable(this, "database_instance_class", {
       type: "string",
@@ -149,23 +187,49 @@ export class ScaleOutVariables extends Construct {
       default: defaults.databaseInstanceClass,
       description: "The RDS for MariaDB instance class.",
     });
-    this.databaseInstanceClass.addValidation(matchesPattern(this.databaseInstanceClass, "^db[.][a-z0-9-]+[.][a-z0-9]+$",
-      "an RDS instance class such as db.t4g.micro or db.m7g.large"));
-    this.databaseAllocatedStorageGib = number("database_allocated_storage_gib", defaults.databaseAllocatedStorageGib,
-      "The database's gp3 storage, in GiB (RDS for MariaDB takes 20 at least).");
-    this.databaseAllocatedStorageGib.addValidation(wholeNumberBetween(this.databaseAllocatedStorageGib, 20, 65536, "GiB"));
-    this.databaseMaxAllocatedStorageGib = number("database_max_allocated_storage_gib", defaults.databaseMaxAllocatedStorageGib,
-      "Up to how many GiB RDS grows the storage by itself when it runs low (storage autoscaling); 0 turns that off.");
-    this.databaseMaxAllocatedStorageGib.addValidation(conditionRule(this.databaseMaxAllocatedStorageGib,
-      "var.database_max_allocated_storage_gib == floor(var.database_max_allocated_storage_gib) && var.database_max_allocated_storage_gib <= 65536 && "
-        + "(var.database_max_allocated_storage_gib == 0 || var.database_max_allocated_storage_gib >= ceil(var.database_allocated_storage_gib * 1.1))",
-      "0, or a whole number of GiB up to 65536 and at least 10 percent above database_allocated_storage_gib (as RDS requires)"));
-    this.databaseMultiAz = flag("database_multi_az", false,
-      "A standby of the database in another zone, which RDS fails over to (about twice the database's price).");
-    this.databaseBackupRetentionDays = number("database_backup_retention_days", defaults.databaseBackupRetentionDays,
-      "Days of automated backups RDS keeps; the database can be restored to any second within them (point-in-time restore).");
+    this.databaseInstanceClass.addValidation(
+      matchesPattern(
+        this.databaseInstanceClass,
+        "^db[.][a-z0-9-]+[.][a-z0-9]+$",
+        "an RDS instance class such as db.t4g.micro or db.m7g.large",
+      ),
+    );
+    this.databaseAllocatedStorageGib = number(
+      "database_allocated_storage_gib",
+      defaults.databaseAllocatedStorageGib,
+      "The database's gp3 storage, in GiB (RDS for MariaDB takes 20 at least).",
+    );
+    this.databaseAllocatedStorageGib.addValidation(
+      wholeNumberBetween(this.databaseAllocatedStorageGib, 20, 65536, "GiB"),
+    );
+    this.databaseMaxAllocatedStorageGib = number(
+      "database_max_allocated_storage_gib",
+      defaults.databaseMaxAllocatedStorageGib,
+      "Up to how many GiB RDS grows the storage by itself when it runs low (storage autoscaling); 0 turns that off.",
+    );
+    this.databaseMaxAllocatedStorageGib.addValidation(
+      conditionRule(
+        this.databaseMaxAllocatedStorageGib,
+        "var.database_max_allocated_storage_gib == floor(var.database_max_allocated_storage_gib) && var.database_max_allocated_storage_gib <= 65536 && " +
+          "(var.database_max_allocated_storage_gib == 0 || var.database_max_allocated_storage_gib >= ceil(var.database_allocated_storage_gib * 1.1))",
+        "0, or a whole number of GiB up to 65536 and at least 10 percent above database_allocated_storage_gib (as RDS requires)",
+      ),
+    );
+    this.databaseMultiAz = flag(
+      "database_multi_az",
+      false,
+      "A standby of the database in another zone, which RDS fails over to (about twice the database's price).",
+    );
+    this.databaseBackupRetentionDays = number(
+      "database_backup_retention_days",
+      defaults.databaseBackupRetentionDays,
+      "Days of automated backups RDS keeps; the database can be restored to any second within them (point-in-time restore).",
+    );
     this.databaseBackupRetentionDays.addValidation(wholeNumberBetween(this.databaseBackupRetentionDays, 1, 35, "days"));
-    this.databaseDeletionProtection = flag("database_deletion_protection", true,
-      "RDS refuses to delete the database while this is true: set it to false and apply before a destroy (docs/scale-out.md).");
+    this.databaseDeletionProtection = flag(
+      "database_deletion_protection",
+      true,
+      "RDS refuses to delete the database while this is true: set it to false and apply before a destroy (docs/scale-out.md).",
+    );
   }
 }

@@ -20,7 +20,10 @@ export const SECRET_PARAMETER_TAG = "crm-host:stack";
 
 /** The names of a stack's three parameters: `/<stackName>/crm/db-root-password`, `…/app-db-password`, `…/source-host-token`. */
 export function secretParameterNames(stackName: string): Record<keyof typeof SECRET_PARAMETER_LEAVES, string> {
-  const names = Object.entries(SECRET_PARAMETER_LEAVES).map(([key, leaf]) => [key, awsName("ssmParameterName", `/${stackName}/crm/${leaf}`, "stackName")]);
+  const names = Object.entries(SECRET_PARAMETER_LEAVES).map(([key, leaf]) => [
+    key,
+    awsName("ssmParameterName", `/${stackName}/crm/${leaf}`, "stackName"),
+  ]);
   return Object.fromEntries(names) as Record<keyof typeof SECRET_PARAMETER_LEAVES, string>;
 }
 
@@ -90,7 +93,7 @@ export class SecretParameters extends Construct {
       accountId = caller.accountId;
     }
     const { dbRootPassword, ...others } = secretParameterNames(props.stackName);
-    const names = props.rootPassword ?? true ? { dbRootPassword, ...others } : others;
+    const names = (props.rootPassword ?? true) ? { dbRootPassword, ...others } : others;
     this.names = { region: props.region, ...names };
     this.arns = Object.values(names).map((parameter) => parameterArn(props.region, accountId, parameter));
     let listedArns = props.listedArns;
@@ -99,20 +102,30 @@ export class SecretParameters extends Construct {
       nameElements(name, tagged);
       listedArns = tagged.getListAttribute("resource_tag_mapping_list[*].resource_arn");
     }
-    const byName = new TerraformLocal(this, "parameters", Object.fromEntries(Object.values(names).map((parameter, i) => [parameter, this.arns[i]])));
+    const byName = new TerraformLocal(
+      this,
+      "parameters",
+      Object.fromEntries(Object.values(names).map((parameter, i) => [parameter, this.arns[i]])),
+    );
     nameElements(`${name}_parameters`, byName);
     const listed = new TerraformLocal(this, "listed", listedArns);
     nameElements(`${name}_listed`, listed);
-    const missing = new TerraformLocal(this, "missing",
-      `\${[for parameter, arn in local.${name}_parameters : parameter if !contains(local.${name}_listed, arn)]}`);
+    const missing = new TerraformLocal(
+      this,
+      "missing",
+      `\${[for parameter, arn in local.${name}_parameters : parameter if !contains(local.${name}_listed, arn)]}`,
+    );
     nameElements(`${name}_missing`, missing);
     this.check = new PlanCheck(this, "check", {
       name: props.checkName ?? "secrets",
-      preconditions: [{
-        condition: `\${length(local.${name}_missing) == 0}`,
-        errorMessage: `Parameter Store (${props.region}) has no \${join(", ", local.${name}_missing)}: put the secrets with `
-          + `"npm run secrets -- ${props.stackName} set", which also tags them ${SECRET_PARAMETER_TAG} (the check sees tagged parameters only); see docs/secrets.md.`,
-      }],
+      preconditions: [
+        {
+          condition: `\${length(local.${name}_missing) == 0}`,
+          errorMessage:
+            `Parameter Store (${props.region}) has no \${join(", ", local.${name}_missing)}: put the secrets with ` +
+            `"npm run secrets -- ${props.stackName} set", which also tags them ${SECRET_PARAMETER_TAG} (the check sees tagged parameters only); see docs/secrets.md.`,
+        },
+      ],
     });
   }
 }

@@ -43,14 +43,22 @@ export class SecretVariables extends Construct {
     super(scope, id);
     const maxLength = props.maxLength ?? MAX_SECRET_LENGTH;
     // The rules themselves are in the preconditions' messages (the rule column of docs/settings.md).
-    const secret = (name: string, description: string): TerraformVariable => stackVariable(this, name, {
-      type: "string", sensitive: true, nullable: false,
-      description: `${description} Give it as TF_VAR_${name}: Terraform prints a malformed *.tfvars line back, secret included.`,
-    });
+    const secret = (name: string, description: string): TerraformVariable =>
+      stackVariable(this, name, {
+        type: "string",
+        sensitive: true,
+        nullable: false,
+        description: `${description} Give it as TF_VAR_${name}: Terraform prints a malformed *.tfvars line back, secret included.`,
+      });
     this.dbRootPassword = secret("db_root_password", "MariaDB root password set at first boot.");
-    this.appDbPassword = secret("app_db_password",
-      "Password of the application's database account, also written to the app's .env file (read with dotenv).");
-    this.sourceHostToken = secret("source_host_token", "Personal access token that lets the instance clone the private repository.");
+    this.appDbPassword = secret(
+      "app_db_password",
+      "Password of the application's database account, also written to the app's .env file (read with dotenv).",
+    );
+    this.sourceHostToken = secret(
+      "source_host_token",
+      "Personal access token that lets the instance clone the private repository.",
+    );
     this.checks = new PlanCheck(this, "checks", {
       name: props.name ?? "secrets",
       preconditions: [
@@ -74,9 +82,10 @@ export class SecretVariables extends Construct {
     const lengths = this.all.map((variable) => `length(base64encode(${variableReference(variable)}))`).join(" + ");
     this.checks.addPrecondition({
       condition: `\${${lengths} <= ${bytes}}`,
-      errorMessage: `db_root_password, app_db_password and source_host_token take more than ${bytes} bytes together in base64, ` +
+      errorMessage:
+        `db_root_password, app_db_password and source_host_token take more than ${bytes} bytes together in base64, ` +
         "the room the provisioning script leaves them in EC2's 16 KiB of user data: shorten them (a character outside ASCII " +
-        "takes 2 to 4 bytes), or keep them in Parameter Store (\"secrets\": \"parameter-store\").",
+        'takes 2 to 4 bytes), or keep them in Parameter Store ("secrets": "parameter-store").',
     });
   }
 

@@ -8,7 +8,11 @@ import { POLICY_VERSION } from "./constants";
 
 /** The condition that KMS is asked by `service` (ssm, secretsmanager) of the region on the caller's behalf. */
 function viaService(service: string, region: string): { test: string; variable: string; values: string[] } {
-  return { test: "StringEquals", variable: "kms:ViaService", values: [`${service}.${region}.${partition(region).dnsSuffix}`] };
+  return {
+    test: "StringEquals",
+    variable: "kms:ViaService",
+    values: [`${service}.${region}.${partition(region).dnsSuffix}`],
+  };
 }
 
 /** Props of {@link SecretsReadPolicy}. */
@@ -49,7 +53,12 @@ export class SecretsReadPolicy extends Construct {
     this.document = new DataAwsIamPolicyDocument(this, "document", {
       version: POLICY_VERSION,
       statement: [
-        { sid: "ReadTheSecretsParameters", effect: "Allow", actions: ["ssm:GetParameters"], resources: props.parameterArns },
+        {
+          sid: "ReadTheSecretsParameters",
+          effect: "Allow",
+          actions: ["ssm:GetParameters"],
+          resources: props.parameterArns,
+        },
         {
           sid: "DecryptThemThroughParameterStoreOnly",
           effect: "Allow",
@@ -60,7 +69,11 @@ export class SecretsReadPolicy extends Construct {
       ],
     });
     nameElements(name, this.document);
-    this.policy = new IamRolePolicy(this, "policy", { name: "read-crm-secrets", role: props.roleName, policy: this.document.json });
+    this.policy = new IamRolePolicy(this, "policy", {
+      name: "read-crm-secrets",
+      role: props.roleName,
+      policy: this.document.json,
+    });
     nameElements(name, this.policy);
   }
 }

@@ -45,7 +45,8 @@ export class SiteCertificate extends Construct {
     });
     nameElements(name, this.certificate);
     // One name, so one validation option; a set in the provider, hence tolist().
-    const option = (attribute: string) => `\${tolist(aws_acm_certificate.${name}.domain_validation_options)[0].${attribute}}`;
+    const option = (attribute: string) =>
+      `\${tolist(aws_acm_certificate.${name}.domain_validation_options)[0].${attribute}}`;
     this.validationRecord = new Route53Record(this, "validation_record", {
       zoneId: props.zoneId,
       name: option("resource_record_name"),

@@ -69,17 +69,20 @@ export class SubnetPlacement extends Construct {
       preconditions: [
         {
           condition: `\${${props.givenVpcId} == null || ${props.givenVpcId} == ${facts.vpcId}}`,
-          errorMessage: `vpc_id ${given(props.givenVpcId)} is not the VPC of subnet_id ${subnet}, which is in ` +
+          errorMessage:
+            `vpc_id ${given(props.givenVpcId)} is not the VPC of subnet_id ${subnet}, which is in ` +
             `${this.vpcId}: leave vpc_id unset (it is taken from the subnet) or set it to ${this.vpcId}.`,
         },
         {
           condition: `\${${props.givenAvailabilityZone} == null || ${props.givenAvailabilityZone} == ${facts.availabilityZone}}`,
-          errorMessage: `availability_zone ${given(props.givenAvailabilityZone)} is not the zone of subnet_id ${subnet}, which is in ` +
+          errorMessage:
+            `availability_zone ${given(props.givenAvailabilityZone)} is not the zone of subnet_id ${subnet}, which is in ` +
             `${this.availabilityZone}: leave availability_zone unset (it is taken from the subnet) or set it to ${this.availabilityZone}.`,
         },
         {
           condition: `\${${facts.vpcDnsHostnames}}`,
-          errorMessage: `The VPC ${this.vpcId} of subnet_id ${subnet} has DNS hostnames off (enable_dns_hostnames, ` +
+          errorMessage:
+            `The VPC ${this.vpcId} of subnet_id ${subnet} has DNS hostnames off (enable_dns_hostnames, ` +
             `"Enable DNS hostnames" in the VPC console): the instance would get no public DNS name, which the first boot ` +
             `reads at step 10. Turn it on: aws ec2 modify-vpc-attribute --vpc-id ${this.vpcId} --enable-dns-hostnames.`,
         },

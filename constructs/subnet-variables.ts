@@ -39,36 +39,61 @@ export class SubnetVariables extends Construct {
     this.vpcId = stackVariable(this, "vpc_id", {
       type: "string",
       nullable: true,
-      description: "ID of the VPC that holds the security group, e.g. vpc-0123456789abcdef0. Optional: the subnet's " +
+      description:
+        "ID of the VPC that holds the security group, e.g. vpc-0123456789abcdef0. Optional: the subnet's " +
         "VPC is used; when given, it must be that one.",
     });
     optional(this.vpcId);
-    this.vpcId.addValidation(unsetOr(this.vpcId, matchesPattern(this.vpcId, "^vpc-([0-9a-f]{8}|[0-9a-f]{17})$",
-      'a VPC id: "vpc-" followed by 8 or 17 lowercase hexadecimal digits')));
+    this.vpcId.addValidation(
+      unsetOr(
+        this.vpcId,
+        matchesPattern(
+          this.vpcId,
+          "^vpc-([0-9a-f]{8}|[0-9a-f]{17})$",
+          'a VPC id: "vpc-" followed by 8 or 17 lowercase hexadecimal digits',
+        ),
+      ),
+    );
 
     this.subnetId = stackVariable(this, "subnet_id", {
       type: "string",
       nullable: false,
       description: "ID of a public subnet of that VPC, in the chosen availability zone, e.g. subnet-0123456789abcdef0.",
     });
-    this.subnetId.addValidation(matchesPattern(this.subnetId, "^subnet-([0-9a-f]{8}|[0-9a-f]{17})$",
-      'a subnet id: "subnet-" followed by 8 or 17 lowercase hexadecimal digits'));
+    this.subnetId.addValidation(
+      matchesPattern(
+        this.subnetId,
+        "^subnet-([0-9a-f]{8}|[0-9a-f]{17})$",
+        'a subnet id: "subnet-" followed by 8 or 17 lowercase hexadecimal digits',
+      ),
+    );
 
     this.availabilityZone = stackVariable(this, "availability_zone", {
       type: "string",
       nullable: true,
-      description: "Availability zone of the subnet and the instance, e.g. us-east-1a; a Local Zone " +
+      description:
+        "Availability zone of the subnet and the instance, e.g. us-east-1a; a Local Zone " +
         "(us-east-1-bos-1a) or Wavelength Zone (us-east-1-wl1-bos-wlz-1) also works" +
         (props.region ? `. It must be a zone of the stack's region ${props.region}.` : ".") +
         " Optional: the subnet's zone is used; when given, it must be that one.",
     });
     if (props.region !== undefined && !new RegExp(`^${REGION_PATTERN}$`).test(props.region)) {
-      throw new Error(`SubnetVariables: region ${JSON.stringify(props.region)} is not a region name such as us-east-1.`);
+      throw new Error(
+        `SubnetVariables: region ${JSON.stringify(props.region)} is not a region name such as us-east-1.`,
+      );
     }
     const region = props.region ?? REGION_PATTERN;
     optional(this.availabilityZone);
-    this.availabilityZone.addValidation(unsetOr(this.availabilityZone, matchesPattern(this.availabilityZone, `^${region}${ZONE_SUFFIX}$`,
-      `an availability zone name such as ${props.region ?? "us-east-1"}a, or a Local Zone or Wavelength Zone name ` +
-      `such as ${props.region ?? "us-east-1"}-bos-1a${props.region ? ` (a zone of the stack's region ${props.region})` : ""}`)));
+    this.availabilityZone.addValidation(
+      unsetOr(
+        this.availabilityZone,
+        matchesPattern(
+          this.availabilityZone,
+          `^${region}${ZONE_SUFFIX}$`,
+          `an availability zone name such as ${props.region ?? "us-east-1"}a, or a Local Zone or Wavelength Zone name ` +
+            `such as ${props.region ?? "us-east-1"}-bos-1a${props.region ? ` (a zone of the stack's region ${props.region})` : ""}`,
+        ),
+      ),
+    );
   }
 }

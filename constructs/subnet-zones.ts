@@ -62,16 +62,18 @@ export class SubnetZones extends Construct {
     const vpcs = local("subnet_vpcs", facts.vpcs);
     this.vpcId = `\${values(${vpcs})[0]}`;
     this.cidrBlocks = Token.asList(`\${values(${facts.cidrBlocks})}`);
-    const listed = (map: string, between: string) => `\${join(", ", [for id, value in ${map} : "\${id}${between}\${value}"])}`;
+    const listed = (map: string, between: string) =>
+      `\${join(", ", [for id, value in ${map} : "\${id}${between}\${value}"])}`;
     this.check = new PlanCheck(this, "check", {
       name: `${name}_placement`,
       input: { subnet_zones_checked: true },
       preconditions: [
         {
           condition: `\${length(distinct(values(${zones}))) >= 2}`,
-          errorMessage: `Invalid value for variable "${props.variableName}": expected subnets in two or more Availability Zones (the load `
-            + `balancer and the database's subnet group need two, and the app must outlive one zone's trouble); they are `
-            + `${listed(zones, " in ")}.`,
+          errorMessage:
+            `Invalid value for variable "${props.variableName}": expected subnets in two or more Availability Zones (the load ` +
+            `balancer and the database's subnet group need two, and the app must outlive one zone's trouble); they are ` +
+            `${listed(zones, " in ")}.`,
         },
         {
           condition: `\${length(distinct(values(${vpcs}))) == 1}`,

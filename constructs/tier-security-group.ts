@@ -56,15 +56,18 @@ export class TierSecurityGroup extends Construct {
   constructor(scope: Construct, id: string, props: TierSecurityGroupProps) {
     super(scope, id);
     checkEc2Description(props.description, `security group ${props.name}: description`);
-    for (const tier of [...props.ingress, ...(props.egress ?? [])]) checkEc2Description(tier.description, `security group ${props.name}: rule description`);
+    for (const tier of [...props.ingress, ...(props.egress ?? [])])
+      checkEc2Description(tier.description, `security group ${props.name}: rule description`);
     const ingress = props.ingress.map(rule);
     this.securityGroup = new SecurityGroup(this, "group", {
       vpcId: props.vpcId,
       description: props.description,
       ingress,
       egress: (props.egress ?? []).map(rule),
-      lifecycle: props.inboundRuleQuota === undefined ? undefined
-        : { precondition: [inboundRuleQuotaCheck(ingress, props.inboundRuleQuota, props.inboundRuleNames)] },
+      lifecycle:
+        props.inboundRuleQuota === undefined
+          ? undefined
+          : { precondition: [inboundRuleQuotaCheck(ingress, props.inboundRuleQuota, props.inboundRuleNames)] },
       tags: { Name: props.nameTag },
     });
     nameElements(props.name, this.securityGroup);

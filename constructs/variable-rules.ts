@@ -6,7 +6,13 @@
  * Conditions are written as HCL text (not through cdktf's `Fn`): cdktf copies function arguments
  * into the expression without escaping backslashes, and the Unicode classes below need them.
  */
-import { TerraformStack, TerraformVariable, TerraformVariableConfig, TerraformVariableValidationConfig, Token } from "cdktf";
+import {
+  TerraformStack,
+  TerraformVariable,
+  TerraformVariableConfig,
+  TerraformVariableValidationConfig,
+  Token,
+} from "cdktf";
 import { Construct } from "constructs";
 
 /**
@@ -58,20 +64,33 @@ export function matchesPattern(
   pattern: string,
   expected: string,
 ): TerraformVariableValidationConfig {
-  return { condition: `\${${patternCondition(variableReference(variable), pattern)}}`, errorMessage: invalid(variable, expected) };
+  return {
+    condition: `\${${patternCondition(variableReference(variable), pattern)}}`,
+    errorMessage: invalid(variable, expected),
+  };
 }
 
 /**
  * A rule given as an HCL condition (without `${}`) that may read other variables too (Terraform >= 1.9),
  * with the message of every rule here: the variable's name and what is expected.
  */
-export function conditionRule(variable: TerraformVariable, condition: string, expected: string): TerraformVariableValidationConfig {
+export function conditionRule(
+  variable: TerraformVariable,
+  condition: string,
+  expected: string,
+): TerraformVariableValidationConfig {
   return { condition: `\${${condition}}`, errorMessage: invalid(variable, expected) };
 }
 
 /** The rule, or the variable left unset (null): for optional variables. */
-export function unsetOr(variable: TerraformVariable, rule: TerraformVariableValidationConfig): TerraformVariableValidationConfig {
-  return { condition: `\${${variableReference(variable)} == null || ${rule.condition.replace(/^\$\{([\s\S]*)\}$/, "$1")}}`, errorMessage: rule.errorMessage };
+export function unsetOr(
+  variable: TerraformVariable,
+  rule: TerraformVariableValidationConfig,
+): TerraformVariableValidationConfig {
+  return {
+    condition: `\${${variableReference(variable)} == null || ${rule.condition.replace(/^\$\{([\s\S]*)\}$/, "$1")}}`,
+    errorMessage: rule.errorMessage,
+  };
 }
 
 /** HCL condition: the string `expression` is an IPv4 CIDR block written with its network address. */
@@ -79,8 +98,10 @@ export function ipv4NetworkCondition(expression: string): string {
   // cidrhost() fails on anything that is not a CIDR block and yields the network address: a block
   // such as 10.0.0.1/8 (which the AWS provider refuses at apply) or 010.0.0.0/8 differs from it.
   // try(): HCL's && does not short-circuit. The regex keeps IPv6 blocks out of IPv4 rules.
-  return `(can(regex("^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+/[0-9]+$", ${expression})) && ` +
-    `try(cidrhost(${expression}, 0) == split("/", ${expression})[0], false))`;
+  return (
+    `(can(regex("^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+/[0-9]+$", ${expression})) && ` +
+    `try(cidrhost(${expression}, 0) == split("/", ${expression})[0], false))`
+  );
 }
 
 /** A list(string) variable holds at least one element, and each is an IPv4 network in CIDR form. */
@@ -88,9 +109,11 @@ export function ipv4CidrList(variable: TerraformVariable): TerraformVariableVali
   const name = variableReference(variable);
   return {
     condition: `\${length(${name}) > 0 && alltrue([for cidr in ${name} : ${ipv4NetworkCondition("cidr")}])}`,
-    errorMessage: invalid(variable,
+    errorMessage: invalid(
+      variable,
       'a non-empty list of IPv4 CIDR blocks written with their network address, such as ["203.0.113.0/24"] ' +
-      "(10.0.0.0/8, not 10.0.0.1/8)"),
+        "(10.0.0.0/8, not 10.0.0.1/8)",
+    ),
   };
 }
 
@@ -106,7 +129,10 @@ export function printableTextCondition(expression: string, max: number): string 
 
 /** The variable holds 1 to `max` characters, none of them unprintable (see {@link UNPRINTABLE_CLASS}). */
 export function printableText(variable: TerraformVariable, max: number): TerraformVariableValidationConfig {
-  return { condition: `\${${printableTextCondition(variableReference(variable), max)}}`, errorMessage: invalid(variable, printableTextWords(max)) };
+  return {
+    condition: `\${${printableTextCondition(variableReference(variable), max)}}`,
+    errorMessage: invalid(variable, printableTextWords(max)),
+  };
 }
 
 /**
@@ -117,7 +143,7 @@ export const DOTENV_WORDS =
   "a value the app's .env file can carry for the dotenv parser: either it lacks one of the quote characters ' ` \" " +
   "(a double-quoted value must also not hold \\n or \\r, which dotenv turns into line breaks) and does not end with \\, " +
   "or it holds no # and neither starts nor ends with a space (of any kind), and if it starts with a quote, it does not " +
-  "end with it and holds it again, not after a \\ (and no \\n or \\r after a leading \")";
+  'end with it and holds it again, not after a \\ (and no \\n or \\r after a leading ")';
 
 /**
  * HCL condition: the string `expression` can be written on a `KEY=value` line of a `.env` file so
@@ -134,12 +160,14 @@ export const DOTENV_WORDS =
  */
 export function dotenvCondition(expression: string): string {
   const has = (text: string) => `strcontains(${expression}, ${hclString(text)})`;
-  const quoted = `(!endswith(${expression}, "\\\\") && (!${has("'")} || !${has("`")} || ` +
+  const quoted =
+    `(!endswith(${expression}, "\\\\") && (!${has("'")} || !${has("`")} || ` +
     `(!${has('"')} && !${patternCondition(expression, "\\\\[nr]")})))`;
   // A leading quote opens a quoted value unless a later, unescaped one closes it mid-value (then dotenv
   // reads the line bare); and a value that also ends with it loses both.
   const leadingQuote = (q: string) => patternCondition(expression, `^${q}(|.*[^\\\\])${q}.*[^${q}]$`);
-  const bare = `(!${has("#")} && ${patternCondition(expression, "^[^\\p{Zs}]")} && ` +
+  const bare =
+    `(!${has("#")} && ${patternCondition(expression, "^[^\\p{Zs}]")} && ` +
     `${patternCondition(expression, "[^\\p{Zs}]$")} && (${patternCondition(expression, "^[^'\"`]")} || ` +
     `${leadingQuote("'")} || ${leadingQuote("`")} || (${leadingQuote('"')} && !${patternCondition(expression, "\\\\[nr]")})))`;
   return `(${quoted} || ${bare})`;
@@ -157,16 +185,24 @@ export function isPrintableText(value: string, max: number): boolean {
  */
 export function isPrintableDotenvValue(value: string, max: number): boolean {
   if (!isPrintableText(value, max)) return false;
-  const quoted = !value.endsWith("\\") && (!value.includes("'") || !value.includes("`") || (!value.includes('"') && !/\\[nr]/.test(value)));
+  const quoted =
+    !value.endsWith("\\") &&
+    (!value.includes("'") || !value.includes("`") || (!value.includes('"') && !/\\[nr]/.test(value)));
   const leadingQuote = (q: string) => new RegExp(`^${q}(|.*[^\\\\])${q}.*[^${q}]$`, "su").test(value);
-  const bare = !value.includes("#") && /^[^\p{Zs}]/u.test(value) && /[^\p{Zs}]$/u.test(value) && (/^[^'"`]/.test(value)
-    || leadingQuote("'") || leadingQuote("`") || (leadingQuote('"') && !/\\[nr]/.test(value)));
+  const bare =
+    !value.includes("#") &&
+    /^[^\p{Zs}]/u.test(value) &&
+    /[^\p{Zs}]$/u.test(value) &&
+    (/^[^'"`]/.test(value) || leadingQuote("'") || leadingQuote("`") || (leadingQuote('"') && !/\\[nr]/.test(value)));
   return quoted || bare;
 }
 
 /** The variable's value can be written into `.env` and read back exactly by dotenv (see {@link dotenvCondition}). */
 export function dotenvValue(variable: TerraformVariable): TerraformVariableValidationConfig {
-  return { condition: `\${${dotenvCondition(variableReference(variable))}}`, errorMessage: invalid(variable, DOTENV_WORDS) };
+  return {
+    condition: `\${${dotenvCondition(variableReference(variable))}}`,
+    errorMessage: invalid(variable, DOTENV_WORDS),
+  };
 }
 
 /**
@@ -174,7 +210,12 @@ export function dotenvValue(variable: TerraformVariable): TerraformVariableValid
  * (a token, which the variable's validation checks at plan) or a literal gets the same rule for the literal.
  * `what` names the prop, `expected` says what it takes.
  */
-export function checkLiteral(value: number, accepted: (value: number) => boolean, what: string, expected: string): void {
+export function checkLiteral(
+  value: number,
+  accepted: (value: number) => boolean,
+  what: string,
+  expected: string,
+): void {
   if (!Token.isUnresolved(value) && !accepted(value)) throw new Error(`${what} must be ${expected}, got ${value}`);
 }
 
@@ -198,7 +239,10 @@ export function wholeNumberBetween(
 }
 
 /** Guards each condition by the ones before it, so that a value that fails one prints that one message only. */
-function firstFailing(conditions: { condition: string; expected: string }[], variable: TerraformVariable): TerraformVariableValidationConfig[] {
+function firstFailing(
+  conditions: { condition: string; expected: string }[],
+  variable: TerraformVariable,
+): TerraformVariableValidationConfig[] {
   return conditions.map(({ condition, expected }, index) => ({
     condition: `\${${[...conditions.slice(0, index).map((earlier) => `!(${earlier.condition})`), `(${condition})`].join(" || ")}}`,
     errorMessage: invalid(variable, expected),
@@ -240,34 +284,46 @@ export function sshPublicKeyRules(variable: TerraformVariable): TerraformVariabl
   const ed25519 = wireString("ssh-ed25519");
   const rsa = wireString("ssh-rsa");
   const modulusBytes = "(n - (b[19 + e] == 0 ? 1 : 0))";
-  return firstFailing([
-    {
-      condition: `!${patternCondition(key, "PRIVATE KEY|^-----BEGIN|PuTTY-User-Key-File|^b3BlbnNzaC1rZXktdjE")}`,
-      expected: "the public key, the one line of the .pub file: this value is a private key, which is not shown here " +
-        "(keep it secret; make a new key pair if it was shared)",
-    },
-    {
-      condition: patternCondition(key, `^(ssh-ed25519|ssh-rsa) [A-Za-z0-9+/]+={0,2}( [^${UNPRINTABLE_CLASS}]*)?$`),
-      expected: "an OpenSSH public key line of a type EC2 imports: ssh-ed25519 or ssh-rsa (not ECDSA or DSA), a space, " +
-        "the base64 key and an optional comment",
-    },
-    {
-      condition: `try(textencodebase64(textdecodebase64(split(" ", ${key})[1], "ISO-8859-1"), "ISO-8859-1") == split(" ", ${key})[1], false)`,
-      expected: "the key's base64 as ssh-keygen writes it (with its padding, nothing cut or added: copy the whole line of the .pub file)",
-    },
-    {
-      condition: bytes(`(k[0] == "ssh-ed25519" && jsonencode(slice(b, 0, ${JSON.parse(ed25519).length})) == ${hclString(ed25519)}) || ` +
-        `(k[0] == "ssh-rsa" && jsonencode(slice(b, 0, ${JSON.parse(rsa).length})) == ${hclString(rsa)})`),
-      expected: "a key whose data names the type of its line (an ssh-ed25519 line holds an ED25519 key, an ssh-rsa line an RSA key)",
-    },
-    {
-      condition: bytes(`k[0] == "ssh-ed25519" ? length(b) == 51 && jsonencode(slice(b, 15, 19)) == "[0,0,0,32]" : ` +
-        `alltrue([for e in [${uint32("b", "11")}] : alltrue([for n in [${uint32("b", "15 + e")}] : ` +
-        `e >= 1 && e <= 16 && length(b) == 19 + e + n && ${modulusBytes} >= 128 && ${modulusBytes} <= 512])])`),
-      expected: "a key of the length its type implies: ED25519 51 bytes (68 base64 characters), RSA a modulus of 1024 to 4096 bits " +
-        "whose lengths add up to the key's",
-    },
-  ], variable);
+  return firstFailing(
+    [
+      {
+        condition: `!${patternCondition(key, "PRIVATE KEY|^-----BEGIN|PuTTY-User-Key-File|^b3BlbnNzaC1rZXktdjE")}`,
+        expected:
+          "the public key, the one line of the .pub file: this value is a private key, which is not shown here " +
+          "(keep it secret; make a new key pair if it was shared)",
+      },
+      {
+        condition: patternCondition(key, `^(ssh-ed25519|ssh-rsa) [A-Za-z0-9+/]+={0,2}( [^${UNPRINTABLE_CLASS}]*)?$`),
+        expected:
+          "an OpenSSH public key line of a type EC2 imports: ssh-ed25519 or ssh-rsa (not ECDSA or DSA), a space, " +
+          "the base64 key and an optional comment",
+      },
+      {
+        condition: `try(textencodebase64(textdecodebase64(split(" ", ${key})[1], "ISO-8859-1"), "ISO-8859-1") == split(" ", ${key})[1], false)`,
+        expected:
+          "the key's base64 as ssh-keygen writes it (with its padding, nothing cut or added: copy the whole line of the .pub file)",
+      },
+      {
+        condition: bytes(
+          `(k[0] == "ssh-ed25519" && jsonencode(slice(b, 0, ${JSON.parse(ed25519).length})) == ${hclString(ed25519)}) || ` +
+            `(k[0] == "ssh-rsa" && jsonencode(slice(b, 0, ${JSON.parse(rsa).length})) == ${hclString(rsa)})`,
+        ),
+        expected:
+          "a key whose data names the type of its line (an ssh-ed25519 line holds an ED25519 key, an ssh-rsa line an RSA key)",
+      },
+      {
+        condition: bytes(
+          `k[0] == "ssh-ed25519" ? length(b) == 51 && jsonencode(slice(b, 15, 19)) == "[0,0,0,32]" : ` +
+            `alltrue([for e in [${uint32("b", "11")}] : alltrue([for n in [${uint32("b", "15 + e")}] : ` +
+            `e >= 1 && e <= 16 && length(b) == 19 + e + n && ${modulusBytes} >= 128 && ${modulusBytes} <= 512])])`,
+        ),
+        expected:
+          "a key of the length its type implies: ED25519 51 bytes (68 base64 characters), RSA a modulus of 1024 to 4096 bits " +
+          "whose lengths add up to the key's",
+      },
+    ],
+    variable,
+  );
 }
 
 /**
@@ -280,6 +336,9 @@ export function distinctIpv4Cidrs(variable: TerraformVariable): TerraformVariabl
   const normalized = `[for cidr in ${name} : try(format("%s/%d", cidrhost(cidr, 0), tonumber(split("/", cidr)[1])), cidr)]`;
   return {
     condition: `\${length(distinct(${normalized})) == length(${name})}`,
-    errorMessage: invalid(variable, "each CIDR block once (10.0.0.0/8 and 10.0.0.0/08 are one block): AWS refuses a rule given twice"),
+    errorMessage: invalid(
+      variable,
+      "each CIDR block once (10.0.0.0/8 and 10.0.0.0/08 are one block): AWS refuses a rule given twice",
+    ),
   };
 }

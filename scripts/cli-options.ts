@@ -19,7 +19,10 @@ export class CommandLineError extends Error {}
 
 /** A mistake or a refusal that the user can act on (the ops command's): one line, exit `exitCode` (2: the command line). */
 export class UserError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }
@@ -49,11 +52,17 @@ const EXPECTED: Record<Exclude<OptionKind, "flag">, string> = {
 };
 
 /** Why `value` cannot be given where `what` says, or undefined: the rules every value of every command follows. */
-export function valueProblem(what: string, value: string, kind: Exclude<OptionKind, "flag"> = "text"): string | undefined {
+export function valueProblem(
+  what: string,
+  value: string,
+  kind: Exclude<OptionKind, "flag"> = "text",
+): string | undefined {
   if (value === "") return `${what} needs a value (${EXPECTED[kind]})`;
-  if (value.startsWith("-")) return `${what} must not start with - (it would be read as an option): expected ${EXPECTED[kind]}`;
+  if (value.startsWith("-"))
+    return `${what} must not start with - (it would be read as an option): expected ${EXPECTED[kind]}`;
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) return `${what} must not hold control characters such as a newline: expected ${EXPECTED[kind]}`;
+  if (/[\u0000-\u001f\u007f]/.test(value))
+    return `${what} must not hold control characters such as a newline: expected ${EXPECTED[kind]}`;
   const ok = {
     port: () => /^[1-9][0-9]{0,4}$/.test(value) && Number(value) <= 65535,
     host: () => isHostName(value) || isIPv4Address(value) || isIPv6(value),
@@ -85,7 +94,9 @@ export function parseCommandLine(argv: readonly string[], spec: OptionSpec): Com
       onlyPositional = true;
       continue;
     }
-    const [option, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [option, inline] = arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
     const kind = option.startsWith("--") ? spec[option.slice(2)] : undefined;
     if (kind === undefined) throw new CommandLineError(`unknown option ${option}`);
     if (kind === "flag") {
@@ -93,7 +104,8 @@ export function parseCommandLine(argv: readonly string[], spec: OptionSpec): Com
       options[option.slice(2)] = "true";
       continue;
     }
-    if (inline === undefined && i + 1 >= argv.length) throw new CommandLineError(`${option} needs a value (${EXPECTED[kind]})`);
+    if (inline === undefined && i + 1 >= argv.length)
+      throw new CommandLineError(`${option} needs a value (${EXPECTED[kind]})`);
     const value = inline ?? argv[++i];
     const problem = valueProblem(option, value, kind);
     if (problem) throw new CommandLineError(problem);
@@ -109,6 +121,7 @@ export function parseCommandLine(argv: readonly string[], spec: OptionSpec): Com
 export function sshFileOption(key: string, path: string): string {
   const absolute = resolve(path);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(absolute)) throw new CommandLineError(`${key}: a file's path must not hold control characters`);
+  if (/[\u0000-\u001f\u007f]/.test(absolute))
+    throw new CommandLineError(`${key}: a file's path must not hold control characters`);
   return `${key}="${absolute.replace(/[\\"]/g, (c) => `\\${c}`).replace(/%/g, "%%")}"`;
 }

@@ -45,19 +45,33 @@ export function parseRun(text: string): CheckRun {
     else if (fields[0] !== "phase") {
       const [name, start, duration, result, counts = "", cpu = ""] = fields;
       if (!/^\d+$/.test(start ?? "") || !/^\d+$/.test(duration ?? "") || !result || !/^\d*$/.test(cpu)) {
-        throw new Error(`not a row of a phase (name, start ms, duration ms, result, counts, cpu ms): ${JSON.stringify(line)}`);
+        throw new Error(
+          `not a row of a phase (name, start ms, duration ms, result, counts, cpu ms): ${JSON.stringify(line)}`,
+        );
       }
-      phases.push({ name, startMs: Number(start), durationMs: Number(duration), result, counts, ...(cpu ? { cpuMs: Number(cpu) } : {}) });
+      phases.push({
+        name,
+        startMs: Number(start),
+        durationMs: Number(duration),
+        result,
+        counts,
+        ...(cpu ? { cpuMs: Number(cpu) } : {}),
+      });
     }
   }
   for (const key of ["commit", "date", "machine", "wall"]) {
-    if (!meta.has(key)) throw new Error(`the run file has no "# ${key}" line: is it scripts/check.sh's test-results/check-run.tsv?`);
+    if (!meta.has(key))
+      throw new Error(`the run file has no "# ${key}" line: is it scripts/check.sh's test-results/check-run.tsv?`);
   }
   if (phases.length === 0) throw new Error("the run file lists no phase");
   const busy = meta.get("busy");
   return {
-    commit: meta.get("commit")!, date: meta.get("date")!, machine: meta.get("machine")!, wallMs: Number(meta.get("wall")),
-    ...(busy && /^\d+$/.test(busy) ? { busyMs: Number(busy) } : {}), phases,
+    commit: meta.get("commit")!,
+    date: meta.get("date")!,
+    machine: meta.get("machine")!,
+    wallMs: Number(meta.get("wall")),
+    ...(busy && /^\d+$/.test(busy) ? { busyMs: Number(busy) } : {}),
+    phases,
   };
 }
 
@@ -75,16 +89,21 @@ function named(run: CheckRun): string {
 function busy(run: CheckRun): string {
   if (run.busyMs === undefined) return "";
   const cores = Number(/^(\d+) cores?/.exec(run.machine)?.[1] ?? 0);
-  return `; the machine was busy ${coreSeconds(run.busyMs)}, ${(run.busyMs / run.wallMs).toFixed(2)}`
-    + `${cores ? ` of its ${cores}` : ""} cores on average`;
+  return (
+    `; the machine was busy ${coreSeconds(run.busyMs)}, ${(run.busyMs / run.wallMs).toFixed(2)}` +
+    `${cores ? ` of its ${cores}` : ""} cores on average`
+  );
 }
 
 /** docs/testing.md's section: the run named, then the table of its phases (with their CPU time when the run counted it). */
 export function runTable(run: CheckRun): string {
   const cpu = run.phases.some((phase) => phase.cpuMs !== undefined);
-  const rows = run.phases.map((phase) => `| ${phase.name} | +${seconds(phase.startMs)} | ${seconds(phase.durationMs)} | `
-    + `${cpu ? `${phase.cpuMs === undefined ? "–" : coreSeconds(phase.cpuMs)} | ` : ""}`
-    + `${phase.result}${phase.counts ? `: ${phase.counts}` : ""} |`);
+  const rows = run.phases.map(
+    (phase) =>
+      `| ${phase.name} | +${seconds(phase.startMs)} | ${seconds(phase.durationMs)} | ` +
+      `${cpu ? `${phase.cpuMs === undefined ? "–" : coreSeconds(phase.cpuMs)} | ` : ""}` +
+      `${phase.result}${phase.counts ? `: ${phase.counts}` : ""} |`,
+  );
   return [
     `\`npm test\` in ${named(run)}: ${passed(run) ? "passed" : "FAILED"} in ${seconds(run.wallMs)} (${minutes(run.wallMs)})${busy(run)}.`,
     "",
@@ -97,7 +116,9 @@ export function runTable(run: CheckRun): string {
 /** The README's section: the whole run's time and the share of the boot test's long pole (phase boot: hosts A and B), with the run named. */
 export function readmeLine(run: CheckRun): string {
   const boot = run.phases.find((phase) => phase.name === "boot");
-  const share = boot ? `, the VM boot test's hosts A and B ${minutes(boot.durationMs)} of it, with the other phases beside them` : "";
+  const share = boot
+    ? `, the VM boot test's hosts A and B ${minutes(boot.durationMs)} of it, with the other phases beside them`
+    : "";
   return `\`npm test\` took ${seconds(run.wallMs)} (${minutes(run.wallMs)})${share}, in ${named(run)}; the phases: [docs/testing.md](docs/testing.md#the-phases-of-one-run).`;
 }
 
@@ -119,7 +140,9 @@ if (require.main === module) {
     process.exit(0);
   }
   if (argument?.startsWith("-") || process.argv.length > 3) {
-    console.error(`docs:run: takes one run file at most, no option but --help; got ${JSON.stringify(process.argv.slice(2).join(" "))}`);
+    console.error(
+      `docs:run: takes one run file at most, no option but --help; got ${JSON.stringify(process.argv.slice(2).join(" "))}`,
+    );
     process.exit(2);
   }
   const file = resolve(argument ?? RUN_FILE);

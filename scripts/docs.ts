@@ -12,7 +12,12 @@ import { relative, resolve } from "path";
 import { CrmHostStack } from "../main";
 import { ProvisioningUserData, USER_DATA_LIMIT_BYTES } from "../constructs/provisioning-user-data";
 import {
-  DEFAULT_SETTINGS_FILE, loadStackSettings, parseStackSettings, SETTINGS_JSON_SCHEMA_FILE, settingsJsonSchema, stackSettingsSchema,
+  DEFAULT_SETTINGS_FILE,
+  loadStackSettings,
+  parseStackSettings,
+  SETTINGS_JSON_SCHEMA_FILE,
+  settingsJsonSchema,
+  stackSettingsSchema,
 } from "../settings/stack-settings";
 import { readJsonFile } from "../settings/json-file";
 import { deployPolicyJson } from "./docs/deploy-policy";
@@ -20,7 +25,14 @@ import { destroyedList } from "./docs/destroyed";
 import { opsActionsTable } from "./docs/ops-actions";
 import { architectureDiagram } from "./docs/diagram";
 import { replaceSection } from "./docs/readme";
-import { hostPathsTable, outputsTable, pathSettingsTable, repositoryVariablesTable, settingsTable, variablesTable } from "./docs/tables";
+import {
+  hostPathsTable,
+  outputsTable,
+  pathSettingsTable,
+  repositoryVariablesTable,
+  settingsTable,
+  variablesTable,
+} from "./docs/tables";
 import { StackJson } from "./docs/terraform-json";
 
 export const README_FILE = resolve(__dirname, "..", "README.md");
@@ -35,8 +47,13 @@ export const GITHUB_ACTIONS_DOC_FILE = resolve(__dirname, "..", "docs", "github-
 /** The deploy role's policy, generated from every example's stack, as users attach it. */
 export const DEPLOY_POLICY_FILE = resolve(__dirname, "..", "docs", "deploy-role-policy.json");
 /** The settings files of every example: the default and examples/*.json (the stacks npm test and npm run scan synthesize). */
-export const EXAMPLE_SETTINGS_FILES = [DEFAULT_SETTINGS_FILE, ...readdirSync(resolve(__dirname, "..", "examples"))
-  .filter((name) => name.endsWith(".json")).sort().map((name) => resolve(__dirname, "..", "examples", name))];
+export const EXAMPLE_SETTINGS_FILES = [
+  DEFAULT_SETTINGS_FILE,
+  ...readdirSync(resolve(__dirname, "..", "examples"))
+    .filter((name) => name.endsWith(".json"))
+    .sort()
+    .map((name) => resolve(__dirname, "..", "examples", name)),
+];
 
 /** A file and the content the code implies for it. */
 export interface GeneratedFile {
@@ -58,7 +75,10 @@ function diagramBlock(stack: StackJson): string {
 /** `text` (the document at `path`) with its generated sections, name to content, brought up to date. */
 function withSections(path: string, text: string, sections: Record<string, string>): string {
   const document = relative(resolve(__dirname, ".."), path);
-  return Object.entries(sections).reduce((current, [name, content]) => replaceSection(current, name, content, undefined, document), text);
+  return Object.entries(sections).reduce(
+    (current, [name, content]) => replaceSection(current, name, content, undefined, document),
+    text,
+  );
 }
 
 /** The README with its generated section (the diagram) brought up to date. */
@@ -78,12 +98,23 @@ export function generatedSettingsDoc(text: string, stack: StackJson = exampleSta
 }
 
 /** docs/scale-out.md with the scale-out stack's diagram, variables and outputs brought up to date. */
-export function generatedScaleOutDoc(text: string, stack: StackJson = exampleStackJson(SCALE_OUT_SETTINGS_FILE)): string {
-  return withSections(SCALE_OUT_DOC_FILE, text, { diagram: diagramBlock(stack), variables: variablesTable(stack), outputs: outputsTable(stack) });
+export function generatedScaleOutDoc(
+  text: string,
+  stack: StackJson = exampleStackJson(SCALE_OUT_SETTINGS_FILE),
+): string {
+  return withSections(SCALE_OUT_DOC_FILE, text, {
+    diagram: diagramBlock(stack),
+    variables: variablesTable(stack),
+    outputs: outputsTable(stack),
+  });
 }
 
 /** docs/github-actions.md with the deploy role's policy brought up to date. */
-export function generatedGithubActionsDoc(text: string, policy: string, stacks: { name: string; stack: StackJson }[]): string {
+export function generatedGithubActionsDoc(
+  text: string,
+  policy: string,
+  stacks: { name: string; stack: StackJson }[],
+): string {
   return withSections(GITHUB_ACTIONS_DOC_FILE, text, {
     "deploy-policy": `\`\`\`json\n${policy.trimEnd()}\n\`\`\``,
     "repository-variables": repositoryVariablesTable(stacks),
@@ -92,13 +123,21 @@ export function generatedGithubActionsDoc(text: string, policy: string, stacks: 
 
 /** docs/operations.md with the table of the ops actions (userdata/ops-actions.ts) and the list of what destroy deletes, from the single-host examples' stacks. */
 export function generatedOperationsDoc(text: string, stacks: readonly StackJson[]): string {
-  return withSections(OPERATIONS_DOC_FILE, text, { "ops-actions": opsActionsTable(), destroyed: destroyedList(stacks) });
+  return withSections(OPERATIONS_DOC_FILE, text, {
+    "ops-actions": opsActionsTable(),
+    destroyed: destroyedList(stacks),
+  });
 }
 
 /** The user data of the example settings' stack, as it measures itself at synthesis, with `changes` to the settings. */
 function exampleUserData(changes: Record<string, unknown>): ProvisioningUserData {
-  const stack = new CrmHostStack(Testing.app(), parseStackSettings({ ...(readJsonFile(DEFAULT_SETTINGS_FILE) as object), ...changes }));
-  return stack.node.findAll().find((construct): construct is ProvisioningUserData => construct instanceof ProvisioningUserData)!;
+  const stack = new CrmHostStack(
+    Testing.app(),
+    parseStackSettings({ ...(readJsonFile(DEFAULT_SETTINGS_FILE) as object), ...changes }),
+  );
+  return stack.node
+    .findAll()
+    .find((construct): construct is ProvisioningUserData => construct instanceof ProvisioningUserData)!;
 }
 
 /** docs/secrets.md's sizes of the user data in both modes, as ProvisioningUserData counts them for settings/example.json. */
@@ -121,15 +160,20 @@ export function generatedSecretsDoc(text: string): string {
 export function generatedFiles(): GeneratedFile[] {
   const stack = exampleStackJson();
   const examples = EXAMPLE_SETTINGS_FILES.map((file) => ({
-    name: loadStackSettings(file).stackName, stack: file === DEFAULT_SETTINGS_FILE ? stack : exampleStackJson(file),
+    name: loadStackSettings(file).stackName,
+    stack: file === DEFAULT_SETTINGS_FILE ? stack : exampleStackJson(file),
   }));
   const policy = deployPolicyJson(examples.map((example) => example.stack));
   // The default example first: its counts are the ones the list gives.
-  const singleHost = EXAMPLE_SETTINGS_FILES.filter((file) => loadStackSettings(file).provisioning.topology === "single-host")
-    .map((file) => examples[EXAMPLE_SETTINGS_FILES.indexOf(file)].stack);
+  const singleHost = EXAMPLE_SETTINGS_FILES.filter(
+    (file) => loadStackSettings(file).provisioning.topology === "single-host",
+  ).map((file) => examples[EXAMPLE_SETTINGS_FILES.indexOf(file)].stack);
   return [
     { path: DEPLOY_POLICY_FILE, content: policy },
-    { path: GITHUB_ACTIONS_DOC_FILE, content: generatedGithubActionsDoc(readOrEmpty(GITHUB_ACTIONS_DOC_FILE), policy, examples) },
+    {
+      path: GITHUB_ACTIONS_DOC_FILE,
+      content: generatedGithubActionsDoc(readOrEmpty(GITHUB_ACTIONS_DOC_FILE), policy, examples),
+    },
     { path: SETTINGS_JSON_SCHEMA_FILE, content: settingsJsonSchema() },
     { path: README_FILE, content: generatedReadme(readOrEmpty(README_FILE), stack) },
     { path: SETTINGS_DOC_FILE, content: generatedSettingsDoc(readOrEmpty(SETTINGS_DOC_FILE), stack) },

@@ -16,7 +16,11 @@ import { delimiter, join, resolve } from "path";
 import tls from "tls";
 import { SettingsProblem } from "../settings/errors";
 import {
-  AWS_PROVIDER_VERSION_VARIABLE, awsProviderVersion, compareVersions, OLDEST_TESTED_AWS_PROVIDER, PINNED_AWS_PROVIDER,
+  AWS_PROVIDER_VERSION_VARIABLE,
+  awsProviderVersion,
+  compareVersions,
+  OLDEST_TESTED_AWS_PROVIDER,
+  PINNED_AWS_PROVIDER,
 } from "../settings/provider-version";
 
 const ROOT = resolve(__dirname, "..");
@@ -61,7 +65,10 @@ function namesAwsProvider(list: string): boolean {
   return [...list.matchAll(/"([^"]+)"/g)].some(([, pattern]) => {
     const parts = pattern.split("/");
     const full = parts.length === 2 ? ["registry.terraform.io", ...parts] : parts;
-    return full.length === 3 && ["registry.terraform.io", "hashicorp", "aws"].every((part, i) => full[i] === "*" || full[i] === part);
+    return (
+      full.length === 3 &&
+      ["registry.terraform.io", "hashicorp", "aws"].every((part, i) => full[i] === "*" || full[i] === part)
+    );
   });
 }
 
@@ -76,23 +83,31 @@ export function awsProviderMirror(cliConfig: string): { path: string; versions: 
   if (!mirror || !path) return undefined;
   const include = /\binclude\s*=\s*\[([^\]]*)\]/.exec(mirror)?.[1];
   const exclude = /\bexclude\s*=\s*\[([^\]]*)\]/.exec(mirror)?.[1];
-  if ((include !== undefined && !namesAwsProvider(include)) || (exclude !== undefined && namesAwsProvider(exclude))) return undefined;
+  if ((include !== undefined && !namesAwsProvider(include)) || (exclude !== undefined && namesAwsProvider(exclude)))
+    return undefined;
   const direct = /\bdirect\s*\{([^}]*)\}/.exec(cliConfig);
   if (direct) {
     const directInclude = /\binclude\s*=\s*\[([^\]]*)\]/.exec(direct[1])?.[1];
     const directExclude = /\bexclude\s*=\s*\[([^\]]*)\]/.exec(direct[1])?.[1];
-    const viaRegistry = (directInclude === undefined || namesAwsProvider(directInclude)) && !(directExclude !== undefined && namesAwsProvider(directExclude));
+    const viaRegistry =
+      (directInclude === undefined || namesAwsProvider(directInclude)) &&
+      !(directExclude !== undefined && namesAwsProvider(directExclude));
     if (viaRegistry) return undefined;
   }
   const dir = join(path, "registry.terraform.io", "hashicorp", "aws");
-  const versions = existsSync(dir) ? readdirSync(dir).flatMap((name) => /^(?:terraform-provider-aws_)?(\d+\.\d+\.\d+)(?:_.+\.zip)?$/.exec(name)?.[1] ?? []) : [];
+  const versions = existsSync(dir)
+    ? readdirSync(dir).flatMap(
+        (name) => /^(?:terraform-provider-aws_)?(\d+\.\d+\.\d+)(?:_.+\.zip)?$/.exec(name)?.[1] ?? [],
+      )
+    : [];
   return { path, versions: [...new Set(versions)].sort(compareVersions) };
 }
 
 /** The newest version of `versions` the stacks run with (CRM_AWS_PROVIDER_VERSION's range), if any. */
 function fittingVersion(versions: string[]): string | undefined {
-  return versions.filter((v) => compareVersions(v, OLDEST_TESTED_AWS_PROVIDER) >= 0
-    && compareVersions(v, PINNED_AWS_PROVIDER) <= 0).pop();
+  return versions
+    .filter((v) => compareVersions(v, OLDEST_TESTED_AWS_PROVIDER) >= 0 && compareVersions(v, PINNED_AWS_PROVIDER) <= 0)
+    .pop();
 }
 
 /**
@@ -114,7 +129,9 @@ function proxyFor(url: URL, env: NodeJS.ProcessEnv): URL | undefined {
  * undefined when it answers 200 with a discovery document (providers.v1). Bounded by `timeoutMs`.
  */
 export function registryProblem(
-  env: NodeJS.ProcessEnv, url = REGISTRY_DISCOVERY_URL, timeoutMs = REGISTRY_TIMEOUT_MS,
+  env: NodeJS.ProcessEnv,
+  url = REGISTRY_DISCOVERY_URL,
+  timeoutMs = REGISTRY_TIMEOUT_MS,
 ): Promise<string | undefined> {
   const target = new URL(url);
   const proxy = proxyFor(target, env);
@@ -160,15 +177,22 @@ export function registryProblem(
     const auth = proxy.username ? { "Proxy-Authorization": `Basic ${basic}` } : {};
     const secure = proxy.protocol === "https:";
     const connect = (secure ? https : http).request({
-      host: proxy.hostname, port: proxy.port || (secure ? 443 : 80), method: "CONNECT", path: authority,
-      headers: { host: authority, ...auth }, agent: false,
+      host: proxy.hostname,
+      port: proxy.port || (secure ? 443 : 80),
+      method: "CONNECT",
+      path: authority,
+      headers: { host: authority, ...auth },
+      agent: false,
     });
     connect.on("connect", (response: http.IncomingMessage, socket) => {
       if (response.statusCode !== 200) {
         return finish(`the proxy ${proxy.host} refused the tunnel: HTTP ${response.statusCode}`);
       }
       // No agent: an agent would open its own connection instead of taking the tunnel.
-      get({ headers: { host: target.host }, createConnection: () => tls.connect({ socket, servername: target.hostname }) });
+      get({
+        headers: { host: target.host },
+        createConnection: () => tls.connect({ socket, servername: target.hostname }),
+      });
     });
     connect.on("error", failed);
     requests.push(connect);
@@ -195,8 +219,10 @@ export async function providerFinding(env: NodeJS.ProcessEnv, registry = () => r
   const mirror = exists ? awsProviderMirror(text) : undefined;
   if (!mirror) {
     // Terraform carries on without the file it is told to read, but warns of it before the output of every command.
-    const named = env.TF_CLI_CONFIG_FILE && !exists
-      ? `TF_CLI_CONFIG_FILE names ${config}, which does not exist (Terraform warns of it on every command)` : "";
+    const named =
+      env.TF_CLI_CONFIG_FILE && !exists
+        ? `TF_CLI_CONFIG_FILE names ${config}, which does not exist (Terraform warns of it on every command)`
+        : "";
     const network = /network_mirror\s*\{[^}]*\burl\s*=\s*"([^"]+)"/.exec(text)?.[1];
     if (network) {
       const detail = `hashicorp/aws ${required}, from the network mirror ${network} (${config}; not checked)`;
@@ -207,16 +233,27 @@ export async function providerFinding(env: NodeJS.ProcessEnv, registry = () => r
     if (!problem) {
       return { ok: true, what, detail: `hashicorp/aws ${required}, from the registry${named && `: ${named}`}` };
     }
-    return { ok: false, what, detail: `hashicorp/aws ${required} would come from the registry, which does not answer `
-      + `(${problem}): ${registryFix(env, required)}${named && `; ${named}`}` };
+    return {
+      ok: false,
+      what,
+      detail:
+        `hashicorp/aws ${required} would come from the registry, which does not answer ` +
+        `(${problem}): ${registryFix(env, required)}${named && `; ${named}`}`,
+    };
   }
   const source = `the filesystem mirror ${mirror.path} (${config})`;
-  if (mirror.versions.includes(required)) return { ok: true, what, detail: `hashicorp/aws ${required}, from ${source}` };
+  if (mirror.versions.includes(required))
+    return { ok: true, what, detail: `hashicorp/aws ${required}, from ${source}` };
   const holds = mirror.versions.length ? `it holds ${mirror.versions.join(", ")}` : "it holds none";
   const fits = fittingVersion(mirror.versions);
-  const fix = fits ? `export ${AWS_PROVIDER_VERSION_VARIABLE}=${fits}`
+  const fix = fits
+    ? `export ${AWS_PROVIDER_VERSION_VARIABLE}=${fits}`
     : `add hashicorp/aws ${PINNED_AWS_PROVIDER} to the mirror (the stacks run with ${OLDEST_TESTED_AWS_PROVIDER} to ${PINNED_AWS_PROVIDER})`;
-  return { ok: false, what, detail: `the stacks require hashicorp/aws ${required}, which ${source} lacks (${holds}): ${fix}` };
+  return {
+    ok: false,
+    what,
+    detail: `the stacks require hashicorp/aws ${required}, which ${source} lacks (${holds}): ${fix}`,
+  };
 }
 
 /**
@@ -227,105 +264,175 @@ export async function providerFinding(env: NodeJS.ProcessEnv, registry = () => r
 function registryFix(env: NodeJS.ProcessEnv, required: string): string {
   const project = join(toolsDir(env), "terraform.tfrc");
   if (!existsSync(project)) {
-    return "run npm run tools, then source scripts/ci/env.sh (the project's Terraform CLI configuration: hashicorp/aws "
-      + "from this machine's provider mirror, if it has one), then run npm run doctor again for the "
-      + `${AWS_PROVIDER_VERSION_VARIABLE} that fits the mirror`;
+    return (
+      "run npm run tools, then source scripts/ci/env.sh (the project's Terraform CLI configuration: hashicorp/aws " +
+      "from this machine's provider mirror, if it has one), then run npm run doctor again for the " +
+      `${AWS_PROVIDER_VERSION_VARIABLE} that fits the mirror`
+    );
   }
   const mirror = awsProviderMirror(readFileSync(project, "utf8"));
   if (!mirror) {
-    return `npm run tools found no provider mirror on this machine (${project} names the registry): `
-      + "give Terraform a way to registry.terraform.io (HTTPS_PROXY), or put hashicorp/aws in a filesystem mirror "
-      + "and run npm run tools again";
+    return (
+      `npm run tools found no provider mirror on this machine (${project} names the registry): ` +
+      "give Terraform a way to registry.terraform.io (HTTPS_PROXY), or put hashicorp/aws in a filesystem mirror " +
+      "and run npm run tools again"
+    );
   }
   const fits = mirror.versions.includes(required) ? required : fittingVersion(mirror.versions);
-  const then = fits === required ? ""
-    : fits ? `, then export ${AWS_PROVIDER_VERSION_VARIABLE}=${fits}`
-      : ` (it holds no version the stacks run with: add hashicorp/aws ${PINNED_AWS_PROVIDER} to it)`;
-  return `source scripts/ci/env.sh (TF_CLI_CONFIG_FILE=${project}: hashicorp/aws from the filesystem mirror `
-    + `${mirror.path})${then}`;
+  const then =
+    fits === required
+      ? ""
+      : fits
+        ? `, then export ${AWS_PROVIDER_VERSION_VARIABLE}=${fits}`
+        : ` (it holds no version the stacks run with: add hashicorp/aws ${PINNED_AWS_PROVIDER} to it)`;
+  return (
+    `source scripts/ci/env.sh (TF_CLI_CONFIG_FILE=${project}: hashicorp/aws from the filesystem mirror ` +
+    `${mirror.path})${then}`
+  );
 }
 
 /** Whether `version` satisfies an engines range made of `^X.Y.Z` and `>=X.Y.Z` alternatives joined by `||`. */
 export function satisfiesEngines(version: string, range: string): boolean {
-  return range.split("||").map((part) => part.trim()).some((alternative) => {
-    const caret = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(alternative);
-    if (caret) return version.split(".")[0] === caret[1] && compareVersions(version, alternative.slice(1)) >= 0;
-    const atLeast = /^>=\s*(\d+\.\d+\.\d+)$/.exec(alternative);
-    if (atLeast) return compareVersions(version, atLeast[1]) >= 0;
-    throw new Error(`package.json's engines: "${alternative}" is neither ^X.Y.Z nor >=X.Y.Z`);
-  });
+  return range
+    .split("||")
+    .map((part) => part.trim())
+    .some((alternative) => {
+      const caret = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(alternative);
+      if (caret) return version.split(".")[0] === caret[1] && compareVersions(version, alternative.slice(1)) >= 0;
+      const atLeast = /^>=\s*(\d+\.\d+\.\d+)$/.exec(alternative);
+      if (atLeast) return compareVersions(version, atLeast[1]) >= 0;
+      throw new Error(`package.json's engines: "${alternative}" is neither ^X.Y.Z nor >=X.Y.Z`);
+    });
 }
 
 /** Runs a program (on PATH, then in the tools' directory); undefined when it is not there. */
-function probe(program: string, args: string[], env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string } | undefined {
+function probe(
+  program: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { status: number | null; stdout: string; stderr: string } | undefined {
   const path = [env.PATH ?? "", TOOLS_BIN].filter(Boolean).join(delimiter);
-  const result = spawnSync(program, args, { encoding: "utf8", timeout: 30_000, env: { ...env, PATH: path, CHECKPOINT_DISABLE: "1" } });
+  const result = spawnSync(program, args, {
+    encoding: "utf8",
+    timeout: 30_000,
+    env: { ...env, PATH: path, CHECKPOINT_DISABLE: "1" },
+  });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") return undefined;
   return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
 }
 
 /** The program's path on PATH or in the tools' directory (without running it), or undefined. */
 function onPath(program: string, env: NodeJS.ProcessEnv): string | undefined {
-  return [...(env.PATH ?? "").split(delimiter), TOOLS_BIN, "/usr/sbin", "/sbin"].filter(Boolean).map((dir) => join(dir, program)).find((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return [...(env.PATH ?? "").split(delimiter), TOOLS_BIN, "/usr/sbin", "/sbin"]
+    .filter(Boolean)
+    .map((dir) => join(dir, program))
+    .find((file) => {
+      try {
+        accessSync(file, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** Every check, in the order of the report. */
 export async function diagnose(
-  env: NodeJS.ProcessEnv = process.env, nodeVersion = process.versions.node,
+  env: NodeJS.ProcessEnv = process.env,
+  nodeVersion = process.versions.node,
 ): Promise<Finding[]> {
   const findings: Finding[] = [];
-  const engines = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
-  findings.push(satisfiesEngines(nodeVersion, engines)
-    ? { ok: true, what: "Node.js", detail: `${nodeVersion} (supported: ${engines})` }
-    : { ok: false, what: "Node.js", detail: `${nodeVersion} is not supported (${engines}): install a supported Node.js (README, Prerequisites)` });
+  const engines = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines: { node: string } })
+    .engines.node;
+  findings.push(
+    satisfiesEngines(nodeVersion, engines)
+      ? { ok: true, what: "Node.js", detail: `${nodeVersion} (supported: ${engines})` }
+      : {
+          ok: false,
+          what: "Node.js",
+          detail: `${nodeVersion} is not supported (${engines}): install a supported Node.js (README, Prerequisites)`,
+        },
+  );
 
   const terraformProgram = env.TERRAFORM_BINARY_NAME || "terraform";
   const terraform = probe(terraformProgram, ["version", "-json"], env);
-  const terraformVersion = terraform?.status === 0 ? (JSON.parse(terraform.stdout) as { terraform_version?: string }).terraform_version : undefined;
-  findings.push(!terraformVersion
-    ? { ok: false, what: "Terraform", detail: `not installed (no ${terraformProgram}): install Terraform ${MINIMUM_TERRAFORM} or later, or run npm run tools` }
-    : compareVersions(terraformVersion, MINIMUM_TERRAFORM) < 0
-      ? { ok: false, what: "Terraform", detail: `${terraformVersion} is older than ${MINIMUM_TERRAFORM}, which the stacks need: install a newer one, or run npm run tools` }
-      : { ok: true, what: "Terraform", detail: terraformVersion });
+  const terraformVersion =
+    terraform?.status === 0
+      ? (JSON.parse(terraform.stdout) as { terraform_version?: string }).terraform_version
+      : undefined;
+  findings.push(
+    !terraformVersion
+      ? {
+          ok: false,
+          what: "Terraform",
+          detail: `not installed (no ${terraformProgram}): install Terraform ${MINIMUM_TERRAFORM} or later, or run npm run tools`,
+        }
+      : compareVersions(terraformVersion, MINIMUM_TERRAFORM) < 0
+        ? {
+            ok: false,
+            what: "Terraform",
+            detail: `${terraformVersion} is older than ${MINIMUM_TERRAFORM}, which the stacks need: install a newer one, or run npm run tools`,
+          }
+        : { ok: true, what: "Terraform", detail: terraformVersion },
+  );
   findings.push(await providerFinding(env));
 
   const aws = probe("aws", ["--version"], env);
-  findings.push(aws?.status === 0
-    ? { ok: true, what: "AWS CLI", detail: `${aws.stdout || aws.stderr}`.trim().split(/\s/)[0] }
-    : { ok: false, what: "AWS CLI", detail: "not installed (no aws): install the AWS CLI v2 (https://docs.aws.amazon.com/cli/)" });
+  findings.push(
+    aws?.status === 0
+      ? { ok: true, what: "AWS CLI", detail: `${aws.stdout || aws.stderr}`.trim().split(/\s/)[0] }
+      : {
+          ok: false,
+          what: "AWS CLI",
+          detail: "not installed (no aws): install the AWS CLI v2 (https://docs.aws.amazon.com/cli/)",
+        },
+  );
 
-  const identity = aws?.status === 0 ? probe("aws", ["sts", "get-caller-identity", "--output", "json"], env) : undefined;
+  const identity =
+    aws?.status === 0 ? probe("aws", ["sts", "get-caller-identity", "--output", "json"], env) : undefined;
   if (identity?.status === 0) {
     const { Account, Arn } = JSON.parse(identity.stdout) as { Account?: string; Arn?: string };
-    findings.push({ ok: true, what: "AWS credentials", detail: `account ${Account}, ${Arn} (aws sts get-caller-identity)` });
+    findings.push({
+      ok: true,
+      what: "AWS credentials",
+      detail: `account ${Account}, ${Arn} (aws sts get-caller-identity)`,
+    });
   } else {
-    const why = identity ? identity.stderr.trim().split("\n").filter(Boolean).pop() ?? `exit ${identity.status}` : "no AWS CLI to ask";
-    findings.push({ ok: false, what: "AWS credentials",
-      detail: `aws sts get-caller-identity failed (${why}): set a profile (AWS_PROFILE, aws configure) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY` });
+    const why = identity
+      ? (identity.stderr.trim().split("\n").filter(Boolean).pop() ?? `exit ${identity.status}`)
+      : "no AWS CLI to ask";
+    findings.push({
+      ok: false,
+      what: "AWS credentials",
+      detail: `aws sts get-caller-identity failed (${why}): set a profile (AWS_PROFILE, aws configure) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`,
+    });
   }
 
   const ssh = probe("ssh", ["-V"], env);
-  findings.push(ssh
-    ? { ok: true, what: "ssh", detail: ssh.stderr.trim().split("\n")[0] }
-    : { ok: false, what: "ssh", detail: "not installed (no ssh): install the OpenSSH client; npm run ops needs it" });
+  findings.push(
+    ssh
+      ? { ok: true, what: "ssh", detail: ssh.stderr.trim().split("\n")[0] }
+      : { ok: false, what: "ssh", detail: "not installed (no ssh): install the OpenSSH client; npm run ops needs it" },
+  );
 
   for (const tool of ["checkov", "moto_server", "actionlint", "zizmor", "shellcheck", "mariadbd"]) {
     const found = onPath(tool, env);
-    findings.push({ ok: found !== undefined, optional: true, what: tool, detail: found ? `${found}, for npm test` : "for npm test: not installed (npm run tools installs it)" });
+    findings.push({
+      ok: found !== undefined,
+      optional: true,
+      what: tool,
+      detail: found ? `${found}, for npm test` : "for npm test: not installed (npm run tools installs it)",
+    });
   }
   return findings;
 }
 
 /** The report's lines. */
 export function report(findings: Finding[]): string[] {
-  return findings.map((finding) => `${(finding.ok ? "ok" : finding.optional ? "info" : "MISSING").padEnd(8)}${finding.what}: ${finding.detail}`);
+  return findings.map(
+    (finding) =>
+      `${(finding.ok ? "ok" : finding.optional ? "info" : "MISSING").padEnd(8)}${finding.what}: ${finding.detail}`,
+  );
 }
 
 async function main(args: string[]): Promise<number> {
@@ -340,7 +447,11 @@ async function main(args: string[]): Promise<number> {
   const findings = await diagnose();
   for (const line of report(findings)) console.log(line);
   const missing = findings.filter((finding) => !finding.ok && !finding.optional);
-  console.log(missing.length ? `doctor: ${missing.length} prerequisite(s) missing: ${missing.map((f) => f.what).join(", ")}` : "doctor: every prerequisite is there");
+  console.log(
+    missing.length
+      ? `doctor: ${missing.length} prerequisite(s) missing: ${missing.map((f) => f.what).join(", ")}`
+      : "doctor: every prerequisite is there",
+  );
   return missing.length ? 1 : 0;
 }
 

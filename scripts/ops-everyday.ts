@@ -12,8 +12,20 @@ import { ChildProcess } from "child_process";
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
-  AttachVolumeCommand, CreateSnapshotCommand, CreateVolumeCommand, DeleteVolumeCommand, DescribeSnapshotsCommand, DescribeVolumesCommand,
-  DetachVolumeCommand, EC2Client, Snapshot, Tag, Volume, waitUntilSnapshotCompleted, waitUntilVolumeAvailable, waitUntilVolumeInUse,
+  AttachVolumeCommand,
+  CreateSnapshotCommand,
+  CreateVolumeCommand,
+  DeleteVolumeCommand,
+  DescribeSnapshotsCommand,
+  DescribeVolumesCommand,
+  DetachVolumeCommand,
+  EC2Client,
+  Snapshot,
+  Tag,
+  Volume,
+  waitUntilSnapshotCompleted,
+  waitUntilVolumeAvailable,
+  waitUntilVolumeInUse,
 } from "@aws-sdk/client-ec2";
 import { backupTargetTags, snapshotTags } from "../constructs/data-volume-backups";
 import { HOST_FILES } from "../settings/host-layout";
@@ -47,14 +59,21 @@ export interface LogOptions {
 }
 
 /** Reads `logs`' source and options; throws UserError (exit 2) naming a bad value. */
-export function logOptions(args: readonly string[], options: Record<string, string>): { source: LogSource; options: LogOptions } {
-  if (args.length > 1) throw new UserError(`logs takes one log (${LOG_SOURCES.join(", ")}); got "${args.join(" ")}"`, 2);
+export function logOptions(
+  args: readonly string[],
+  options: Record<string, string>,
+): { source: LogSource; options: LogOptions } {
+  if (args.length > 1)
+    throw new UserError(`logs takes one log (${LOG_SOURCES.join(", ")}); got "${args.join(" ")}"`, 2);
   const source = (args[0] ?? "app") as LogSource;
-  if (!LOG_SOURCES.includes(source)) throw new UserError(`logs: no log "${source}": the logs are ${LOG_SOURCES.join(", ")}`, 2);
+  if (!LOG_SOURCES.includes(source))
+    throw new UserError(`logs: no log "${source}": the logs are ${LOG_SOURCES.join(", ")}`, 2);
   const lines = options.lines ?? "100";
-  if (!/^[1-9][0-9]{0,5}$/.test(lines)) throw new UserError(`--lines must be a number of lines from 1 to 999999, got ${JSON.stringify(lines)}`, 2);
+  if (!/^[1-9][0-9]{0,5}$/.test(lines))
+    throw new UserError(`--lines must be a number of lines from 1 to 999999, got ${JSON.stringify(lines)}`, 2);
   const since = options.since;
-  if (since !== undefined && !isSince(since)) throw new UserError(`--since must be ${SINCE_EXPECTED}, got ${JSON.stringify(since)}`, 2);
+  if (since !== undefined && !isSince(since))
+    throw new UserError(`--since must be ${SINCE_EXPECTED}, got ${JSON.stringify(since)}`, 2);
   if (since !== undefined && (source === "provisioning" || source === "ops")) {
     throw new UserError(`--since reads the journal; the ${source} log is a file: use --lines`, 2);
   }
@@ -64,22 +83,43 @@ export function logOptions(args: readonly string[], options: Record<string, stri
 /** The command (run as root on the host) that prints a log: the journal of a unit, or a file's last lines. */
 export function logsCommand(settings: StackSettings, source: LogSource, options: LogOptions): string {
   const p = settings.provisioning;
-  const journal = (unit: string) => ["journalctl", "--no-pager", "-u", unit, "-n", String(options.lines),
-    ...(options.since ? ["--since", options.since] : []), ...(options.follow ? ["-f"] : [])].map(shellQuote).join(" ");
-  const file = (path: string) => ["tail", "-n", String(options.lines), ...(options.follow ? ["-F"] : []), "--", path].map(shellQuote).join(" ");
+  const journal = (unit: string) =>
+    [
+      "journalctl",
+      "--no-pager",
+      "-u",
+      unit,
+      "-n",
+      String(options.lines),
+      ...(options.since ? ["--since", options.since] : []),
+      ...(options.follow ? ["-f"] : []),
+    ]
+      .map(shellQuote)
+      .join(" ");
+  const file = (path: string) =>
+    ["tail", "-n", String(options.lines), ...(options.follow ? ["-F"] : []), "--", path].map(shellQuote).join(" ");
   switch (source) {
-    case "app": return `exec ${journal(`${p.appName}.service`)}`;
-    case "provisioning": return `exec ${file(p.logFile)}`;
-    case "ops": return `exec ${file(opsPaths(p).auditLog)}`;
+    case "app":
+      return `exec ${journal(`${p.appName}.service`)}`;
+    case "provisioning":
+      return `exec ${file(p.logFile)}`;
+    case "ops":
+      return `exec ${file(opsPaths(p).auditLog)}`;
     case "database":
       // --since reads the journal only: with it, the unit's journal even where the file is.
-      return options.since ? `exec ${journal(`${DATABASE_SERVICE}.service`)}`
+      return options.since
+        ? `exec ${journal(`${DATABASE_SERVICE}.service`)}`
         : `if [[ -f ${shellQuote(DATABASE_ERROR_LOG)} ]]; then exec ${file(DATABASE_ERROR_LOG)}; else exec ${journal(`${DATABASE_SERVICE}.service`)}; fi`;
   }
 }
 
 /** The output of a host command and its exit status, bounded to `timeoutMs`. */
-export function hostRun(shell: HostShell, command: string, input = "", timeoutMs = OPS_TIMEOUTS.hostCommandSeconds * 1000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function hostRun(
+  shell: HostShell,
+  command: string,
+  input = "",
+  timeoutMs = OPS_TIMEOUTS.hostCommandSeconds * 1000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = shell(command);
     let stdout = "";
@@ -106,13 +146,19 @@ export type Report = (line: string) => void;
 /** The data volume of a single-host stack: the one volume carrying the snapshot policy's target tags. */
 export async function findDataVolume(ec2: EC2Client, settings: StackSettings): Promise<Volume> {
   const tags = backupTargetTags(settings);
-  const { Volumes = [] } = await ec2.send(new DescribeVolumesCommand({
-    Filters: Object.entries(tags).map(([key, value]) => ({ Name: `tag:${key}`, Values: [value] })),
-  }));
-  const described = Object.entries(tags).map(([key, value]) => `${key}=${value}`).join(", ");
+  const { Volumes = [] } = await ec2.send(
+    new DescribeVolumesCommand({
+      Filters: Object.entries(tags).map(([key, value]) => ({ Name: `tag:${key}`, Values: [value] })),
+    }),
+  );
+  const described = Object.entries(tags)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(", ");
   if (Volumes.length !== 1) {
-    throw new UserError(`${Volumes.length === 0 ? "no" : `${Volumes.length}`} volumes tagged ${described} in ${settings.region}: `
-      + "is the stack deployed there, with these credentials' account?");
+    throw new UserError(
+      `${Volumes.length === 0 ? "no" : `${Volumes.length}`} volumes tagged ${described} in ${settings.region}: ` +
+        "is the stack deployed there, with these credentials' account?",
+    );
   }
   return Volumes[0];
 }
@@ -126,7 +172,8 @@ export function backupSnapshotTags(volume: Volume, settings: StackSettings, made
 }
 
 /** SQL of the backup lock: MariaDB's backup stages up to BLOCK_COMMIT (nothing commits; the redo log is on disk). */
-export const BACKUP_LOCK_SQL = "BACKUP STAGE START;\nBACKUP STAGE FLUSH;\nBACKUP STAGE BLOCK_DDL;\nBACKUP STAGE BLOCK_COMMIT;\nSELECT 'crm-backup-locked';\n";
+export const BACKUP_LOCK_SQL =
+  "BACKUP STAGE START;\nBACKUP STAGE FLUSH;\nBACKUP STAGE BLOCK_DDL;\nBACKUP STAGE BLOCK_COMMIT;\nSELECT 'crm-backup-locked';\n";
 /** The host command of the lock's session: root's client over its Unix socket, statement by statement. */
 export const BACKUP_LOCK_COMMAND = "exec mariadb --user=root --batch --skip-column-names --unbuffered";
 
@@ -135,7 +182,10 @@ export const BACKUP_LOCK_COMMAND = "exec mariadb --user=root --batch --skip-colu
  * held (rejects if the session ends first or not within `timeoutMs`). Ending the session, however it
  * ends, releases the lock.
  */
-export function holdBackupLock(shell: HostShell, timeoutMs = OPS_TIMEOUTS.backupLockSeconds * 1000): { held: Promise<void>; release: () => Promise<void> } {
+export function holdBackupLock(
+  shell: HostShell,
+  timeoutMs = OPS_TIMEOUTS.backupLockSeconds * 1000,
+): { held: Promise<void>; release: () => Promise<void> } {
   const child = shell(BACKUP_LOCK_COMMAND);
   let stdout = "";
   let stderr = "";
@@ -144,7 +194,13 @@ export function holdBackupLock(shell: HostShell, timeoutMs = OPS_TIMEOUTS.backup
   child.stdin?.on("error", () => undefined);
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const held = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new UserError(`the database's backup lock was not taken within ${timeoutMs / 1000} s: ${stderr.trim()}`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new UserError(`the database's backup lock was not taken within ${timeoutMs / 1000} s: ${stderr.trim()}`),
+        ),
+      timeoutMs,
+    );
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       if (stdout.includes("crm-backup-locked")) {
@@ -154,7 +210,11 @@ export function holdBackupLock(shell: HostShell, timeoutMs = OPS_TIMEOUTS.backup
     });
     void closed.then((code) => {
       clearTimeout(timer);
-      reject(new UserError(`the database session ended (exit ${code}) before it held the backup lock: ${stderr.trim() || "no message"}`));
+      reject(
+        new UserError(
+          `the database session ended (exit ${code}) before it held the backup lock: ${stderr.trim() || "no message"}`,
+        ),
+      );
     });
   });
   held.catch(() => undefined);
@@ -183,7 +243,13 @@ export interface BackupResult {
  * BLOCK_COMMIT) in one session, the file system synced, CreateSnapshot (the snapshot's point in time),
  * the lock released, then a wait (at most `waitSeconds`) until the snapshot is completed.
  */
-export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSettings, report: Report, waitSeconds: number = OPS_TIMEOUTS.snapshotSeconds): Promise<BackupResult> {
+export async function backup(
+  ec2: EC2Client,
+  shell: HostShell,
+  settings: StackSettings,
+  report: Report,
+  waitSeconds: number = OPS_TIMEOUTS.snapshotSeconds,
+): Promise<BackupResult> {
   if (settings.provisioning.topology === "scale-out") throw new UserError(SCALE_OUT_BACKUPS, 2);
   const volume = await findDataVolume(ec2, settings);
   const volumeId = volume.VolumeId ?? "";
@@ -196,18 +262,27 @@ export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSe
     // The file systems' dirty pages on the volume too (what the database wrote before its lock).
     const sync = await hostRun(shell, "exec sync", "", OPS_TIMEOUTS.syncSeconds * 1000);
     if (sync.code !== 0) throw new UserError(`sync failed on the host: ${sync.stderr.trim()}`);
-    const created = await ec2.send(new CreateSnapshotCommand({
-      VolumeId: volumeId,
-      Description: `${settings.stackName}/${settings.instanceName} data, application-consistent: npm run ops backup`,
-      TagSpecifications: [{ ResourceType: "snapshot", Tags: backupSnapshotTags(volume, settings, "npm run ops backup") }],
-    }));
+    const created = await ec2.send(
+      new CreateSnapshotCommand({
+        VolumeId: volumeId,
+        Description: `${settings.stackName}/${settings.instanceName} data, application-consistent: npm run ops backup`,
+        TagSpecifications: [
+          { ResourceType: "snapshot", Tags: backupSnapshotTags(volume, settings, "npm run ops backup") },
+        ],
+      }),
+    );
     snapshotId = created.SnapshotId ?? "";
   } finally {
     await lock.release();
   }
   const lockedMs = Date.now() - started;
-  report(`snapshot ${snapshotId} started; the database commits again (held ${lockedMs} ms); waiting until it completes`);
-  await waitUntilSnapshotCompleted({ client: ec2, maxWaitTime: waitSeconds, minDelay: 5, maxDelay: 30 }, { SnapshotIds: [snapshotId] });
+  report(
+    `snapshot ${snapshotId} started; the database commits again (held ${lockedMs} ms); waiting until it completes`,
+  );
+  await waitUntilSnapshotCompleted(
+    { client: ec2, maxWaitTime: waitSeconds, minDelay: 5, maxDelay: 30 },
+    { SnapshotIds: [snapshotId] },
+  );
   report(`snapshot ${snapshotId} completed`);
   return { snapshotId, volumeId, lockedMs };
 }
@@ -217,19 +292,31 @@ export async function backup(ec2: EC2Client, shell: HostShell, settings: StackSe
 export async function dataSnapshots(ec2: EC2Client, settings: StackSettings, id?: string): Promise<Snapshot[]> {
   const tags = snapshotTags(settings);
   // A named one through a filter: SnapshotIds would fail the call for an id that is not there.
-  const { Snapshots = [] } = await ec2.send(new DescribeSnapshotsCommand({
-    OwnerIds: ["self"],
-    Filters: [...Object.entries(tags).map(([key, value]) => ({ Name: `tag:${key}`, Values: [value] })), ...(id ? [{ Name: "snapshot-id", Values: [id] }] : [])],
-  }));
-  return Snapshots.filter((s) => s.State === "completed").sort((a, b) => (a.StartTime?.getTime() ?? 0) - (b.StartTime?.getTime() ?? 0));
+  const { Snapshots = [] } = await ec2.send(
+    new DescribeSnapshotsCommand({
+      OwnerIds: ["self"],
+      Filters: [
+        ...Object.entries(tags).map(([key, value]) => ({ Name: `tag:${key}`, Values: [value] })),
+        ...(id ? [{ Name: "snapshot-id", Values: [id] }] : []),
+      ],
+    }),
+  );
+  return Snapshots.filter((s) => s.State === "completed").sort(
+    (a, b) => (a.StartTime?.getTime() ?? 0) - (b.StartTime?.getTime() ?? 0),
+  );
 }
 
 /** The snapshot to restore: the one named (the stack's, completed), or the newest. */
 export async function chooseSnapshot(ec2: EC2Client, settings: StackSettings, id?: string): Promise<Snapshot> {
-  const tags = Object.entries(snapshotTags(settings)).map(([k, v]) => `${k}=${v}`).join(", ");
+  const tags = Object.entries(snapshotTags(settings))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(", ");
   const found = await dataSnapshots(ec2, settings, id);
   const chosen = found[found.length - 1];
-  if (!chosen) throw new UserError(id ? `no completed snapshot ${id} tagged ${tags}` : `no completed snapshot tagged ${tags} in ${settings.region}`);
+  if (!chosen)
+    throw new UserError(
+      id ? `no completed snapshot ${id} tagged ${tags}` : `no completed snapshot tagged ${tags} in ${settings.region}`,
+    );
   return chosen;
 }
 
@@ -257,9 +344,20 @@ export const DRILL_CREATED_BY = "npm run ops restore --drill";
  * Removes the scratch volumes a drill cut off before its own clean-up (a kill on this machine) left:
  * detached if attached (the host's side unmounted when its session ended), then deleted.
  */
-export async function removeScratchVolumes(ec2: EC2Client, settings: StackSettings, report: Report, waitSeconds: number): Promise<void> {
-  const { Volumes = [] } = await ec2.send(new DescribeVolumesCommand({ Filters: [
-    { Name: "tag:Name", Values: [`${settings.stackName}/${settings.instanceName}/restore-drill`] }, { Name: "tag:CreatedBy", Values: [DRILL_CREATED_BY] }] }));
+export async function removeScratchVolumes(
+  ec2: EC2Client,
+  settings: StackSettings,
+  report: Report,
+  waitSeconds: number,
+): Promise<void> {
+  const { Volumes = [] } = await ec2.send(
+    new DescribeVolumesCommand({
+      Filters: [
+        { Name: "tag:Name", Values: [`${settings.stackName}/${settings.instanceName}/restore-drill`] },
+        { Name: "tag:CreatedBy", Values: [DRILL_CREATED_BY] },
+      ],
+    }),
+  );
   for (const volume of Volumes) {
     const wait = { client: ec2, maxWaitTime: waitSeconds, minDelay: 2, maxDelay: 15 };
     for (const attachment of volume.Attachments ?? []) {
@@ -279,21 +377,39 @@ export const DRILL_DEVICE = "/dev/sdg";
  * it, checked there by the drill script (a throwaway mariadbd on it, tables and row counts against the
  * live database), detached and deleted whatever happened. Resolves with the host's exit status.
  */
-export async function restoreDrill(ec2: EC2Client, shell: HostShell, settings: StackSettings, report: Report,
-  snapshotId?: string, waitSeconds: number = OPS_TIMEOUTS.drillSeconds): Promise<number> {
+export async function restoreDrill(
+  ec2: EC2Client,
+  shell: HostShell,
+  settings: StackSettings,
+  report: Report,
+  snapshotId?: string,
+  waitSeconds: number = OPS_TIMEOUTS.drillSeconds,
+): Promise<number> {
   if (settings.provisioning.topology === "scale-out") throw new UserError(SCALE_OUT_BACKUPS, 2);
   const volume = await findDataVolume(ec2, settings);
   const instanceId = volume.Attachments?.find((a) => a.State === "attached")?.InstanceId;
   if (!instanceId) throw new UserError(`the data volume ${volume.VolumeId} is not attached to a host`);
   const snapshot = await chooseSnapshot(ec2, settings, snapshotId);
   await removeScratchVolumes(ec2, settings, report, waitSeconds);
-  report(`drill: snapshot ${snapshot.SnapshotId} (${snapshot.StartTime?.toISOString()}) to a scratch volume in ${volume.AvailabilityZone}`);
-  const created = await ec2.send(new CreateVolumeCommand({
-    SnapshotId: snapshot.SnapshotId, AvailabilityZone: volume.AvailabilityZone, VolumeType: volume.VolumeType,
-    TagSpecifications: [{ ResourceType: "volume", Tags: [
-      { Key: "Name", Value: `${settings.stackName}/${settings.instanceName}/restore-drill` },
-      { Key: "CreatedBy", Value: DRILL_CREATED_BY }] }],
-  }));
+  report(
+    `drill: snapshot ${snapshot.SnapshotId} (${snapshot.StartTime?.toISOString()}) to a scratch volume in ${volume.AvailabilityZone}`,
+  );
+  const created = await ec2.send(
+    new CreateVolumeCommand({
+      SnapshotId: snapshot.SnapshotId,
+      AvailabilityZone: volume.AvailabilityZone,
+      VolumeType: volume.VolumeType,
+      TagSpecifications: [
+        {
+          ResourceType: "volume",
+          Tags: [
+            { Key: "Name", Value: `${settings.stackName}/${settings.instanceName}/restore-drill` },
+            { Key: "CreatedBy", Value: DRILL_CREATED_BY },
+          ],
+        },
+      ],
+    }),
+  );
   const drillVolume = created.VolumeId ?? "";
   let attached = false;
   const wait = { client: ec2, maxWaitTime: waitSeconds, minDelay: 2, maxDelay: 15 };
@@ -309,11 +425,20 @@ export async function restoreDrill(ec2: EC2Client, shell: HostShell, settings: S
     return result.code;
   } finally {
     if (attached) {
-      await ec2.send(new DetachVolumeCommand({ VolumeId: drillVolume, InstanceId: instanceId, Force: false })).catch((e: Error) => report(`drill: detach: ${e.message}`));
-      await waitUntilVolumeAvailable(wait, { VolumeIds: [drillVolume] }).catch((e: Error) => report(`drill: waiting for the detach: ${e.message}`));
+      await ec2
+        .send(new DetachVolumeCommand({ VolumeId: drillVolume, InstanceId: instanceId, Force: false }))
+        .catch((e: Error) => report(`drill: detach: ${e.message}`));
+      await waitUntilVolumeAvailable(wait, { VolumeIds: [drillVolume] }).catch((e: Error) =>
+        report(`drill: waiting for the detach: ${e.message}`),
+      );
     }
-    await ec2.send(new DeleteVolumeCommand({ VolumeId: drillVolume }))
+    await ec2
+      .send(new DeleteVolumeCommand({ VolumeId: drillVolume }))
       .then(() => report(`drill: ${drillVolume} deleted`))
-      .catch((e: Error) => report(`drill: could not delete ${drillVolume} (${e.message}): delete it with aws ec2 delete-volume --volume-id ${drillVolume}`));
+      .catch((e: Error) =>
+        report(
+          `drill: could not delete ${drillVolume} (${e.message}): delete it with aws ec2 delete-volume --volume-id ${drillVolume}`,
+        ),
+      );
   }
 }

@@ -21,7 +21,10 @@ export function userPath(path: string, env: NodeJS.ProcessEnv = process.env): st
 }
 
 /** `options` with every path option (PATH_OPTIONS) made absolute by userPath. */
-export function withUserPaths(options: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function withUserPaths(
+  options: Readonly<Record<string, string>>,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const resolved: Record<string, string> = { ...options };
   for (const name of PATH_OPTIONS) if (resolved[name] !== undefined) resolved[name] = userPath(resolved[name], env);
   return resolved;
@@ -35,10 +38,16 @@ export function checkDumpTarget(output: string): string {
   const file = resolve(output);
   const directory = dirname(file);
   if (!existsSync(directory) || !statSync(directory).isDirectory()) {
-    throw new UserError(`--output ${JSON.stringify(output)}: the directory ${directory} is not there; expected a file in an existing directory`, 2);
+    throw new UserError(
+      `--output ${JSON.stringify(output)}: the directory ${directory} is not there; expected a file in an existing directory`,
+      2,
+    );
   }
   if (existsSync(file) && !statSync(file).isFile()) {
-    throw new UserError(`--output ${JSON.stringify(output)} is a directory or another non-file; expected a file (new or replaced)`, 2);
+    throw new UserError(
+      `--output ${JSON.stringify(output)} is a directory or another non-file; expected a file (new or replaced)`,
+      2,
+    );
   }
   return file;
 }
@@ -67,7 +76,10 @@ export function checkSecretRegion(arn: string, region: string): void {
   const [, arnPartition, , arnRegion] = arn.split(":");
   const expected = regionPartition(region);
   if (arnPartition !== expected || arnRegion !== region) {
-    throw new UserError(`--master-secret ${arn} is in ${arnPartition}:${arnRegion}; expected a secret of the stack's Region, `
-      + `arn:${expected}:secretsmanager:${region}:…`, 2);
+    throw new UserError(
+      `--master-secret ${arn} is in ${arnPartition}:${arnRegion}; expected a secret of the stack's Region, ` +
+        `arn:${expected}:secretsmanager:${region}:…`,
+      2,
+    );
   }
 }

@@ -25,10 +25,16 @@ import { opsPaths } from "../userdata/ops";
 import { HOST_ACTIONS, OPS_ACTION_DECLARATIONS, OPS_ACTION_LIST, topologyRefusal } from "../userdata/ops-actions";
 import { OPS_INSTALLER, renderOpsTool, shortVersion } from "../userdata/ops-tool";
 import { shellQuote } from "../userdata/script";
-import { CommandLine, CommandLineError, HelpRequested, OptionSpec, parseCommandLine, sshFileOption, UserError } from "./cli-options";
 import {
-  backup, chooseSnapshot, HostShell, logOptions, logsCommand, restoreDrill,
-} from "./ops-everyday";
+  CommandLine,
+  CommandLineError,
+  HelpRequested,
+  OptionSpec,
+  parseCommandLine,
+  sshFileOption,
+  UserError,
+} from "./cli-options";
+import { backup, chooseSnapshot, HostShell, logOptions, logsCommand, restoreDrill } from "./ops-everyday";
 import { checkDumpTarget, checkSecretRegion, userFileOrText, userPath, withUserPaths } from "./ops-inputs";
 import { checkRestoreInputs, restoreGuide, restoreRecovery, restoreSteps } from "./ops-restore";
 import { OPS_TIMEOUTS } from "./ops-timeouts";
@@ -42,7 +48,9 @@ const ARGUMENT = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
 const STACKS_DIRECTORY = resolve(__dirname, "..", "cdktf.out", "stacks");
 
 /** The options of the actions (each declared by its action), with the action they belong to. */
-const ACTION_OPTION_LIST = OPS_ACTION_LIST.flatMap((action) => (action.options ?? []).map((option) => ({ action, option })));
+const ACTION_OPTION_LIST = OPS_ACTION_LIST.flatMap((action) =>
+  (action.options ?? []).map((option) => ({ action, option })),
+);
 /** The actions a scale-out stack refuses, grouped by why, for the help: `release, rollback (the group rolls them out), …`. */
 const scaleOutRefused = (() => {
   const groups = new Map<string, string[]>();
@@ -52,8 +60,15 @@ const scaleOutRefused = (() => {
   }
   return [...groups].map(([short, names]) => `${names.join(", ")} (${short})`).join("; ");
 })();
-const scaleOutTaken = OPS_ACTION_LIST.filter((action) => !action.refusals?.some((r) => r.topology === "scale-out" && r.argument === undefined))
-  .map((action) => `${action.name}${(action.refusals ?? []).filter((r) => r.topology === "scale-out").map((r) => ` (not ${r.argument})`).join("")}`);
+const scaleOutTaken = OPS_ACTION_LIST.filter(
+  (action) => !action.refusals?.some((r) => r.topology === "scale-out" && r.argument === undefined),
+).map(
+  (action) =>
+    `${action.name}${(action.refusals ?? [])
+      .filter((r) => r.topology === "scale-out")
+      .map((r) => ` (not ${r.argument})`)
+      .join("")}`,
+);
 
 /** The command's help: every action (userdata/ops-actions.ts) and every option, one line each. */
 export const USAGE = [
@@ -61,8 +76,11 @@ export const USAGE = [
   "runs the host's ops command (sudo <scriptDirectory>/<appName>-ops) over ssh; docs/operations.md",
   "actions:",
   ...OPS_ACTION_LIST.map(({ name, args, summary }) => `  ${`${name} ${args}`.trim().padEnd(24)}${summary}`),
-  `options of ${ACTION_OPTION_LIST.map(({ action, option }) => (option.argument ? `${action.name} ${option.argument}` : action.name))
-    .filter((name, index, names) => names.indexOf(name) === index).join(", ")}:`,
+  `options of ${ACTION_OPTION_LIST.map(({ action, option }) =>
+    option.argument ? `${action.name} ${option.argument}` : action.name,
+  )
+    .filter((name, index, names) => names.indexOf(name) === index)
+    .join(", ")}:`,
   ...ACTION_OPTION_LIST.map(({ option }) => `  ${option.usage.padEnd(24)}${option.summary}`),
   `a scale-out stack (--host <one of its hosts>): ${scaleOutTaken.join(", ")};`,
   `  not ${scaleOutRefused}`,
@@ -94,8 +112,18 @@ export interface OpsRequest {
 }
 
 /** The options of the command and the kinds of their values (scripts/cli-options.ts checks them). */
-const SSH_OPTIONS: OptionSpec = { host: "host", port: "port", user: "user", identity: "path", "known-hosts": "path", "accept-new-host-key": "flag" };
-const OPTIONS: OptionSpec = { ...SSH_OPTIONS, ...Object.fromEntries(ACTION_OPTION_LIST.map(({ option }) => [option.name, option.value])) };
+const SSH_OPTIONS: OptionSpec = {
+  host: "host",
+  port: "port",
+  user: "user",
+  identity: "path",
+  "known-hosts": "path",
+  "accept-new-host-key": "flag",
+};
+const OPTIONS: OptionSpec = {
+  ...SSH_OPTIONS,
+  ...Object.fromEntries(ACTION_OPTION_LIST.map(({ option }) => [option.name, option.value])),
+};
 
 /** Reads the command line and the environment ($CRM_OPS_SSH_KEY, $CRM_OPS_KNOWN_HOSTS). */
 export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): OpsRequest {
@@ -125,14 +153,20 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const args = runs ? argv.slice(cut + 1) : given;
   const declared = OPS_ACTION_DECLARATIONS.get(action);
   if (!declared) {
-    throw new UserError(`unknown action "${action}": the actions are ${OPS_ACTION_LIST.map(({ name }) => name).join(", ")} (npm run ops -- --help)`, 2);
+    throw new UserError(
+      `unknown action "${action}": the actions are ${OPS_ACTION_LIST.map(({ name }) => name).join(", ")} (npm run ops -- --help)`,
+      2,
+    );
   }
   const extra = Object.fromEntries(Object.entries(options).filter(([name]) => !(name in SSH_OPTIONS)));
   for (const name of Object.keys(extra)) {
     const own = declared.options?.find((option) => option.name === name);
     if (!own || (own.argument !== undefined && args[0] !== own.argument)) {
       const of = ACTION_OPTION_LIST.find(({ option }) => option.name === name)!;
-      throw new UserError(`--${name} is an option of ${[of.action.name, of.option.argument].filter(Boolean).join(" ")}, not of ${[action, ...args].join(" ")}`, 2);
+      throw new UserError(
+        `--${name} is an option of ${[of.action.name, of.option.argument].filter(Boolean).join(" ")}, not of ${[action, ...args].join(" ")}`,
+        2,
+      );
     }
   }
   // The log and the values of its options (exit 2).
@@ -145,12 +179,21 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (wrongArgs !== undefined) throw new UserError(wrongArgs, 2);
   const bad = action === "run" ? undefined : args.find((arg) => !ARGUMENT.test(arg));
   if (bad !== undefined) {
-    throw new UserError(`the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`, 2);
+    throw new UserError(
+      `the argument "${bad}" is not a git ref, release or version (letters, digits and . _ / - only)`,
+      2,
+    );
   }
   const port = Number(options.port ?? "22");
   return {
-    stack, action, args, port, acceptNewHostKey, extra,
-    host: options.host, user: options.user,
+    stack,
+    action,
+    args,
+    port,
+    acceptNewHostKey,
+    extra,
+    host: options.host,
+    user: options.user,
     identity: options.identity ?? userFileOrText(env.CRM_OPS_SSH_KEY, env),
     knownHosts: options["known-hosts"] ?? userFileOrText(env.CRM_OPS_KNOWN_HOSTS, env),
   };
@@ -160,7 +203,9 @@ export function parseOpsArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
 export function stackSettings(stack: string, environments: StackSettings[] = loadEnvironments()): StackSettings {
   const found = environments.find((settings) => settings.stackName === stack);
   if (!found) {
-    throw new UserError(`no stack "${stack}" in the settings (CRM_SETTINGS): the stacks are ${environments.map((s) => s.stackName).join(", ")}`);
+    throw new UserError(
+      `no stack "${stack}" in the settings (CRM_SETTINGS): the stacks are ${environments.map((s) => s.stackName).join(", ")}`,
+    );
   }
   return found;
 }
@@ -169,26 +214,41 @@ export function stackSettings(stack: string, environments: StackSettings[] = loa
  * The stack's output `name`: `terraform output -json` in `stackDirectory` (cdktf.out/stacks/<stack>, after
  * `npx cdktf synth` and a deploy); `instead` is the option that does without it (`give --host`).
  */
-export function stackOutput(stackDirectory: string, name: string, instead: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
+export function stackOutput(
+  stackDirectory: string,
+  name: string,
+  instead: string,
+  terraform = process.env.TERRAFORM_BINARY_NAME || "terraform",
+): string {
   const hint = `deploy it first, or ${instead}`;
   if (!existsSync(stackDirectory)) throw new UserError(`there is no ${stackDirectory} (run npx cdktf synth): ${hint}`);
   const result = spawnSync(terraform, ["output", "-json", "-no-color"], {
-    cwd: stackDirectory, encoding: "utf8", timeout: OPS_TIMEOUTS.terraformSeconds * 1000, env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
+    cwd: stackDirectory,
+    encoding: "utf8",
+    timeout: OPS_TIMEOUTS.terraformSeconds * 1000,
+    env: { ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1" },
   });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
-    throw new UserError(`Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` `
-      + `(npm run doctor checks every prerequisite); or ${instead}`);
+    throw new UserError(
+      `Terraform (${terraform}) is not installed: install Terraform 1.10 or later, or run \`npm run tools\` and \`source scripts/ci/env.sh\` ` +
+        `(npm run doctor checks every prerequisite); or ${instead}`,
+    );
   }
   if (result.error || result.status !== 0) {
     const why = result.error?.message ?? terraformReason(result.stderr ?? "") ?? `exit ${result.status}`;
     // A fresh synth of a stack whose state is in S3: the state is there, the working directory is not initialized.
     if (/Backend initialization required|please run "terraform init"/i.test(result.stderr ?? "")) {
-      throw new UserError(`terraform output in ${stackDirectory} needs its backend initialized (${why.trim()}): `
-        + `run \`terraform -chdir=${stackDirectory} init\`, or ${instead}`);
+      throw new UserError(
+        `terraform output in ${stackDirectory} needs its backend initialized (${why.trim()}): ` +
+          `run \`terraform -chdir=${stackDirectory} init\`, or ${instead}`,
+      );
     }
     // The state in S3 needs the account's credentials to be read.
-    const credentials = /credential|ExpiredToken|AccessDenied|InvalidClientTokenId|security token/i.test(result.stderr ?? "")
-      ? "; reading the state in S3 needs AWS credentials: check them with `aws sts get-caller-identity` (npm run doctor)" : "";
+    const credentials = /credential|ExpiredToken|AccessDenied|InvalidClientTokenId|security token/i.test(
+      result.stderr ?? "",
+    )
+      ? "; reading the state in S3 needs AWS credentials: check them with `aws sts get-caller-identity` (npm run doctor)"
+      : "";
     throw new UserError(`terraform output failed in ${stackDirectory} (${why.trim()})${credentials}: ${hint}`);
   }
   const outputs = JSON.parse(result.stdout || "{}") as Record<string, { value?: unknown }>;
@@ -198,7 +258,11 @@ export function stackOutput(stackDirectory: string, name: string, instead: strin
 }
 
 /** The host's public IP address: the stack's output `<instanceName>PublicIP` (stackOutput). */
-export function hostFromOutputs(stackDirectory: string, instanceName: string, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): string {
+export function hostFromOutputs(
+  stackDirectory: string,
+  instanceName: string,
+  terraform = process.env.TERRAFORM_BINARY_NAME || "terraform",
+): string {
   return stackOutput(stackDirectory, `${instanceName}PublicIP`, "give --host", terraform);
 }
 
@@ -215,15 +279,25 @@ export interface SshFiles {
 export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshFiles {
   const asFile = (value: string | undefined, name: string, isText: (text: string) => boolean, what: string) => {
     if (value === undefined || existsSync(value)) return value;
-    if (!isText(value)) throw new UserError(`${what} is neither a file nor ${name === "key" ? "a private key" : "known_hosts lines"}`);
+    if (!isText(value))
+      throw new UserError(`${what} is neither a file nor ${name === "key" ? "a private key" : "known_hosts lines"}`);
     const file = join(makeDirectory(), name);
     writeFileSync(file, `${value.trim()}\n`, { mode: 0o600 });
     return file;
   };
   return {
-    keyFile: asFile(request.identity, "key", (text) => text.includes("PRIVATE KEY-----"), "the key (--identity or CRM_OPS_SSH_KEY)"),
-    knownHostsFile: asFile(request.knownHosts, "known_hosts", (text) => /^\S+ (ssh|ecdsa|sk)-\S+ \S+/m.test(text),
-      "the known hosts (--known-hosts or CRM_OPS_KNOWN_HOSTS)"),
+    keyFile: asFile(
+      request.identity,
+      "key",
+      (text) => text.includes("PRIVATE KEY-----"),
+      "the key (--identity or CRM_OPS_SSH_KEY)",
+    ),
+    knownHostsFile: asFile(
+      request.knownHosts,
+      "known_hosts",
+      (text) => /^\S+ (ssh|ecdsa|sk)-\S+ \S+/m.test(text),
+      "the known hosts (--known-hosts or CRM_OPS_KNOWN_HOSTS)",
+    ),
   };
 }
 
@@ -231,20 +305,46 @@ export function sshFiles(request: OpsRequest, makeDirectory: () => string): SshF
  * The ssh command line: strict host key checking, no secret (the key is a file). It runs the host's ops
  * command with the action, or `remote` (a command line for root, run through `sudo -n bash -c`); `tty`: a terminal (ssh -t).
  */
-export function sshArguments(request: OpsRequest, target: { host: string; user: string; command: string; remote?: string; remoteArgs?: string[]; tty?: boolean } & SshFiles): string[] {
+export function sshArguments(
+  request: OpsRequest,
+  target: {
+    host: string;
+    user: string;
+    command: string;
+    remote?: string;
+    remoteArgs?: string[];
+    tty?: boolean;
+  } & SshFiles,
+): string[] {
   return [
     ...(target.tty ? ["-t"] : []),
-    "-o", "BatchMode=yes", "-o", `ConnectTimeout=${OPS_TIMEOUTS.sshConnectSeconds}`,
-    "-o", `ServerAliveInterval=${OPS_TIMEOUTS.sshAliveIntervalSeconds}`, "-o", `ServerAliveCountMax=${OPS_TIMEOUTS.sshAliveCountMax}`,
-    "-o", `StrictHostKeyChecking=${request.acceptNewHostKey ? "accept-new" : "yes"}`,
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    `ConnectTimeout=${OPS_TIMEOUTS.sshConnectSeconds}`,
+    "-o",
+    `ServerAliveInterval=${OPS_TIMEOUTS.sshAliveIntervalSeconds}`,
+    "-o",
+    `ServerAliveCountMax=${OPS_TIMEOUTS.sshAliveCountMax}`,
+    "-o",
+    `StrictHostKeyChecking=${request.acceptNewHostKey ? "accept-new" : "yes"}`,
     // Files as -o Key="path": ssh splits a bare -o value on whitespace and expands % in file names.
     ...(target.knownHostsFile ? ["-o", sshFileOption("UserKnownHostsFile", target.knownHostsFile)] : []),
     ...(target.keyFile ? ["-o", sshFileOption("IdentityFile", target.keyFile), "-o", "IdentitiesOnly=yes"] : []),
-    "-l", target.user, "-p", String(request.port),
-    "--", target.host,
+    "-l",
+    target.user,
+    "-p",
+    String(request.port),
+    "--",
+    target.host,
     // ssh hands the remote shell one line: a word that is not plain (run's command) goes quoted.
-    ...(target.remote === undefined ? ["sudo", "-n", target.command, request.action, ...request.args.map(remoteWord)]
-      : [["sudo -n bash -c", target.remote, ...(target.remoteArgs ?? [])].map((word, i) => (i === 0 ? word : shellQuote(word))).join(" ")]),
+    ...(target.remote === undefined
+      ? ["sudo", "-n", target.command, request.action, ...request.args.map(remoteWord)]
+      : [
+          ["sudo -n bash -c", target.remote, ...(target.remoteArgs ?? [])]
+            .map((word, i) => (i === 0 ? word : shellQuote(word)))
+            .join(" "),
+        ]),
   ];
 }
 
@@ -258,8 +358,14 @@ function readLine(prompt: string): Promise<string> {
   return new Promise((resolvePromise) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     let answered = false;
-    rl.question(prompt, (answer) => { answered = true; rl.close(); resolvePromise(answer.trim()); });
-    rl.on("close", () => { if (!answered) resolvePromise(""); });
+    rl.question(prompt, (answer) => {
+      answered = true;
+      rl.close();
+      resolvePromise(answer.trim());
+    });
+    rl.on("close", () => {
+      if (!answered) resolvePromise("");
+    });
   });
 }
 
@@ -278,9 +384,18 @@ const defaultEc2: Ec2Factory = (settings) => new EC2Client({ region: settings.re
  * own credentials (secretsmanager:GetSecretValue, and kms:Decrypt with its key) in the stack's region.
  * It is only ever in this process's memory and on ssh's standard input.
  */
-export async function masterSecretText(request: OpsRequest, settings: StackSettings, stacksDirectory: string): Promise<string> {
-  const arn = request.extra["master-secret"]
-    ?? stackOutput(join(stacksDirectory, request.stack), `${settings.instanceName}DatabaseSecretArn`, "give --master-secret <arn>");
+export async function masterSecretText(
+  request: OpsRequest,
+  settings: StackSettings,
+  stacksDirectory: string,
+): Promise<string> {
+  const arn =
+    request.extra["master-secret"] ??
+    stackOutput(
+      join(stacksDirectory, request.stack),
+      `${settings.instanceName}DatabaseSecretArn`,
+      "give --master-secret <arn>",
+    );
   checkSecretRegion(arn, settings.region);
   const client = new SecretsManagerClient({ region: settings.region });
   try {
@@ -298,14 +413,22 @@ export async function masterSecretText(request: OpsRequest, settings: StackSetti
  * run in the stack's directory (`terraform apply` shows its plan and asks again). Every input of the steps is
  * checked before the confirmation, so that none fails after `terraform state rm` has changed the state.
  */
-export async function guidedRestore(request: OpsRequest, settings: StackSettings, ec2: EC2Client, stacksDirectory: string,
-  confirm: (prompt: string) => Promise<string> = readLine, terraform = process.env.TERRAFORM_BINARY_NAME || "terraform"): Promise<number> {
+export async function guidedRestore(
+  request: OpsRequest,
+  settings: StackSettings,
+  ec2: EC2Client,
+  stacksDirectory: string,
+  confirm: (prompt: string) => Promise<string> = readLine,
+  terraform = process.env.TERRAFORM_BINARY_NAME || "terraform",
+): Promise<number> {
   const snapshot = await chooseSnapshot(ec2, settings, request.extra.snapshot);
   const varFile = request.extra["var-file"];
   // The guide changes directory, so its tfvars is absolute: the user's own, or dev.tfvars where the user is.
   console.log(restoreGuide(settings, snapshot, varFile ?? userPath("dev.tfvars")).join("\n"));
   if (!varFile) {
-    console.error("ops: restore: nothing changed; give --var-file <your tfvars> to have this command run the two terraform commands after a confirmation");
+    console.error(
+      "ops: restore: nothing changed; give --var-file <your tfvars> to have this command run the two terraform commands after a confirmation",
+    );
     return 0;
   }
   const cwd = join(stacksDirectory, request.stack);
@@ -313,7 +436,9 @@ export async function guidedRestore(request: OpsRequest, settings: StackSettings
   const volumeId = checkRestoreInputs(cwd, varFile, terraform, env);
   const answer = await confirm(`Type the stack's name (${settings.stackName}) to run the two terraform commands now: `);
   if (answer !== settings.stackName) {
-    console.error(`ops: restore: not confirmed (${JSON.stringify(answer)} is not ${settings.stackName}); nothing changed`);
+    console.error(
+      `ops: restore: not confirmed (${JSON.stringify(answer)} is not ${settings.stackName}); nothing changed`,
+    );
     return 1;
   }
   for (const [step, args] of restoreSteps(snapshot.SnapshotId ?? "", varFile).entries()) {
@@ -321,7 +446,9 @@ export async function guidedRestore(request: OpsRequest, settings: StackSettings
     if (result.status !== 0) {
       // After the first step the state has changed: say how to go back to where it was.
       const recovery = step > 0 ? `; ${restoreRecovery(cwd, varFile, volumeId)}` : "";
-      console.error(`ops: restore: terraform ${args[0]} failed (exit ${result.status ?? result.signal}); see its message above and docs/operations.md${recovery}`);
+      console.error(
+        `ops: restore: terraform ${args[0]} failed (exit ${result.status ?? result.signal}); see its message above and docs/operations.md${recovery}`,
+      );
       return result.status ?? 1;
     }
   }
@@ -333,17 +460,26 @@ export async function guidedRestore(request: OpsRequest, settings: StackSettings
  * (scripts/ops-everyday.ts); resolves with its exit status (ssh's 255: the host was not reached).
  * `stacksDirectory` holds cdktf.out/stacks/<stack>; `ssh` is the client to run; `ec2` reaches EC2.
  */
-export async function runOps(request: OpsRequest, settings: StackSettings, stacksDirectory = STACKS_DIRECTORY, ssh = "ssh",
-  ec2: Ec2Factory = defaultEc2): Promise<number> {
+export async function runOps(
+  request: OpsRequest,
+  settings: StackSettings,
+  stacksDirectory = STACKS_DIRECTORY,
+  ssh = "ssh",
+  ec2: Ec2Factory = defaultEc2,
+): Promise<number> {
   const scaleOut = settings.provisioning.topology === "scale-out";
   const { action, args } = request;
   // The topology's refusals (userdata/ops-actions.ts), before anything reaches AWS or the host.
   const refusal = topologyRefusal(OPS_ACTION_DECLARATIONS.get(action)!, args, settings.provisioning.topology);
   if (refusal) throw new UserError(refusal.message, 2);
-  if (action === "restore" && request.extra.drill === undefined) return guidedRestore(request, settings, ec2(settings), stacksDirectory);
+  if (action === "restore" && request.extra.drill === undefined)
+    return guidedRestore(request, settings, ec2(settings), stacksDirectory);
   if (request.host === undefined && scaleOut) {
-    throw new UserError(`the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> `
-      + "(a host's address from the EC2 console or `aws autoscaling describe-auto-scaling-instances`; docs/scale-out.md)", 2);
+    throw new UserError(
+      `the stack ${settings.stackName} has "topology": "scale-out": its hosts come and go, so name one with --host <address> ` +
+        "(a host's address from the EC2 console or `aws autoscaling describe-auto-scaling-instances`; docs/scale-out.md)",
+      2,
+    );
   }
   const host = request.host ?? hostFromOutputs(join(stacksDirectory, request.stack), settings.instanceName);
   // Read before ssh starts: a secret that cannot be read stops the action before the host is reached.
@@ -363,17 +499,22 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
     process.kill(process.pid, signal);
   };
   for (const name of CLEAN_UP_SIGNALS) process.once(name, onSignal);
-  const notInstalled = (error: NodeJS.ErrnoException) => (error.code === "ENOENT"
-    ? new UserError(`ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`)
-    : error);
-  const finished = (child: ChildProcess) => new Promise<number>((resolvePromise, reject) => {
-    child.on("error", (error: NodeJS.ErrnoException) => reject(notInstalled(error)));
-    child.on("close", (status, signal) => resolvePromise(status ?? (signal ? 128 : 1)));
-  });
+  const notInstalled = (error: NodeJS.ErrnoException) =>
+    error.code === "ENOENT"
+      ? new UserError(
+          `ssh is not installed (no ${ssh} on PATH): install the OpenSSH client (npm run doctor checks every prerequisite)`,
+        )
+      : error;
+  const finished = (child: ChildProcess) =>
+    new Promise<number>((resolvePromise, reject) => {
+      child.on("error", (error: NodeJS.ErrnoException) => reject(notInstalled(error)));
+      child.on("close", (status, signal) => resolvePromise(status ?? (signal ? 128 : 1)));
+    });
   try {
     const files = sshFiles(request, () => (directory ??= mkdtempSync(join(tmpdir(), "crm-ops-"))));
     const target = { host, user, command: opsPaths(settings.provisioning).command, ...files };
-    const shell: HostShell = (command) => spawn(ssh, sshArguments(request, { ...target, remote: command }), { stdio: "pipe" });
+    const shell: HostShell = (command) =>
+      spawn(ssh, sshArguments(request, { ...target, remote: command }), { stdio: "pipe" });
     const report = (line: string) => console.error(`ops: ${line}`);
     let code: number;
     // db dump --output: written beside the file, renamed over it only when complete (mode 600). Checked and
@@ -388,10 +529,22 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
     }
     if (OPS_ACTIONS.includes(action)) {
       // The host runs the tool of this CLI: installed first when it differs (userdata/ops-tool.ts); else the action does not run.
-      code = await installTool(() => spawn(ssh, sshArguments(request, { ...target, remote: OPS_INSTALLER, remoteArgs: installerArguments(settings, user) }),
-        { stdio: ["pipe", "pipe", "pipe"] }), report).catch((error: NodeJS.ErrnoException) => { throw notInstalled(error); });
+      code = await installTool(
+        () =>
+          spawn(
+            ssh,
+            sshArguments(request, { ...target, remote: OPS_INSTALLER, remoteArgs: installerArguments(settings, user) }),
+            { stdio: ["pipe", "pipe", "pipe"] },
+          ),
+        report,
+      ).catch((error: NodeJS.ErrnoException) => {
+        throw notInstalled(error);
+      });
       if (code !== 0) {
-        if (code === 255) console.error(`ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`);
+        if (code === 255)
+          console.error(
+            `ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`,
+          );
         return code;
       }
     }
@@ -405,14 +558,22 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
       const { source, options } = logOptions(args, request.extra);
       // Following, on a terminal: one on the host too, so that Ctrl-C ends journalctl or tail there as well.
       const tty = options.follow && process.stdin.isTTY === true;
-      code = await finished(spawn(ssh, sshArguments(request, { ...target, remote: logsCommand(settings, source, options), tty }), { stdio: "inherit" }));
+      code = await finished(
+        spawn(ssh, sshArguments(request, { ...target, remote: logsCommand(settings, source, options), tty }), {
+          stdio: "inherit",
+        }),
+      );
     } else if (dump !== undefined) {
       const { file, fd } = dump;
       const out = createWriteStream("", { fd });
       const child = spawn(ssh, sshArguments(request, target), { stdio: ["inherit", "pipe", "inherit"] });
       child.stdout?.pipe(out);
       code = await finished(child);
-      await new Promise<void>((resolvePromise, reject) => { out.on("error", reject); if (out.writableFinished) resolvePromise(); else out.on("finish", () => resolvePromise()); });
+      await new Promise<void>((resolvePromise, reject) => {
+        out.on("error", reject);
+        if (out.writableFinished) resolvePromise();
+        else out.on("finish", () => resolvePromise());
+      });
       if (code === 0) {
         renameSync(dump.partial, file);
         partial = undefined;
@@ -429,7 +590,10 @@ export async function runOps(request: OpsRequest, settings: StackSettings, stack
       const tty = ((action === "db" && args.length === 0) || action === "run") && process.stdin.isTTY === true;
       code = await finished(spawn(ssh, sshArguments(request, { ...target, tty }), { stdio: "inherit" }));
     }
-    if (code === 255) console.error(`ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`);
+    if (code === 255)
+      console.error(
+        `ops: could not reach ${user}@${host} on port ${request.port} over ssh (exit 255): see ssh's message above`,
+      );
     return code;
   } finally {
     remove();
@@ -442,7 +606,9 @@ function openPartial(partial: string): number {
   try {
     return openSync(partial, "wx", 0o600);
   } catch (error) {
-    throw new UserError(`db dump --output: cannot create ${partial} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was dumped`);
+    throw new UserError(
+      `db dump --output: cannot create ${partial} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was dumped`,
+    );
   }
 }
 
@@ -462,8 +628,12 @@ export async function installTool(start: () => ChildProcess, report: (line: stri
   const child = start();
   let stdout = "";
   let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr?.on("data", (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   child.stdin?.on("error", () => undefined);
   child.stdin?.end(tool.text);
   const code = await new Promise<number>((resolvePromise, reject) => {
@@ -479,8 +649,14 @@ export async function installTool(start: () => ChildProcess, report: (line: stri
     process.stderr.write(stderr);
     return code;
   }
-  const why = stderr.trim().split("\n").filter(Boolean).at(-1)?.replace(/^ops-install: /, "")
-    ?? `the host's tool was not updated to ${shortVersion(tool.version)}: the installer answered ${JSON.stringify(stdout.trim())} (exit ${code})`;
+  const why =
+    stderr
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .at(-1)
+      ?.replace(/^ops-install: /, "") ??
+    `the host's tool was not updated to ${shortVersion(tool.version)}: the installer answered ${JSON.stringify(stdout.trim())} (exit ${code})`;
   report(`${why}; the action did not run`);
   return code === 0 ? 1 : code;
 }
@@ -497,7 +673,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     }
     // The AWS SDK's own errors (credentials, permissions, a missing resource): its name and message, one line.
     if (error instanceof Error && ("$metadata" in error || /Credential|Waiter|TimeoutError/.test(error.name))) {
-      console.error(`ops: AWS: ${error.name}: ${error.message.split("\n")[0]} (check the credentials: aws sts get-caller-identity; npm run doctor)`);
+      console.error(
+        `ops: AWS: ${error.name}: ${error.message.split("\n")[0]} (check the credentials: aws sts get-caller-identity; npm run doctor)`,
+      );
       return 1;
     }
     if (!(error instanceof UserError || error instanceof SettingsProblem)) throw error;
@@ -506,4 +684,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   }
 }
 
-if (require.main === module) void main().then((code) => { process.exitCode = code; });
+if (require.main === module)
+  void main().then((code) => {
+    process.exitCode = code;
+  });

@@ -18,7 +18,11 @@ import { randomBytes } from "crypto";
 import { createInterface } from "readline";
 import { Writable } from "stream";
 import {
-  AddTagsToResourceCommand, DescribeParametersCommand, ListTagsForResourceCommand, PutParameterCommand, SSMClient,
+  AddTagsToResourceCommand,
+  DescribeParametersCommand,
+  ListTagsForResourceCommand,
+  PutParameterCommand,
+  SSMClient,
 } from "@aws-sdk/client-ssm";
 import { MAX_SECRET_LENGTH } from "../constructs/constants";
 import { SECRET_PARAMETER_LEAVES, SECRET_PARAMETER_TAG, secretParameterNames } from "../constructs/secret-parameters";
@@ -43,14 +47,15 @@ const USAGE = `usage: npm run secrets -- <stackName> ${COMMANDS.join("|")} [${SE
 /** What each command does, one line each (--help). */
 const COMMAND_SUMMARIES: Record<Command, string> = {
   set: "put the named secrets (default: all) from standard input, one line each, or a prompt that does not echo",
-  rotate: "new random database passwords (a new source-host-token if named, read as set reads it); then apply them on the host",
+  rotate:
+    "new random database passwords (a new source-host-token if named, read as set reads it); then apply them on the host",
   check: "which parameters exist, their type, key and tag, without reading a value; exit 1 if one is missing or wrong",
 };
 
 /** The command's help: each command and argument in one line. */
 export const HELP = [
   USAGE,
-  "puts a stack's secrets in Parameter Store as SecureStrings, for \"secrets\": \"parameter-store\" (docs/secrets.md)",
+  'puts a stack\'s secrets in Parameter Store as SecureStrings, for "secrets": "parameter-store" (docs/secrets.md)',
   "commands:",
   ...COMMANDS.map((command) => `  ${command.padEnd(8)}${COMMAND_SUMMARIES[command]}`),
   "arguments:",
@@ -62,7 +67,12 @@ export const HELP = [
 ].join("\n");
 
 /** Parses `<stackName> <command> [secret…]`. */
-export function parseArguments(args: string[]): { stackName: string; command: Command; secrets: Secret[]; named: boolean } {
+export function parseArguments(args: string[]): {
+  stackName: string;
+  command: Command;
+  secrets: Secret[];
+  named: boolean;
+} {
   if (args.includes("--help") || args.includes("-h")) throw new HelpRequested(HELP);
   let positional: string[];
   try {
@@ -73,10 +83,15 @@ export function parseArguments(args: string[]): { stackName: string; command: Co
   }
   const [stackName, command, ...names] = positional;
   if (!stackName || !command) throw new SecretsCommandError(USAGE);
-  if (!(COMMANDS as readonly string[]).includes(command)) throw new SecretsCommandError(`unknown command ${JSON.stringify(command)}; ${USAGE}`);
+  if (!(COMMANDS as readonly string[]).includes(command))
+    throw new SecretsCommandError(`unknown command ${JSON.stringify(command)}; ${USAGE}`);
   const unknown = names.filter((name) => !(SECRETS as string[]).includes(name));
-  if (unknown.length > 0) throw new SecretsCommandError(`unknown secret ${JSON.stringify(unknown[0])}: expected one of ${SECRETS.join(", ")} (values are never arguments: give them on standard input)`);
-  const chosen = names.length > 0 ? [...new Set(names as Secret[])] : command === "rotate" ? ROTATED_BY_DEFAULT : SECRETS;
+  if (unknown.length > 0)
+    throw new SecretsCommandError(
+      `unknown secret ${JSON.stringify(unknown[0])}: expected one of ${SECRETS.join(", ")} (values are never arguments: give them on standard input)`,
+    );
+  const chosen =
+    names.length > 0 ? [...new Set(names as Secret[])] : command === "rotate" ? ROTATED_BY_DEFAULT : SECRETS;
   return { stackName, command: command as Command, secrets: chosen, named: names.length > 0 };
 }
 
@@ -84,15 +99,18 @@ export function parseArguments(args: string[]): { stackName: string; command: Co
 export function stackSettings(stackName: string, environments: StackSettings[] = loadEnvironments()): StackSettings {
   const found = environments.find((settings) => settings.stackName === stackName);
   if (!found) {
-    throw new SecretsCommandError(`no settings file of CRM_SETTINGS defines the stack ${JSON.stringify(stackName)} `
-      + `(it defines ${environments.map((settings) => settings.stackName).join(", ")})`);
+    throw new SecretsCommandError(
+      `no settings file of CRM_SETTINGS defines the stack ${JSON.stringify(stackName)} ` +
+        `(it defines ${environments.map((settings) => settings.stackName).join(", ")})`,
+    );
   }
   return found;
 }
 
 /** Why `value` cannot be the secret `secret` (the rules of the user-data mode's variables), or undefined. */
 export function valueProblem(secret: Secret, value: string): string | undefined {
-  if (!isPrintableText(value, MAX_SECRET_LENGTH)) return `${secret} must be 1 to ${MAX_SECRET_LENGTH} characters, with ${UNPRINTABLE_WORDS}`;
+  if (!isPrintableText(value, MAX_SECRET_LENGTH))
+    return `${secret} must be 1 to ${MAX_SECRET_LENGTH} characters, with ${UNPRINTABLE_WORDS}`;
   if (secret === SECRET_PARAMETER_LEAVES.appDbPassword && !isPrintableDotenvValue(value, MAX_SECRET_LENGTH)) {
     return `${secret} must be a value the app's .env file can carry for dotenv (see docs/settings.md, app_db_password)`;
   }
@@ -108,7 +126,8 @@ async function readValues(secrets: Secret[]): Promise<string[]> {
   const text = Buffer.concat(chunks).toString("utf8");
   const expected = `expected ${secrets.length} line(s), one for each of ${secrets.join(", ")}`;
   // Nothing at all (</dev/null, a pipe from a command that failed) is not one empty line.
-  if (text === "") throw new SecretsCommandError(`standard input is empty; ${expected} (or run it on a terminal to be prompted)`);
+  if (text === "")
+    throw new SecretsCommandError(`standard input is empty; ${expected} (or run it on a terminal to be prompted)`);
   const lines = text.replace(/\r?\n$/, "").split(/\r?\n/);
   if (lines.length !== secrets.length) {
     throw new SecretsCommandError(`standard input holds ${lines.length} line(s); ${expected}`);
@@ -149,11 +168,20 @@ async function prompted(secrets: Secret[]): Promise<string[]> {
 
 /** Why a failed AWS call failed, when the fix is the operator's: no credentials, or ones AWS refuses. */
 export function credentialsProblem(error: Error): string | undefined {
-  const check = "check them with `aws sts get-caller-identity`, which must print the stack's account (npm run doctor checks every prerequisite)";
+  const check =
+    "check them with `aws sts get-caller-identity`, which must print the stack's account (npm run doctor checks every prerequisite)";
   if (error.name === "CredentialsProviderError") {
     return `no AWS credentials found (${error.message.split("\n")[0]}): set a profile (AWS_PROFILE, aws configure) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; ${check}`;
   }
-  if (["UnrecognizedClientException", "InvalidClientTokenId", "ExpiredTokenException", "ExpiredToken", "InvalidSignatureException"].includes(error.name)) {
+  if (
+    [
+      "UnrecognizedClientException",
+      "InvalidClientTokenId",
+      "ExpiredTokenException",
+      "ExpiredToken",
+      "InvalidSignatureException",
+    ].includes(error.name)
+  ) {
     return `AWS refused the credentials (${error.name}): ${check}`;
   }
   return undefined;
@@ -172,12 +200,22 @@ async function put(client: SSMClient, settings: StackSettings, values: Map<Secre
     if (problem) throw new SecretsCommandError(`${names[secret]}: ${problem}; nothing was put`);
   }
   for (const [secret, value] of values) {
-    const { Version } = await client.send(new PutParameterCommand({
-      Name: names[secret], Value: value, Type: "SecureString", KeyId: settings.secretsKmsKeyId, Overwrite: true,
-    }));
-    await client.send(new AddTagsToResourceCommand({
-      ResourceType: "Parameter", ResourceId: names[secret], Tags: [{ Key: SECRET_PARAMETER_TAG, Value: settings.stackName }],
-    }));
+    const { Version } = await client.send(
+      new PutParameterCommand({
+        Name: names[secret],
+        Value: value,
+        Type: "SecureString",
+        KeyId: settings.secretsKmsKeyId,
+        Overwrite: true,
+      }),
+    );
+    await client.send(
+      new AddTagsToResourceCommand({
+        ResourceType: "Parameter",
+        ResourceId: names[secret],
+        Tags: [{ Key: SECRET_PARAMETER_TAG, Value: settings.stackName }],
+      }),
+    );
     console.log(`put ${names[secret]} (version ${Version}, key ${settings.secretsKmsKeyId})`);
   }
 }
@@ -185,15 +223,19 @@ async function put(client: SSMClient, settings: StackSettings, values: Map<Secre
 /** The parameters' names by secret. */
 function namesOf(settings: StackSettings): Record<Secret, string> {
   const names = secretParameterNames(settings.stackName);
-  return Object.fromEntries(Object.entries(SECRET_PARAMETER_LEAVES).map(([key, leaf]) => [leaf, names[key as keyof typeof names]])) as Record<Secret, string>;
+  return Object.fromEntries(
+    Object.entries(SECRET_PARAMETER_LEAVES).map(([key, leaf]) => [leaf, names[key as keyof typeof names]]),
+  ) as Record<Secret, string>;
 }
 
 /** Reports each parameter without reading its value; true when all are SecureStrings carrying the stack's tag. */
 async function check(client: SSMClient, settings: StackSettings, secrets: Secret[]): Promise<boolean> {
   const names = namesOf(settings);
-  const { Parameters = [] } = await client.send(new DescribeParametersCommand({
-    ParameterFilters: [{ Key: "Name", Option: "Equals", Values: secrets.map((secret) => names[secret]) }],
-  }));
+  const { Parameters = [] } = await client.send(
+    new DescribeParametersCommand({
+      ParameterFilters: [{ Key: "Name", Option: "Equals", Values: secrets.map((secret) => names[secret]) }],
+    }),
+  );
   let ok = true;
   for (const secret of secrets) {
     const found = Parameters.find((parameter) => parameter.Name === names[secret]);
@@ -202,13 +244,21 @@ async function check(client: SSMClient, settings: StackSettings, secrets: Secret
       console.log(`MISSING ${names[secret]}`);
       continue;
     }
-    const { TagList = [] } = await client.send(new ListTagsForResourceCommand({ ResourceType: "Parameter", ResourceId: names[secret] }));
+    const { TagList = [] } = await client.send(
+      new ListTagsForResourceCommand({ ResourceType: "Parameter", ResourceId: names[secret] }),
+    );
     const tagged = TagList.some((tag) => tag.Key === SECRET_PARAMETER_TAG && tag.Value === settings.stackName);
-    const problems = [found.Type === "SecureString" ? "" : `type ${found.Type}, not SecureString`,
-      tagged ? "" : `no tag ${SECRET_PARAMETER_TAG}=${settings.stackName} (the plan-time check sees tagged parameters only)`].filter(Boolean);
+    const problems = [
+      found.Type === "SecureString" ? "" : `type ${found.Type}, not SecureString`,
+      tagged
+        ? ""
+        : `no tag ${SECRET_PARAMETER_TAG}=${settings.stackName} (the plan-time check sees tagged parameters only)`,
+    ].filter(Boolean);
     ok &&= problems.length === 0;
-    console.log(`${problems.length ? "BAD    " : "ok     "} ${names[secret]}: ${found.Type}, key ${found.KeyId ?? "-"}, version ${found.Version}, `
-      + `changed ${found.LastModifiedDate?.toISOString() ?? "-"}${problems.length ? `; ${problems.join("; ")}` : ""}`);
+    console.log(
+      `${problems.length ? "BAD    " : "ok     "} ${names[secret]}: ${found.Type}, key ${found.KeyId ?? "-"}, version ${found.Version}, ` +
+        `changed ${found.LastModifiedDate?.toISOString() ?? "-"}${problems.length ? `; ${problems.join("; ")}` : ""}`,
+    );
   }
   return ok;
 }
@@ -221,8 +271,10 @@ function ofTopology(settings: StackSettings, secrets: Secret[], named: boolean):
   if (settings.provisioning.topology !== "scale-out") return secrets;
   const root = SECRET_PARAMETER_LEAVES.dbRootPassword;
   if (named && secrets.includes(root)) {
-    throw new SecretsCommandError(`${root}: the stack ${settings.stackName} has "topology": "scale-out", whose database's master password RDS `
-      + "keeps in Secrets Manager (docs/scale-out.md); nothing was put");
+    throw new SecretsCommandError(
+      `${root}: the stack ${settings.stackName} has "topology": "scale-out", whose database's master password RDS ` +
+        "keeps in Secrets Manager (docs/scale-out.md); nothing was put",
+    );
   }
   return secrets.filter((secret) => secret !== root);
 }
@@ -235,22 +287,29 @@ export async function run(args: string[]): Promise<number> {
   if (settings.provisioning.secrets !== "parameter-store") {
     // set and rotate would put values that nothing reads (and rotate would tell the host to apply them): refused.
     if (command !== "check") {
-      throw new SecretsCommandError(`the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}", so the stack reads no parameter; `
-        + `set "secrets": "parameter-store" in its settings file first (docs/secrets.md, Moving a running stack to Parameter Store); nothing was put`);
+      throw new SecretsCommandError(
+        `the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}", so the stack reads no parameter; ` +
+          `set "secrets": "parameter-store" in its settings file first (docs/secrets.md, Moving a running stack to Parameter Store); nothing was put`,
+      );
     }
-    console.error(`note: the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}"; the stack reads these parameters once they say "parameter-store"`);
+    console.error(
+      `note: the settings of ${stackName} say "secrets": "${settings.provisioning.secrets}"; the stack reads these parameters once they say "parameter-store"`,
+    );
   }
   const client = new SSMClient({ region: settings.region });
   try {
     if (command === "check") return (await check(client, settings, secrets)) ? 0 : 1;
-    const generated: Secret[] = command === "rotate" ? secrets.filter((secret) => secret !== SECRET_PARAMETER_LEAVES.sourceHostToken) : [];
+    const generated: Secret[] =
+      command === "rotate" ? secrets.filter((secret) => secret !== SECRET_PARAMETER_LEAVES.sourceHostToken) : [];
     const read = secrets.filter((secret) => !generated.includes(secret));
     const values = new Map<Secret, string>(generated.map((secret) => [secret, randomPassword()]));
     (await readValues(read)).forEach((value, i) => values.set(read[i], value));
     await put(client, settings, values);
     if (command === "rotate" && settings.provisioning.topology === "scale-out") {
-      console.log(`now roll them out: the group's hosts read them at boot, so start an instance refresh: aws autoscaling start-instance-refresh `
-        + `--region ${settings.region} --auto-scaling-group-name <the stack's output ${settings.instanceName}AutoScalingGroupName> (docs/scale-out.md)`);
+      console.log(
+        `now roll them out: the group's hosts read them at boot, so start an instance refresh: aws autoscaling start-instance-refresh ` +
+          `--region ${settings.region} --auto-scaling-group-name <the stack's output ${settings.instanceName}AutoScalingGroupName> (docs/scale-out.md)`,
+      );
     } else if (command === "rotate") {
       console.log(`now apply them on the host: npm run ops -- ${settings.stackName} rotate-secrets (docs/secrets.md)`);
     }
@@ -261,14 +320,21 @@ export async function run(args: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  run(process.argv.slice(2)).then((code) => process.exit(code), (error: Error) => {
-    if (error instanceof HelpRequested) {
-      console.log(error.message);
-      process.exit(0);
-    }
-    // The AWS SDK's messages name the parameter and the refusal, never a value.
-    const credentials = credentialsProblem(error);
-    console.error(error instanceof SecretsCommandError ? error.message : `secrets: ${credentials ?? `${error.name}: ${error.message}`}`);
-    process.exit(error instanceof SecretsCommandError ? 2 : 1);
-  });
+  run(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: Error) => {
+      if (error instanceof HelpRequested) {
+        console.log(error.message);
+        process.exit(0);
+      }
+      // The AWS SDK's messages name the parameter and the refusal, never a value.
+      const credentials = credentialsProblem(error);
+      console.error(
+        error instanceof SecretsCommandError
+          ? error.message
+          : `secrets: ${credentials ?? `${error.name}: ${error.message}`}`,
+      );
+      process.exit(error instanceof SecretsCommandError ? 2 : 1);
+    },
+  );
 }

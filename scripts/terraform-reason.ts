@@ -11,7 +11,8 @@ export function terraformReason(stderr: string): string | undefined {
   for (const line of lines) {
     if (line.startsWith("╷")) framed = true;
     else if (line.startsWith("╵")) framed = false;
-    else if (!framed && line.trim() !== "" && !/^There are some problems with the CLI configuration:/.test(line)) return line.trim();
+    else if (!framed && line.trim() !== "" && !/^There are some problems with the CLI configuration:/.test(line))
+      return line.trim();
   }
   return undefined;
 }

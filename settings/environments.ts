@@ -14,7 +14,10 @@ import { DEFAULT_SETTINGS_FILE, loadStackSettings, StackSettings } from "./stack
  * in name order. Empty or unset: the example set, `settings/example.json`.
  */
 export function settingsFiles(spec: string | undefined = process.env.CRM_SETTINGS): string[] {
-  const entries = (spec ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  const entries = (spec ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.length === 0) return [DEFAULT_SETTINGS_FILE];
   const files: string[] = [];
   for (const entry of entries) {
@@ -36,7 +39,8 @@ export function settingsFiles(spec: string | undefined = process.env.CRM_SETTING
       throw new SettingsFileError(path, (error as Error).message);
     }
     const found = names.filter((name) => name.endsWith(".json") && !name.endsWith(".schema.json")).sort();
-    if (found.length === 0) throw new SettingsError("CRM_SETTINGS", `a directory holding settings files (*.json); ${entry} has none`);
+    if (found.length === 0)
+      throw new SettingsError("CRM_SETTINGS", `a directory holding settings files (*.json); ${entry} has none`);
     files.push(...found.map((name) => join(path, name)));
   }
   return [...new Set(files)];
@@ -49,7 +53,11 @@ export function loadEnvironments(files: string[] = settingsFiles()): StackSettin
       return loadStackSettings(file);
     } catch (error) {
       // A file problem names its file already; each line of bad settings is prefixed with the file that holds it.
-      if (error instanceof Error && !(error instanceof SettingsFileError)) error.message = error.message.split("\n").map((line) => `${file}: ${line}`).join("\n");
+      if (error instanceof Error && !(error instanceof SettingsFileError))
+        error.message = error.message
+          .split("\n")
+          .map((line) => `${file}: ${line}`)
+          .join("\n");
       throw error;
     }
   });
@@ -70,18 +78,24 @@ function checkDistinct(environments: StackSettings[], files: string[]): void {
     const other = stacks.get(settings.stackName.toLowerCase());
     if (other !== undefined) {
       const names = other.name === settings.stackName ? settings.stackName : `${other.name} and ${settings.stackName}`;
-      throw new SettingsError("stackName", `a name that no other settings file uses, ignoring case (${other.file} and ${file} both name ${names})`);
+      throw new SettingsError(
+        "stackName",
+        `a name that no other settings file uses, ignoring case (${other.file} and ${file} both name ${names})`,
+      );
     }
     stacks.set(settings.stackName.toLowerCase(), { file, name: settings.stackName });
     const backend = settings.backend;
-    const state = backend.type === "s3"
-      ? `s3://${backend.bucket}/${backend.key ?? defaultStateKey(settings.stackName)}`
-      : resolve("cdktf.out", "stacks", settings.stackName, backend.path ?? defaultLocalStatePath(settings.stackName));
+    const state =
+      backend.type === "s3"
+        ? `s3://${backend.bucket}/${backend.key ?? defaultStateKey(settings.stackName)}`
+        : resolve("cdktf.out", "stacks", settings.stackName, backend.path ?? defaultLocalStatePath(settings.stackName));
     const compared = backend.type === "s3" ? state : state.toLowerCase();
     const sharing = states.get(compared);
     if (sharing !== undefined) {
-      throw new SettingsError(backend.type === "s3" ? "backend.key" : "backend.path",
-        `a state of its own (${sharing} and ${file} both keep their state in ${state})`);
+      throw new SettingsError(
+        backend.type === "s3" ? "backend.key" : "backend.path",
+        `a state of its own (${sharing} and ${file} both keep their state in ${state})`,
+      );
     }
     states.set(compared, file);
   });

@@ -26,7 +26,10 @@ export class SettingsError extends SettingsProblem {
     /** The offending value, shown in the message unless the setting is secret. */
     value?: unknown,
   ) {
-    const shown = value === undefined ? "" : ` (got ${cut(visible(redactCredentials(JSON.stringify(value) ?? String(value))), SHOWN_VALUE_LENGTH)})`;
+    const shown =
+      value === undefined
+        ? ""
+        : ` (got ${cut(visible(redactCredentials(JSON.stringify(value) ?? String(value))), SHOWN_VALUE_LENGTH)})`;
     super(`Invalid setting "${setting}"${shown}: expected ${expected}.`);
     this.name = "SettingsError";
   }
@@ -54,11 +57,10 @@ export const SHOWN_VALUE_LENGTH = 80;
  * and paragraph separators, and lone surrogates. A message then stays one line and reads as written.
  */
 export function visible(text: string): string {
-  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu,
-    (character) => {
-      const code = character.codePointAt(0)!.toString(16);
-      return code.length > 4 ? `\\u{${code}}` : `\\u${code.padStart(4, "0")}`;
-    });
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (character) => {
+    const code = character.codePointAt(0)!.toString(16);
+    return code.length > 4 ? `\\u{${code}}` : `\\u${code.padStart(4, "0")}`;
+  });
 }
 
 /** `text`, cut to `max` characters with a note of its length. */
@@ -101,7 +103,12 @@ const LISTED_KEYS = 8;
  * mean"); the required key it then misses is not reported again. Then every other setting whose own
  * value is refused; a failed check across settings only when there is none (the first such issue).
  */
-export function settingsProblemsFrom(error: z.ZodError, input: unknown, schema: z.core.$ZodType, prefix = ""): SettingsError[] {
+export function settingsProblemsFrom(
+  error: z.ZodError,
+  input: unknown,
+  schema: z.core.$ZodType,
+  prefix = "",
+): SettingsError[] {
   const name = (path: readonly PropertyKey[]) => `${prefix}${path.join(".")}` || "(settings file)";
   const valueAt = (path: readonly PropertyKey[]) => {
     let value: unknown = input;
@@ -115,15 +122,26 @@ export function settingsProblemsFrom(error: z.ZodError, input: unknown, schema: 
     for (const key of issue.keys) {
       const closest = closestKey(key, known);
       if (closest !== undefined) suggested.add(name([...issue.path, closest]));
-      problems.set(name([...issue.path, key]), new SettingsError(name([...issue.path, key]), closest !== undefined
-        ? `one of the known settings (did you mean "${closest}"?)`
-        : known.length <= LISTED_KEYS ? `one of the known settings (${known.join(", ")})` : "one of the known settings (docs/settings.md lists them)"));
+      problems.set(
+        name([...issue.path, key]),
+        new SettingsError(
+          name([...issue.path, key]),
+          closest !== undefined
+            ? `one of the known settings (did you mean "${closest}"?)`
+            : known.length <= LISTED_KEYS
+              ? `one of the known settings (${known.join(", ")})`
+              : "one of the known settings (docs/settings.md lists them)",
+        ),
+      );
     }
   }
   // A check across settings (paths apart, a name in its zone, …) that fails beside a refused value mostly
   // repeats that value's refusal from the other side: it counts once every value passes, and then its first issue.
   const refusedAlone = (issue: z.core.$ZodIssue) => {
-    const field = issue.path.length > 0 ? objectShapeAt(schema, issue.path.slice(0, -1))[String(issue.path[issue.path.length - 1])] : undefined;
+    const field =
+      issue.path.length > 0
+        ? objectShapeAt(schema, issue.path.slice(0, -1))[String(issue.path[issue.path.length - 1])]
+        : undefined;
     return issue.code !== "custom" || (field !== undefined && !z.safeParse(field, valueAt(issue.path)).success);
   };
   const own = error.issues.filter(refusedAlone);
@@ -167,12 +185,15 @@ export function closestKey(
  * and swaps of two neighbours that turn `a` into `b` (`regoin` is 1 from `region`).
  */
 export function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.length][b.length];
@@ -185,6 +206,7 @@ function objectShapeAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): R
     return def.innerType ? unwrap(def.innerType) : inner;
   };
   let current = unwrap(schema);
-  for (const key of path) current = unwrap((current._zod.def as { shape?: Record<PropertyKey, z.core.$ZodType> }).shape?.[key] ?? current);
+  for (const key of path)
+    current = unwrap((current._zod.def as { shape?: Record<PropertyKey, z.core.$ZodType> }).shape?.[key] ?? current);
   return (current._zod.def as { shape?: Record<string, z.core.$ZodType> }).shape ?? {};
 }

@@ -22,8 +22,9 @@ export const REF_SHAPE = `^[A-Za-z0-9][A-Za-z0-9._/-]{0,${MAX_REF_LENGTH - 1}}$`
 export const REF_FORBIDDEN = "[.][.]|(^|/)[.]|[.]lock(/|$)|[/.]$|//";
 
 /** The rule in words, for messages. */
-export const REF_EXPECTED = `a branch, tag or commit of 1 to ${MAX_REF_LENGTH} letters, digits and . _ / -, starting with a letter or digit, `
-  + "that git check-ref-format accepts (no .., no component starting with . or ending in .lock, no trailing . or /, no //)";
+export const REF_EXPECTED =
+  `a branch, tag or commit of 1 to ${MAX_REF_LENGTH} letters, digits and . _ / -, starting with a letter or digit, ` +
+  "that git check-ref-format accepts (no .., no component starting with . or ending in .lock, no trailing . or /, no //)";
 
 const shape = new RegExp(REF_SHAPE);
 const forbidden = new RegExp(REF_FORBIDDEN);

@@ -13,7 +13,8 @@ import { isIPv6 } from "net";
  * word forms of its operators. Newer versions scope some of them to a context; older ones, such as
  * the Amazon Linux 2023 package, read every one of them as a keyword anywhere.
  */
-export const NFT_KEYWORDS: ReadonlySet<string> = new Set(`
+export const NFT_KEYWORDS: ReadonlySet<string> = new Set(
+  `
   a-rwnd abort accept ackseq add addr ah all and arp asconf asconf-ack auto-merge avgpkt burst bypass bytes
   cfi cgroup cgroupv2 chain chains check checksum chunk class classid code comment comp constant continue
   cookie-ack cookie-echo count counter counters cpi cpu create csumcov ct cum-tsn-ack cwr daddr data day dccp
@@ -37,7 +38,10 @@ export const NFT_KEYWORDS: ReadonlySet<string> = new Set(`
   synproxy synproxys table tables tag taddr tcp th time timeout timestamp to tos tproxy trace transparent tsecr
   tsn tsval ttl tunnel tunnels type typeof udp udplite undefine until update urgptr used value version vlan vm
   vmap vni vtag vxlan week wildcard window with wscale xml xor xt
-`.trim().split(/\s+/));
+`
+    .trim()
+    .split(/\s+/),
+);
 
 /**
  * Tables that a distribution's own nftables configuration or another firewall defines (Debian's
@@ -51,7 +55,9 @@ export const NFT_RESERVED_TABLES: readonly string[] = ["filter", "nat", "mangle"
  * characters, and not a keyword nor a reserved table.
  */
 export function isNftTableName(name: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9_./-]{0,254}$/.test(name) && !NFT_KEYWORDS.has(name) && !NFT_RESERVED_TABLES.includes(name);
+  return (
+    /^[A-Za-z][A-Za-z0-9_./-]{0,254}$/.test(name) && !NFT_KEYWORDS.has(name) && !NFT_RESERVED_TABLES.includes(name)
+  );
 }
 
 /**
@@ -64,12 +70,16 @@ const GIT_CRUD = /[\u0000-\u0020.,:;<>"'\\]/;
 
 /** Whether git keeps `value` as written in an identity (user.name, user.email). */
 export function gitKeepsIdent(value: string): boolean {
-  return value.length > 0 && !/[<>\n]/.test(value) && !GIT_CRUD.test(value[0]) && !GIT_CRUD.test(value[value.length - 1]);
+  return (
+    value.length > 0 && !/[<>\n]/.test(value) && !GIT_CRUD.test(value[0]) && !GIT_CRUD.test(value[value.length - 1])
+  );
 }
 
 /** A DNS host name: labels of letters, digits and `-` (not at either end), 1 to 63 characters each, 253 in all. */
 export function isHostName(host: string): boolean {
-  return host.length <= 253 && host.split(".").every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label));
+  return (
+    host.length <= 253 && host.split(".").every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label))
+  );
 }
 
 /** An IPv4 address in dotted decimal, each part 0 to 255 without leading zeros (curl, git and nft read others differently). */

@@ -57,8 +57,17 @@ export interface PathRole {
 /** The path settings. Of two that collide, the later one here is named. */
 export const PATH_SETTINGS = {
   loginHome: { what: "the login user's home", inside: ["/home"], because: "where the image keeps its users' homes" },
-  appDir: { what: "the checkout of the app", inside: ["/home"], because: "it lies in the login user's home", within: "loginHome" },
-  scriptDirectory: { what: "the directory of root's helper script", inside: ["/usr/local", "/opt"], because: "root's own trees, which the login user cannot write" },
+  appDir: {
+    what: "the checkout of the app",
+    inside: ["/home"],
+    because: "it lies in the login user's home",
+    within: "loginHome",
+  },
+  scriptDirectory: {
+    what: "the directory of root's helper script",
+    inside: ["/usr/local", "/opt"],
+    because: "root's own trees, which the login user cannot write",
+  },
   logFile: { what: "the provisioning log", file: true, inside: ["/var/log"], because: "where the system keeps logs" },
   dataMount: { what: "the data volume's mount point" },
   swapFile: { what: "the swap file", file: true },
@@ -89,17 +98,99 @@ export const HOST_PATHS: readonly HostPath[] = [
   ...trees("root's home", ["/root"]),
   ...trees("the users' homes", ["/home"]),
   ...trees("the system's logs", ["/var/log"]),
-  ...["/var", "/var/lib", "/opt", "/srv", "/mnt", "/media"].map((path) => ({ path, what: "a directory of the system", tree: false })),
-  ...trees("state of the system's services", ["/var/cache", "/var/spool", "/var/mail", "/var/empty", "/var/run", "/var/lock",
-    "/var/db", "/var/adm", "/var/account", "/var/kerberos", "/var/yp", "/var/nis", "/var/preserve"]),
-  ...trees("the state of another service", ["alternatives", "amazon", "apt", "authselect", "chrony", "cloud", "containerd", "dbus",
-    "dhclient", "dnf", "docker", "dpkg", "logrotate", "misc", "mysql", "mysql-files", "mysql-keyring", "NetworkManager", "nfs",
-    "nftables", "os-prober", "polkit-1", "private", "rpm", "rpm-state", "rsyslog", "selinux", "sss", "sudo", "systemd", "tpm2-tss",
-    "tuned", "ucf", "update-motd"].map((name) => `/var/lib/${name}`)),
-  ...trees("a log of the system or of another service", ["amazon", "audit", "boot.log", "btmp", "chrony", "cloud-init.log",
-    "cloud-init-output.log", "cron", "dmesg", "dnf.librepo.log", "dnf.log", "dnf.rpm.log", "hawkey.log", "journal", "lastlog",
-    "maillog", "mariadb", "messages", "private", "sa", "secure", "syslog", "tuned", "wtmp", "apt", "auth.log", "dpkg.log",
-    "kern.log", "installer"].map((name) => `/var/log/${name}`)),
+  ...["/var", "/var/lib", "/opt", "/srv", "/mnt", "/media"].map((path) => ({
+    path,
+    what: "a directory of the system",
+    tree: false,
+  })),
+  ...trees("state of the system's services", [
+    "/var/cache",
+    "/var/spool",
+    "/var/mail",
+    "/var/empty",
+    "/var/run",
+    "/var/lock",
+    "/var/db",
+    "/var/adm",
+    "/var/account",
+    "/var/kerberos",
+    "/var/yp",
+    "/var/nis",
+    "/var/preserve",
+  ]),
+  ...trees(
+    "the state of another service",
+    [
+      "alternatives",
+      "amazon",
+      "apt",
+      "authselect",
+      "chrony",
+      "cloud",
+      "containerd",
+      "dbus",
+      "dhclient",
+      "dnf",
+      "docker",
+      "dpkg",
+      "logrotate",
+      "misc",
+      "mysql",
+      "mysql-files",
+      "mysql-keyring",
+      "NetworkManager",
+      "nfs",
+      "nftables",
+      "os-prober",
+      "polkit-1",
+      "private",
+      "rpm",
+      "rpm-state",
+      "rsyslog",
+      "selinux",
+      "sss",
+      "sudo",
+      "systemd",
+      "tpm2-tss",
+      "tuned",
+      "ucf",
+      "update-motd",
+    ].map((name) => `/var/lib/${name}`),
+  ),
+  ...trees(
+    "a log of the system or of another service",
+    [
+      "amazon",
+      "audit",
+      "boot.log",
+      "btmp",
+      "chrony",
+      "cloud-init.log",
+      "cloud-init-output.log",
+      "cron",
+      "dmesg",
+      "dnf.librepo.log",
+      "dnf.log",
+      "dnf.rpm.log",
+      "hawkey.log",
+      "journal",
+      "lastlog",
+      "maillog",
+      "mariadb",
+      "messages",
+      "private",
+      "sa",
+      "secure",
+      "syslog",
+      "tuned",
+      "wtmp",
+      "apt",
+      "auth.log",
+      "dpkg.log",
+      "kern.log",
+      "installer",
+    ].map((name) => `/var/log/${name}`),
+  ),
 ];
 
 /** Files and tool directories of the login user's home, which no path setting may be, hold or lie inside. */
@@ -107,9 +198,14 @@ export const LOGIN_HOME_PATHS: readonly { name: string; what: string }[] = [
   { name: ".ssh", what: "the login user's SSH keys: authorized_keys" },
   { name: ".nvm", what: "nvm and Node.js, installed by step 12" },
   { name: ".gitconfig", what: "the git identity of step 7" },
-  ...[".bashrc", ".bash_profile", ".bash_logout", ".profile"].map((name) => ({ name, what: "a start file of the login shell" })),
-  ...[".config", ".cache", ".local", ".npm", ".npmrc", ".yarn", ".yarnrc", ".node-gyp"]
-    .map((name) => ({ name, what: "a directory or file of the login user's tools (npm, yarn, …)" })),
+  ...[".bashrc", ".bash_profile", ".bash_logout", ".profile"].map((name) => ({
+    name,
+    what: "a start file of the login shell",
+  })),
+  ...[".config", ".cache", ".local", ".npm", ".npmrc", ".yarn", ".yarnrc", ".node-gyp"].map((name) => ({
+    name,
+    what: "a directory or file of the login user's tools (npm, yarn, …)",
+  })),
 ];
 
 /**
@@ -117,11 +213,54 @@ export const LOGIN_HOME_PATHS: readonly { name: string; what: string }[] = [
  * not be: root, or a system account, whose rights or lack of a shell break the lock-down or the steps.
  */
 export const SYSTEM_ACCOUNTS: readonly string[] = [
-  "root", "bin", "daemon", "adm", "lp", "sync", "shutdown", "halt", "mail", "operator", "games", "ftp", "nobody", "nfsnobody",
-  "dbus", "tss", "rpc", "rpcuser", "sshd", "chrony", "ec2-instance-connect", "mysql", "polkitd", "sssd", "unbound",
-  "libstoragemgmt", "saslauth", "postfix", "apache", "nginx", "ntp", "sys", "man", "news", "uucp", "proxy", "www-data",
-  "backup", "list", "irc", "gnats", "messagebus", "_apt", "systemd-network", "systemd-resolve", "systemd-timesync",
-  "systemd-coredump", "systemd-oom",
+  "root",
+  "bin",
+  "daemon",
+  "adm",
+  "lp",
+  "sync",
+  "shutdown",
+  "halt",
+  "mail",
+  "operator",
+  "games",
+  "ftp",
+  "nobody",
+  "nfsnobody",
+  "dbus",
+  "tss",
+  "rpc",
+  "rpcuser",
+  "sshd",
+  "chrony",
+  "ec2-instance-connect",
+  "mysql",
+  "polkitd",
+  "sssd",
+  "unbound",
+  "libstoragemgmt",
+  "saslauth",
+  "postfix",
+  "apache",
+  "nginx",
+  "ntp",
+  "sys",
+  "man",
+  "news",
+  "uucp",
+  "proxy",
+  "www-data",
+  "backup",
+  "list",
+  "irc",
+  "gnats",
+  "messagebus",
+  "_apt",
+  "systemd-network",
+  "systemd-resolve",
+  "systemd-timesync",
+  "systemd-coredump",
+  "systemd-oom",
 ];
 
 /** The instance metadata service's own addresses: IPv4 link-local, and its IPv6 form on Nitro instances. */
@@ -178,14 +317,21 @@ export function pathsApart(settings: PathSettings, ctx: Payload): void {
       const apart = named === name ? other : name;
       if (role(named).within === apart) continue;
       const stands = relation(settings[named], settings[apart])!;
-      refuse(ctx, named, settings[named], `${role(named).what}, apart from the other path settings: it ${stands === "is" ? "is also" : stands} ${
-        apart} ${settings[apart]} (${role(apart).what})`);
+      refuse(
+        ctx,
+        named,
+        settings[named],
+        `${role(named).what}, apart from the other path settings: it ${stands === "is" ? "is also" : stands} ${
+          apart
+        } ${settings[apart]} (${role(apart).what})`,
+      );
     }
     if (name === "loginHome") return;
     for (const entry of LOGIN_HOME_PATHS) {
       const file = `${settings.loginHome}/${entry.name}`;
       const how = relation(path, file);
-      if (how !== undefined) refuse(ctx, name, path, `${what}, apart from the login user's own files: it ${how} ${file} (${entry.what})`);
+      if (how !== undefined)
+        refuse(ctx, name, path, `${what}, apart from the login user's own files: it ${how} ${file} (${entry.what})`);
     }
   });
 }
@@ -195,13 +341,25 @@ export function pathsApart(settings: PathSettings, ctx: Payload): void {
  * (HOST_PATHS; a tree that holds a setting's place is its home, not a collision), a login user that is
  * no system account, and the metadata service's own address.
  */
-export function hostLayout(settings: PathSettings & { loginUser: string; metadataEndpoint: string }, ctx: Payload): void {
+export function hostLayout(
+  settings: PathSettings & { loginUser: string; metadataEndpoint: string },
+  ctx: Payload,
+): void {
   if (SYSTEM_ACCOUNTS.includes(settings.loginUser) || settings.loginUser.startsWith("systemd-")) {
-    refuse(ctx, "loginUser", settings.loginUser, `the image's login user (such as ec2-user), not root nor a system account (${SYSTEM_ACCOUNTS.slice(0, 12).join(", ")}, …)`);
+    refuse(
+      ctx,
+      "loginUser",
+      settings.loginUser,
+      `the image's login user (such as ec2-user), not root nor a system account (${SYSTEM_ACCOUNTS.slice(0, 12).join(", ")}, …)`,
+    );
   }
   if (!METADATA_ENDPOINTS.includes(settings.metadataEndpoint)) {
-    refuse(ctx, "metadataEndpoint", settings.metadataEndpoint,
-      `the instance metadata service's own address: ${METADATA_ENDPOINTS.join(" or ")} (IPv6, on Nitro instances), not a host name`);
+    refuse(
+      ctx,
+      "metadataEndpoint",
+      settings.metadataEndpoint,
+      `the instance metadata service's own address: ${METADATA_ENDPOINTS.join(" or ")} (IPv6, on Nitro instances), not a host name`,
+    );
   }
   for (const name of names) {
     const { what, inside, because } = role(name);

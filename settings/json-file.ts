@@ -23,7 +23,8 @@ const EXPECTED: Record<ReturnType<typeof printParseErrorCode>, string> = {
   InvalidSymbol: "a JSON value or punctuation (JSON has no single quotes, comments or bare words)",
   InvalidNumberFormat: "a JSON number such as 300 (no leading zeros, no leading + or .)",
   PropertyNameExpected: "a property name in double quotes (and no comma after the last property)",
-  ValueExpected: "a value: a string in double quotes, a number, an object, an array, true, false or null (and no comma after the last element)",
+  ValueExpected:
+    "a value: a string in double quotes, a number, an object, an array, true, false or null (and no comma after the last element)",
   ColonExpected: "a colon (:) after the property name",
   CommaExpected: "a comma (,) between two elements",
   CloseBraceExpected: "a } closing the object",
@@ -41,7 +42,10 @@ const EXPECTED: Record<ReturnType<typeof printParseErrorCode>, string> = {
 
 /** A problem at a place of the file. */
 class Refusal extends Error {
-  constructor(readonly place: string, readonly problem: string) {
+  constructor(
+    readonly place: string,
+    readonly problem: string,
+  ) {
     super(`${place}: ${problem}`);
   }
 }
@@ -59,7 +63,10 @@ function readBounded(file: string): Buffer {
     fd = openSync(file, "r");
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    throw new SettingsFileError(file, code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : message);
+    throw new SettingsFileError(
+      file,
+      code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : message,
+    );
   }
   try {
     if (fstatSync(fd).isDirectory()) throw new SettingsFileError(file, "it is a directory");
@@ -70,7 +77,10 @@ function readBounded(file: string): Buffer {
       length += read;
     }
     if (length > MAX_SETTINGS_FILE_BYTES) {
-      throw new SettingsFileError(file, `byte offset ${MAX_SETTINGS_FILE_BYTES}: the file goes on; expected a settings file of at most ${MAX_SETTINGS_FILE_BYTES} bytes`);
+      throw new SettingsFileError(
+        file,
+        `byte offset ${MAX_SETTINGS_FILE_BYTES}: the file goes on; expected a settings file of at most ${MAX_SETTINGS_FILE_BYTES} bytes`,
+      );
     }
     return buffer.subarray(0, length);
   } finally {
@@ -90,8 +100,10 @@ function decode(bytes: Buffer): string {
   if (nul >= 0) throw new Refusal(`byte offset ${skipped + nul}`, `a NUL byte (UTF-16 text?); ${expected}`);
   if (!isUtf8(body)) {
     const bad = firstInvalidByte(body);
-    throw new Refusal(`byte offset ${skipped + bad} (${lineAndColumn(body.subarray(0, bad).toString("utf8"), bad)})`,
-      `the byte 0x${body[bad].toString(16).padStart(2, "0")} starts no valid UTF-8 character; ${expected}`);
+    throw new Refusal(
+      `byte offset ${skipped + bad} (${lineAndColumn(body.subarray(0, bad).toString("utf8"), bad)})`,
+      `the byte 0x${body[bad].toString(16).padStart(2, "0")} starts no valid UTF-8 character; ${expected}`,
+    );
   }
   return body.toString("utf8");
 }
@@ -102,12 +114,14 @@ function decode(bytes: Buffer): string {
  * and a boundary lies within any 4 bytes: so a binary search over `isUtf8` of the prefixes finds it.
  */
 function firstInvalidByte(bytes: Buffer): number {
-  const validNear = (end: number) => [0, 1, 2, 3].some((back) => end - back >= 0 && isUtf8(bytes.subarray(0, end - back)));
+  const validNear = (end: number) =>
+    [0, 1, 2, 3].some((back) => end - back >= 0 && isUtf8(bytes.subarray(0, end - back)));
   let low = 0;
   let high = bytes.length;
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
-    if (validNear(middle)) low = middle; else high = middle - 1;
+    if (validNear(middle)) low = middle;
+    else high = middle - 1;
   }
   while (!isUtf8(bytes.subarray(0, low))) low--;
   return low;
@@ -122,33 +136,46 @@ function checkStructure(text: string): void {
   const place = (line: number, character: number) => `line ${line + 1}, column ${character + 1}`;
   const enter = (keys: Set<string> | undefined, line: number, character: number) => {
     if (objects.length >= MAX_NESTING) {
-      throw new Refusal(place(line, character), `objects and arrays nested deeper than ${MAX_NESTING}; expected a settings file (two levels deep)`);
+      throw new Refusal(
+        place(line, character),
+        `objects and arrays nested deeper than ${MAX_NESTING}; expected a settings file (two levels deep)`,
+      );
     }
     objects.push(keys);
   };
   const wellFormed = (value: unknown, line: number, character: number) => {
     if (typeof value === "string" && LONE_SURROGATE.test(value)) {
-      throw new Refusal(place(line, character), "a \\u escape of half a UTF-16 surrogate pair; expected text that UTF-8 can carry (both halves, or the character itself)");
+      throw new Refusal(
+        place(line, character),
+        "a \\u escape of half a UTF-16 surrogate pair; expected text that UTF-8 can carry (both halves, or the character itself)",
+      );
     }
   };
-  visit(text, {
-    onObjectBegin: (_offset, _length, line, character) => enter(new Set(), line, character),
-    onArrayBegin: (_offset, _length, line, character) => enter(undefined, line, character),
-    onObjectEnd: () => objects.pop(),
-    onArrayEnd: () => objects.pop(),
-    onObjectProperty: (key, _offset, _length, line, character) => {
-      wellFormed(key, line, character);
-      const keys = objects[objects.length - 1];
-      if (keys?.has(key)) {
-        throw new Refusal(place(line, character), `the key ${JSON.stringify(key)} appears twice in one object; expected each key once (keep one)`);
-      }
-      keys?.add(key);
+  visit(
+    text,
+    {
+      onObjectBegin: (_offset, _length, line, character) => enter(new Set(), line, character),
+      onArrayBegin: (_offset, _length, line, character) => enter(undefined, line, character),
+      onObjectEnd: () => objects.pop(),
+      onArrayEnd: () => objects.pop(),
+      onObjectProperty: (key, _offset, _length, line, character) => {
+        wellFormed(key, line, character);
+        const keys = objects[objects.length - 1];
+        if (keys?.has(key)) {
+          throw new Refusal(
+            place(line, character),
+            `the key ${JSON.stringify(key)} appears twice in one object; expected each key once (keep one)`,
+          );
+        }
+        keys?.add(key);
+      },
+      onLiteralValue: (value, _offset, _length, line, character) => wellFormed(value, line, character),
+      onError: (code, _offset, _length, line, character) => {
+        throw new Refusal(place(line, character), `not valid JSON: expected ${EXPECTED[printParseErrorCode(code)]}`);
+      },
     },
-    onLiteralValue: (value, _offset, _length, line, character) => wellFormed(value, line, character),
-    onError: (code, _offset, _length, line, character) => {
-      throw new Refusal(place(line, character), `not valid JSON: expected ${EXPECTED[printParseErrorCode(code)]}`);
-    },
-  }, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false },
+  );
 }
 
 /** The parsed content of a JSON settings file; throws a SettingsFileError naming the place and what is expected. */
@@ -161,7 +188,10 @@ export function readJsonFile(file: string): unknown {
       return JSON.parse(text);
     } catch (error) {
       // What jsonc-parser let through (none known): V8's message, without the excerpt of the file it may quote.
-      throw new Refusal("JSON.parse", `not valid JSON: ${(error as Error).message.replace(/, ".*" is not valid JSON$/s, "")}`);
+      throw new Refusal(
+        "JSON.parse",
+        `not valid JSON: ${(error as Error).message.replace(/, ".*" is not valid JSON$/s, "")}`,
+      );
     }
   } catch (error) {
     if (error instanceof Refusal) throw new SettingsFileError(file, error.message);

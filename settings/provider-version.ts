@@ -37,9 +37,15 @@ export function compareVersions(a: string, b: string): number {
 export function awsProviderVersion(value: string | undefined, pinned = PINNED_AWS_PROVIDER): string {
   if (value === undefined || value === "") return pinned;
   const version = value.trim();
-  if (!/^\d+\.\d+\.\d+$/.test(version) || compareVersions(version, OLDEST_TESTED_AWS_PROVIDER) < 0 || compareVersions(version, pinned) > 0) {
-    throw new SettingsProblem(`${AWS_PROVIDER_VERSION_VARIABLE}=${JSON.stringify(value)} is not a tested hashicorp/aws version: `
-      + `expected an exact version from ${OLDEST_TESTED_AWS_PROVIDER} to ${pinned} (unset: ${pinned}).`);
+  if (
+    !/^\d+\.\d+\.\d+$/.test(version) ||
+    compareVersions(version, OLDEST_TESTED_AWS_PROVIDER) < 0 ||
+    compareVersions(version, pinned) > 0
+  ) {
+    throw new SettingsProblem(
+      `${AWS_PROVIDER_VERSION_VARIABLE}=${JSON.stringify(value)} is not a tested hashicorp/aws version: ` +
+        `expected an exact version from ${OLDEST_TESTED_AWS_PROVIDER} to ${pinned} (unset: ${pinned}).`,
+    );
   }
   return version;
 }

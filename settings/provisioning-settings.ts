@@ -15,11 +15,46 @@ export const RESERVED_DATABASE_USERS = ["root", "mysql", "mariadb.sys", "public"
  * prefixes of families of them.
  */
 export const RESERVED_UNIT_NAMES = [
-  "mariadb", "mysqld", "mysql", "sshd", "ssh", "nftables", "iptables", "firewalld", "cloud-init", "cloud-config",
-  "cloud-final", "cloud-init-local", "dbus", "dbus-broker", "chronyd", "crond", "atd", "rsyslog", "auditd", "sssd",
-  "polkit", "gssproxy", "irqbalance", "rngd", "acpid", "amazon-ssm-agent", "amazon-ec2-net-utils", "ec2-instance-connect",
-  "NetworkManager", "network", "getty", "serial-getty", "user", "emergency", "rescue", "kmod-static-nodes", "dnf-makecache",
-  "nvm", "node", "yarn",
+  "mariadb",
+  "mysqld",
+  "mysql",
+  "sshd",
+  "ssh",
+  "nftables",
+  "iptables",
+  "firewalld",
+  "cloud-init",
+  "cloud-config",
+  "cloud-final",
+  "cloud-init-local",
+  "dbus",
+  "dbus-broker",
+  "chronyd",
+  "crond",
+  "atd",
+  "rsyslog",
+  "auditd",
+  "sssd",
+  "polkit",
+  "gssproxy",
+  "irqbalance",
+  "rngd",
+  "acpid",
+  "amazon-ssm-agent",
+  "amazon-ec2-net-utils",
+  "ec2-instance-connect",
+  "NetworkManager",
+  "network",
+  "getty",
+  "serial-getty",
+  "user",
+  "emergency",
+  "rescue",
+  "kmod-static-nodes",
+  "dnf-makecache",
+  "nvm",
+  "node",
+  "yarn",
 ] as const;
 export const RESERVED_UNIT_PREFIXES = ["systemd-", "cloud-", "dbus-", "getty", "user-", "mariadb", "mysql"] as const;
 const inList = (list: readonly string[]) => (value: string) => !list.includes(value.toLowerCase());
@@ -31,21 +66,28 @@ const inList = (list: readonly string[]) => (value: string) => !list.includes(va
  * system table), and is checked against every one of them (settings/grammars.ts), reserved words
  * included. Everything here is public: the three secrets never pass through these settings (see ScriptSecrets).
  */
-const APP_NAME_EXPECTED = "a name of 1 to 64 letters, digits, _ . or -, starting with a letter, that is a systemd unit " +
+const APP_NAME_EXPECTED =
+  "a name of 1 to 64 letters, digits, _ . or -, starting with a letter, that is a systemd unit " +
   "name of no unit of the distribution (such as mariadb, sshd, nftables, cloud-init, systemd-…) and an nftables table name " +
   "that is no nftables keyword (such as ip, tcp, counter, log, meta, redirect) nor a table of the distribution (filter, nat, …)";
-const DATABASE_NAME_EXPECTED = "a MariaDB database name of 1 to 64 letters, digits or _, each _ counting twice (GRANT writes it \\_), " +
+const DATABASE_NAME_EXPECTED =
+  "a MariaDB database name of 1 to 64 letters, digits or _, each _ counting twice (GRANT writes it \\_), " +
   `not one of MariaDB's own schemas (${RESERVED_DATABASE_NAMES.join(", ")})`;
-const DATABASE_USER_EXPECTED = "a MariaDB user name of 1 to 32 letters, digits or _, not an account MariaDB creates or " +
+const DATABASE_USER_EXPECTED =
+  "a MariaDB user name of 1 to 32 letters, digits or _, not an account MariaDB creates or " +
   `reserves (${RESERVED_DATABASE_USERS.join(", ")})`;
-const REPO_URL_EXPECTED = "an https address of the repository without credentials, such as https://github.com/org/app.git " +
+const REPO_URL_EXPECTED =
+  "an https address of the repository without credentials, such as https://github.com/org/app.git " +
   "(a host name of labels of 1 to 63 letters, digits or -, an optional port from 1 to 65535, then a path of letters, " +
   "digits and . _ ~ + -, with no . or .. segment)";
-const GIT_USER_EXPECTED = "1 to 100 printable characters that git keeps as written in a commit's author: no < or >, and " +
+const GIT_USER_EXPECTED =
+  "1 to 100 printable characters that git keeps as written in a commit's author: no < or >, and " +
   "not starting or ending with a space or one of . , : ; \" ' \\";
-const GIT_EMAIL_EXPECTED = "an e-mail address such as deploy@example.com (up to 64 letters, digits and . _ % + - before the @, " +
+const GIT_EMAIL_EXPECTED =
+  "an e-mail address such as deploy@example.com (up to 64 letters, digits and . _ % + - before the @, " +
   "no dot at either end or twice; a domain after it)";
-const METADATA_EXPECTED = "http:// and the address of a metadata service, IPv4 or IPv6 in brackets, with an optional port " +
+const METADATA_EXPECTED =
+  "http:// and the address of a metadata service, IPv4 or IPv6 in brackets, with an optional port " +
   "from 1 to 65535 and no trailing slash, such as http://169.254.169.254 (an address: not a host name)";
 
 /** The parts of an https address the script clones from, or undefined when it is not one. */
@@ -56,13 +98,21 @@ function repositoryAddress(url: string): { host: string; port?: string; path: st
 
 function isRepositoryAddress(url: string): boolean {
   const address = repositoryAddress(url);
-  return address !== undefined && isHostName(address.host) && (address.port === undefined || isPort(address.port)) &&
-    !address.path.split("/").some((segment) => segment === "." || segment === "..");
+  return (
+    address !== undefined &&
+    isHostName(address.host) &&
+    (address.port === undefined || isPort(address.port)) &&
+    !address.path.split("/").some((segment) => segment === "." || segment === "..")
+  );
 }
 
 function isMetadataAddress(url: string): boolean {
   const match = /^http:\/\/(\[[^\]]*\]|[0-9.]+)(?::([^/]*))?$/.exec(url);
-  return match !== null && (isIPv4Address(match[1]) || isBracketedIPv6(match[1])) && (match[2] === undefined || isPort(match[2]));
+  return (
+    match !== null &&
+    (isIPv4Address(match[1]) || isBracketedIPv6(match[1])) &&
+    (match[2] === undefined || isPort(match[2]))
+  );
 }
 
 /** The values of the `secrets` setting. */
@@ -79,65 +129,125 @@ export const DATABASE_MASTER_USER = "admin";
 export const RDS_RESERVED_USERS = [DATABASE_MASTER_USER, "rdsadmin", "rdsrepladmin", "rdsproxyadmin"] as const;
 
 export const PROVISIONING_FIELDS = {
-  appName: text("`<app>`: name of the systemd units `<app>.service` and `<app>-public-uris.service` and of the nftables table " +
-    "`inet <app>`; not a unit of the distribution, which it would shadow (RESERVED_UNIT_NAMES and RESERVED_UNIT_PREFIXES in " +
-    "settings/provisioning-settings.ts), nor an nftables keyword or a distribution's table (NFT_KEYWORDS, NFT_RESERVED_TABLES in settings/grammars.ts).",
-  APP_NAME_EXPECTED,
-  (schema) => schema.regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, { error: APP_NAME_EXPECTED })
-    .refine((name) => inList(RESERVED_UNIT_NAMES.map((unit) => unit.toLowerCase()))(name) &&
-      !RESERVED_UNIT_PREFIXES.some((prefix) => name.toLowerCase().startsWith(prefix)) && isNftTableName(name), { error: APP_NAME_EXPECTED })),
+  appName: text(
+    "`<app>`: name of the systemd units `<app>.service` and `<app>-public-uris.service` and of the nftables table " +
+      "`inet <app>`; not a unit of the distribution, which it would shadow (RESERVED_UNIT_NAMES and RESERVED_UNIT_PREFIXES in " +
+      "settings/provisioning-settings.ts), nor an nftables keyword or a distribution's table (NFT_KEYWORDS, NFT_RESERVED_TABLES in settings/grammars.ts).",
+    APP_NAME_EXPECTED,
+    (schema) =>
+      schema
+        .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, { error: APP_NAME_EXPECTED })
+        .refine(
+          (name) =>
+            inList(RESERVED_UNIT_NAMES.map((unit) => unit.toLowerCase()))(name) &&
+            !RESERVED_UNIT_PREFIXES.some((prefix) => name.toLowerCase().startsWith(prefix)) &&
+            isNftTableName(name),
+          { error: APP_NAME_EXPECTED },
+        ),
+  ),
   appDir: absolutePath("`<app_dir>`: absolute path of the checkout, inside the login user's home."),
   // The shape as a pattern too (for editors, through the JSON Schema); the numbers and lengths by refinement.
-  repoUrl: text("`<repo_url>`: https address of the private repository, without credentials.", REPO_URL_EXPECTED,
-    (schema) => schema.regex(/^https:\/\/[A-Za-z0-9.-]+(:[0-9]+)?(\/[A-Za-z0-9._~+-]+)+\/?$/, { error: REPO_URL_EXPECTED })
-      .refine(isRepositoryAddress, { error: REPO_URL_EXPECTED })),
-  databaseName: text("`<database_name>`: database created for the application; not one of MariaDB's own schemas " +
-    `(${RESERVED_DATABASE_NAMES.join(", ")}).`, DATABASE_NAME_EXPECTED,
-  (schema) => schema.regex(/^[A-Za-z0-9_]{1,64}$/, { error: DATABASE_NAME_EXPECTED })
-    .refine((name) => name.replace(/_/g, "\\_").length <= 64, { error: DATABASE_NAME_EXPECTED })
-    .refine(inList(RESERVED_DATABASE_NAMES), { error: DATABASE_NAME_EXPECTED })),
-  appDbUser: text("`<app_db_user>`: database account, created as `<app_db_user>`@localhost (`@'%'` on the scale-out topology's "
-    + "database); not an account MariaDB " +
-    `creates or reserves (${RESERVED_DATABASE_USERS.join(", ")}).`, DATABASE_USER_EXPECTED,
-  (schema) => schema.regex(/^[A-Za-z0-9_]{1,32}$/, { error: DATABASE_USER_EXPECTED })
-    .refine(inList(RESERVED_DATABASE_USERS), { error: DATABASE_USER_EXPECTED })),
-  gitUser: text("`<git_user>`: global git user.name of the login user, as git writes it into commits.", GIT_USER_EXPECTED,
-    (schema) => schema.regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,100}$/u, { error: GIT_USER_EXPECTED })
-      .refine(gitKeepsIdent, { error: GIT_USER_EXPECTED })),
-  gitEmail: matching("`<EMAIL>`: global git user.email of the login user.",
+  repoUrl: text(
+    "`<repo_url>`: https address of the private repository, without credentials.",
+    REPO_URL_EXPECTED,
+    (schema) =>
+      schema
+        .regex(/^https:\/\/[A-Za-z0-9.-]+(:[0-9]+)?(\/[A-Za-z0-9._~+-]+)+\/?$/, { error: REPO_URL_EXPECTED })
+        .refine(isRepositoryAddress, { error: REPO_URL_EXPECTED }),
+  ),
+  databaseName: text(
+    "`<database_name>`: database created for the application; not one of MariaDB's own schemas " +
+      `(${RESERVED_DATABASE_NAMES.join(", ")}).`,
+    DATABASE_NAME_EXPECTED,
+    (schema) =>
+      schema
+        .regex(/^[A-Za-z0-9_]{1,64}$/, { error: DATABASE_NAME_EXPECTED })
+        .refine((name) => name.replace(/_/g, "\\_").length <= 64, { error: DATABASE_NAME_EXPECTED })
+        .refine(inList(RESERVED_DATABASE_NAMES), { error: DATABASE_NAME_EXPECTED }),
+  ),
+  appDbUser: text(
+    "`<app_db_user>`: database account, created as `<app_db_user>`@localhost (`@'%'` on the scale-out topology's " +
+      "database); not an account MariaDB " +
+      `creates or reserves (${RESERVED_DATABASE_USERS.join(", ")}).`,
+    DATABASE_USER_EXPECTED,
+    (schema) =>
+      schema
+        .regex(/^[A-Za-z0-9_]{1,32}$/, { error: DATABASE_USER_EXPECTED })
+        .refine(inList(RESERVED_DATABASE_USERS), { error: DATABASE_USER_EXPECTED }),
+  ),
+  gitUser: text(
+    "`<git_user>`: global git user.name of the login user, as git writes it into commits.",
+    GIT_USER_EXPECTED,
+    (schema) =>
+      schema
+        .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,100}$/u, { error: GIT_USER_EXPECTED })
+        .refine(gitKeepsIdent, { error: GIT_USER_EXPECTED }),
+  ),
+  gitEmail: matching(
+    "`<EMAIL>`: global git user.email of the login user.",
     /^(?=[^@]{1,64}@)[A-Za-z0-9_%+-]+(\.[A-Za-z0-9_%+-]+)*@(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
-    GIT_EMAIL_EXPECTED),
-  loginUser: matching("Default login user of the image, who owns the checkout and runs the service; not root nor a system " +
-    "account (SYSTEM_ACCOUNTS in settings/host-layout.ts). As in the original stack: `ec2-user`.",
-  /^[a-z_][a-z0-9_-]{0,30}$/,
-  "a Linux user name of 1 to 31 lower-case letters, digits, _ or -, starting with a letter or _ (systemd's strict rule for User=)"),
+    GIT_EMAIL_EXPECTED,
+  ),
+  loginUser: matching(
+    "Default login user of the image, who owns the checkout and runs the service; not root nor a system " +
+      "account (SYSTEM_ACCOUNTS in settings/host-layout.ts). As in the original stack: `ec2-user`.",
+    /^[a-z_][a-z0-9_-]{0,30}$/,
+    "a Linux user name of 1 to 31 lower-case letters, digits, _ or -, starting with a letter or _ (systemd's strict rule for User=)",
+  ),
   loginHome: absolutePath("Home directory of the login user. As in the original stack: `/home/ec2-user`."),
-  swapFile: absolutePath("Swap file path. As in the original stack: `/swapfile`. Clear of the system's own paths and "
-    + "of the other path settings."),
+  swapFile: absolutePath(
+    "Swap file path. As in the original stack: `/swapfile`. Clear of the system's own paths and " +
+      "of the other path settings.",
+  ),
   logFile: absolutePath("File the script's output is appended to (besides cloud-init's own log), inside /var/log."),
-  metadataEndpoint: text("Base address of the instance metadata service (IMDSv2): `http://169.254.169.254` (the " +
-    "original stack's), or its IPv6 form `http://[fd00:ec2::254]`, which the instance then enables.", METADATA_EXPECTED,
-  (schema) => schema.regex(/^http:\/\/(\[[0-9A-Fa-f:.]+\]|[0-9.]+)(:[0-9]+)?$/, { error: METADATA_EXPECTED })
-    .refine(isMetadataAddress, { error: METADATA_EXPECTED })),
-  dataMount: absolutePath("Mount point of the data volume; MariaDB's data lives in its `mysql` directory. Production: `/var/lib/crm-data`."),
-  dataVolumeWaitSeconds: wholeNumber("How long the first boot waits for the data volume's device. Production: 300.", 1, 3600, "seconds"),
-  scriptDirectory: absolutePath("Directory of root's helper scripts: the one that refreshes the public addresses in .env at each boot, "
-    + "and the ops command `<app>-ops` (releases, rollback, patch, reprovision, rotate-secrets). `/usr/local/sbin`."),
-  secrets: oneOf("Where the host gets the three secrets. `user-data`: Terraform variables written into the user data "
-    + "(the original stack). `parameter-store`: SecureString parameters `/<stackName>/crm/…` read at boot with the "
-    + "instance role; the stack then holds no secret (docs/secrets.md).", SECRET_SOURCES),
-  redirectHttpPort: flag(`Redirect tcp/${HTTP_PORT} to the app's port ${APP_PORT} with nftables (the app runs as the login user, who cannot `
-    + `bind ${HTTP_PORT}). \`false\` for an app that binds ${HTTP_PORT} itself: its unit then gets \`AmbientCapabilities=CAP_NET_BIND_SERVICE\`. `
-    + `With a \`domain\`, the HTTPS server takes port ${HTTP_PORT} (to redirect it) and nothing is redirected.`),
+  metadataEndpoint: text(
+    "Base address of the instance metadata service (IMDSv2): `http://169.254.169.254` (the " +
+      "original stack's), or its IPv6 form `http://[fd00:ec2::254]`, which the instance then enables.",
+    METADATA_EXPECTED,
+    (schema) =>
+      schema
+        .regex(/^http:\/\/(\[[0-9A-Fa-f:.]+\]|[0-9.]+)(:[0-9]+)?$/, { error: METADATA_EXPECTED })
+        .refine(isMetadataAddress, { error: METADATA_EXPECTED }),
+  ),
+  dataMount: absolutePath(
+    "Mount point of the data volume; MariaDB's data lives in its `mysql` directory. Production: `/var/lib/crm-data`.",
+  ),
+  dataVolumeWaitSeconds: wholeNumber(
+    "How long the first boot waits for the data volume's device. Production: 300.",
+    1,
+    3600,
+    "seconds",
+  ),
+  scriptDirectory: absolutePath(
+    "Directory of root's helper scripts: the one that refreshes the public addresses in .env at each boot, " +
+      "and the ops command `<app>-ops` (releases, rollback, patch, reprovision, rotate-secrets). `/usr/local/sbin`.",
+  ),
+  secrets: oneOf(
+    "Where the host gets the three secrets. `user-data`: Terraform variables written into the user data " +
+      "(the original stack). `parameter-store`: SecureString parameters `/<stackName>/crm/…` read at boot with the " +
+      "instance role; the stack then holds no secret (docs/secrets.md).",
+    SECRET_SOURCES,
+  ),
+  redirectHttpPort: flag(
+    `Redirect tcp/${HTTP_PORT} to the app's port ${APP_PORT} with nftables (the app runs as the login user, who cannot ` +
+      `bind ${HTTP_PORT}). \`false\` for an app that binds ${HTTP_PORT} itself: its unit then gets \`AmbientCapabilities=CAP_NET_BIND_SERVICE\`. ` +
+      `With a \`domain\`, the HTTPS server takes port ${HTTP_PORT} (to redirect it) and nothing is redirected.`,
+  ),
   domain: domainSettingsSchema.optional(),
   ...CADDY_FIELDS,
-  topology: oneOf("How the stack runs the app. `single-host`: one EC2 instance with its own MariaDB (the original "
-    + "stack). `scale-out`: hosts of an Auto Scaling group behind an Application Load Balancer, on a database of "
-    + "Amazon RDS for MariaDB; it needs "
-    + "`\"secrets\": \"parameter-store\"` (docs/scale-out.md).", TOPOLOGIES),
-  healthCheckPath: matching(`Path a release or rollback of the ops command (\`<app>-ops\`) asks on port ${APP_PORT}: the new release is kept `
-    + "when it answers with an HTTP status below 500 (docs/operations.md).", /^\/[A-Za-z0-9._~%/-]{0,200}(\?[A-Za-z0-9._~%=&-]{0,200})?$/,
-  "a path starting with / such as / or /health?full=1 (letters, digits and . _ ~ % / - only, then an optional ?query)"),
+  topology: oneOf(
+    "How the stack runs the app. `single-host`: one EC2 instance with its own MariaDB (the original " +
+      "stack). `scale-out`: hosts of an Auto Scaling group behind an Application Load Balancer, on a database of " +
+      "Amazon RDS for MariaDB; it needs " +
+      '`"secrets": "parameter-store"` (docs/scale-out.md).',
+    TOPOLOGIES,
+  ),
+  healthCheckPath: matching(
+    `Path a release or rollback of the ops command (\`<app>-ops\`) asks on port ${APP_PORT}: the new release is kept ` +
+      "when it answers with an HTTP status below 500 (docs/operations.md).",
+    /^\/[A-Za-z0-9._~%/-]{0,200}(\?[A-Za-z0-9._~%=&-]{0,200})?$/,
+    "a path starting with / such as / or /health?full=1 (letters, digits and . _ ~ % / - only, then an optional ?query)",
+  ),
 } as const;
 
 /** Where the script's secrets come from: the user data, as the original stack, or Parameter Store (docs/secrets.md). */
@@ -151,28 +261,41 @@ export type Topology = (typeof TOPOLOGIES)[number];
  * launch template's user data is copied to every host and anyone who may describe launch templates reads
  * it), and an app user that is not one of RDS's own accounts.
  */
-export function scaleOutProvisioning(settings: { topology: Topology; secrets: SecretSource; appDbUser: string }, ctx: z.core.ParsePayload<unknown>): void {
+export function scaleOutProvisioning(
+  settings: { topology: Topology; secrets: SecretSource; appDbUser: string },
+  ctx: z.core.ParsePayload<unknown>,
+): void {
   if (settings.topology !== "scale-out") return;
   if (settings.secrets !== "parameter-store") {
     ctx.issues.push({
-      code: "custom", path: ["secrets"], input: settings.secrets,
-      message: "\"parameter-store\" with \"topology\": \"scale-out\" (a launch template's user data is copied to every host "
-        + "and readable through the EC2 API, ec2:DescribeLaunchTemplateVersions: no secret may be in it)",
+      code: "custom",
+      path: ["secrets"],
+      input: settings.secrets,
+      message:
+        '"parameter-store" with "topology": "scale-out" (a launch template\'s user data is copied to every host ' +
+        "and readable through the EC2 API, ec2:DescribeLaunchTemplateVersions: no secret may be in it)",
     });
   }
   if ((RDS_RESERVED_USERS as readonly string[]).includes(settings.appDbUser.toLowerCase())) {
     ctx.issues.push({
-      code: "custom", path: ["appDbUser"], input: settings.appDbUser,
+      code: "custom",
+      path: ["appDbUser"],
+      input: settings.appDbUser,
       message: `a user other than RDS's own accounts with "topology": "scale-out" (${RDS_RESERVED_USERS.join(", ")}; ${DATABASE_MASTER_USER} is the database's master user)`,
     });
   }
 }
 
 /** Refuses a `domain` beside `redirectHttpPort: false`: the app and the HTTPS server would both bind port 80. */
-export function domainBesideOwnPort80(settings: { redirectHttpPort: boolean; domain?: unknown }, ctx: z.core.ParsePayload<unknown>): void {
+export function domainBesideOwnPort80(
+  settings: { redirectHttpPort: boolean; domain?: unknown },
+  ctx: z.core.ParsePayload<unknown>,
+): void {
   if (settings.domain !== undefined && !settings.redirectHttpPort) {
     ctx.issues.push({
-      code: "custom", path: ["redirectHttpPort"], input: false,
+      code: "custom",
+      path: ["redirectHttpPort"],
+      input: false,
       message: `true with a domain (the HTTPS server binds port ${HTTP_PORT} to redirect it; the app cannot bind it too)`,
     });
   }
@@ -183,7 +306,8 @@ export function domainBesideOwnPort80(settings: { redirectHttpPort: boolean; dom
  * and the paths apart from each other and from the login user's own files (pathsApart). Where they
  * may be on the instance is checked for a stack's settings (hostLayout, settings/stack-settings.ts).
  */
-export const provisioningSettingsSchema = z.object(PROVISIONING_FIELDS)
+export const provisioningSettingsSchema = z
+  .object(PROVISIONING_FIELDS)
   .check((ctx) => pathsApart(ctx.value, ctx))
   .check((ctx) => domainBesideOwnPort80(ctx.value, ctx))
   .check((ctx) => scaleOutProvisioning(ctx.value, ctx));
@@ -242,5 +366,6 @@ export const PROVISIONING_DEFAULTS = {
  */
 export function validateProvisioningSettings(settings: ProvisioningSettings, prefix = ""): void {
   const result = provisioningSettingsSchema.safeParse(settings);
-  if (!result.success) throw oneProblem(settingsProblemsFrom(result.error, settings, provisioningSettingsSchema, prefix));
+  if (!result.success)
+    throw oneProblem(settingsProblemsFrom(result.error, settings, provisioningSettingsSchema, prefix));
 }

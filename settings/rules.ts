@@ -49,9 +49,13 @@ export function absolutePath(
   expected = `an absolute path of at most ${MAX_PATH_LENGTH} characters such as /home/ec2-user/app (letters, digits, / . _ - only; no .. or //)`,
   refine: (schema: z.ZodString) => z.ZodString = (schema) => schema,
 ): z.ZodString {
-  return text(description, expected, (schema) => refine(schema
-    .regex(new RegExp(`^(?=.{1,${MAX_PATH_LENGTH}}$)(/[A-Za-z0-9._-]+)+$`), { error: expected })
-    .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected })));
+  return text(description, expected, (schema) =>
+    refine(
+      schema
+        .regex(new RegExp(`^(?=.{1,${MAX_PATH_LENGTH}}$)(/[A-Za-z0-9._-]+)+$`), { error: expected })
+        .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), { error: expected }),
+    ),
+  );
 }
 
 const REGION_NAME = "an AWS region name such as us-east-1, one that exists";
@@ -64,8 +68,17 @@ const REGION_EXPECTED = `${REGION_NAME} (in the AWS SDK's list of regions)`;
  */
 const REGION_AREAS = ["af", "ap", "ca", "cn", "eu", "il", "me", "mx", "sa", "us"];
 const REGION_QUALIFIERS = ["", "-gov", "-iso", "-isob", "-isoe", "-isof"];
-const REGION_DIRECTIONS = ["central", "east", "west", "north", "south",
-  "northeast", "northwest", "southeast", "southwest"];
+const REGION_DIRECTIONS = [
+  "central",
+  "east",
+  "west",
+  "north",
+  "south",
+  "northeast",
+  "northwest",
+  "southeast",
+  "southwest",
+];
 let knownRegions: readonly string[] | undefined;
 
 /** Every region the AWS SDK knows (see REGION_AREAS), asked once. */
@@ -122,25 +135,35 @@ export function kmsArnStart(region: string): string {
 /** A setting naming an AWS region that exists (a typo such as eu-wset-1 is refused). */
 export function awsRegion(description: string): z.ZodString {
   const error = (issue: { input?: unknown }) => regionExpected(issue.input);
-  return text(description, REGION_EXPECTED, (schema) => schema.regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error })
-    .refine(isAwsRegion, { error }));
+  return text(description, REGION_EXPECTED, (schema) =>
+    schema.regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, { error }).refine(isAwsRegion, { error }),
+  );
 }
 
 /** A whole-number setting from `min` to `max`. */
 export function wholeNumber(description: string, min: number, max: number, unit: string): z.ZodNumber {
   const expected = `a whole number of ${unit} from ${min} to ${max}`;
-  const schema = z.number({ error: expected }).int({ error: expected }).min(min, { error: expected })
-    .max(max, { error: expected }).meta({ description });
+  const schema = z
+    .number({ error: expected })
+    .int({ error: expected })
+    .min(min, { error: expected })
+    .max(max, { error: expected })
+    .meta({ description });
   settingRules.add(schema, { expected });
   return schema;
 }
 
 /** A setting that is one of `values`. */
-export function oneOf<const T extends readonly [string, ...string[]]>(description: string, values: T): z.ZodEnum<{ [K in T[number]]: K }> {
+export function oneOf<const T extends readonly [string, ...string[]]>(
+  description: string,
+  values: T,
+): z.ZodEnum<{ [K in T[number]]: K }> {
   const expected = `one of ${values.map((value) => JSON.stringify(value)).join(", ")}`;
-  const schema = z.enum(values, {
-    error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
-  }).meta({ description });
+  const schema = z
+    .enum(values, {
+      error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
+    })
+    .meta({ description });
   settingRules.add(schema, { expected });
   return schema;
 }
@@ -148,10 +171,11 @@ export function oneOf<const T extends readonly [string, ...string[]]>(descriptio
 /** A true/false setting. */
 export function flag(description: string): z.ZodBoolean {
   const expected = "true or false";
-  const schema = z.boolean({
-    error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
-  }).meta({ description });
+  const schema = z
+    .boolean({
+      error: (issue) => (issue.input === undefined ? `${expected} (the setting is required)` : expected),
+    })
+    .meta({ description });
   settingRules.add(schema, { expected });
   return schema;
 }
-

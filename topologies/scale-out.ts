@@ -35,13 +35,16 @@ import { SharedParts } from "./shared";
  * balancer's target group; with a domain, an ACM certificate and an alias record.
  */
 export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
-  if (!(secrets instanceof SecretParameters)) throw new Error("The scale-out topology reads its secrets from Parameter Store.");
+  if (!(secrets instanceof SecretParameters))
+    throw new Error("The scale-out topology reads its secrets from Parameter Store.");
   const variables = new ScaleOutVariables(stack, "scale_out");
   // The hosts' type is ScaleOutVariables' host_instance_type; their root volume's size is shared with the single host.
   const sizing = new HostSizingVariables(stack, "sizing", { instanceType: false });
   const subnetIds = variables.subnetIds.listValue;
   const architecture = new ImageArchitectureCheck(stack, "image_architecture", {
-    imageId: image.imageId, instanceType: variables.hostInstanceType.stringValue, imageParameter: image.parameterName,
+    imageId: image.imageId,
+    instanceType: variables.hostInstanceType.stringValue,
+    imageParameter: image.parameterName,
   });
   const placement = new SubnetZones(stack, "placement", { subnetIds: "var.subnet_ids", variableName: "subnet_ids" });
   const { domain } = settings.provisioning;
@@ -55,7 +58,9 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
       { ...HTTP_RULE, cidrBlocks: app },
       ...(domain ? [{ ...HTTPS_RULE, cidrBlocks: app }] : []),
     ],
-    egress: [{ port: BACK_END_RULE.port, description: "to the hosts application port", cidrBlocks: placement.cidrBlocks }],
+    egress: [
+      { port: BACK_END_RULE.port, description: "to the hosts application port", cidrBlocks: placement.cidrBlocks },
+    ],
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
     inboundRuleNames: inputs.inboundRuleNames,
     nameTag: `${nameTag}/load-balancer`,
@@ -66,7 +71,11 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     description: `Allow the CRM load balancer to the hosts on ${APP_PORT}, and SSH (${SSH_PORT})`,
     ingress: [
       { ...SSH_RULE, cidrBlocks: inputs.sshIngressCidrs.listValue },
-      { port: BACK_END_RULE.port, description: "application back end, from the load balancer", securityGroups: [loadBalancerGroup.id] },
+      {
+        port: BACK_END_RULE.port,
+        description: "application back end, from the load balancer",
+        securityGroups: [loadBalancerGroup.id],
+      },
     ],
     egress: [{ description: "all outbound traffic", cidrBlocks: ["0.0.0.0/0"] }],
     inboundRuleQuota: inputs.inboundRuleQuota.numberValue,
@@ -94,9 +103,13 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     deletionProtection: variables.databaseDeletionProtection.booleanValue,
     nameTag: `${nameTag}/database`,
   });
-  const site = domain ? new SiteDomain(stack, "domain", { hostedZone: domain.hostedZone, recordName: domain.name }) : undefined;
-  const certificate = site && domain
-    ? new SiteCertificate(stack, "certificate", { domainName: domain.name, zoneId: site.zone.zoneId, nameTag }) : undefined;
+  const site = domain
+    ? new SiteDomain(stack, "domain", { hostedZone: domain.hostedZone, recordName: domain.name })
+    : undefined;
+  const certificate =
+    site && domain
+      ? new SiteCertificate(stack, "certificate", { domainName: domain.name, zoneId: site.zone.zoneId, nameTag })
+      : undefined;
   const loadBalancer = new ApplicationLoadBalancer(stack, "load_balancer", {
     subnetIds,
     securityGroupIds: [loadBalancerGroup.id],
@@ -113,13 +126,27 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   });
   const identity = new InstanceRole(stack, "instance_role", { nameTag });
   const secretsPolicy = new SecretsReadPolicy(stack, "secrets_policy", {
-    roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
+    roleName: identity.role.name,
+    parameterArns: secrets.arns,
+    kmsKeyId: settings.secretsKmsKeyId,
+    region: settings.region,
   });
   const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
-  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag, retentionDays: inputs.logRetentionDays.numberValue });
-  const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
+  const logs = new HostLogGroup(stack, "logs", {
+    logGroupName,
+    nameTag,
+    retentionDays: inputs.logRetentionDays.numberValue,
+  });
+  const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", {
+    roleName: identity.role.name,
+    logGroupArn: logs.logGroup.arn,
+  });
   // The first boot's modules, which its user data reads from Parameter Store.
-  const modules = new HostModules(stack, "modules", { settings: settings.provisioning, path: moduleParameterPath(settings.stackName), roleName: identity.role.name });
+  const modules = new HostModules(stack, "modules", {
+    settings: settings.provisioning,
+    path: moduleParameterPath(settings.stackName),
+    roleName: identity.role.name,
+  });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
     logGroupName,
@@ -134,7 +161,10 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
   });
   // The group's and the template's names: <stackName>-<instanceName>-, cut (with a hash) to what a launch template takes.
   const nameBase = `${settings.stackName}-${settings.instanceName}`;
-  const templatePrefix = awsName("launchTemplateNamePrefix", `${fitted(nameBase, AWS_NAME_RULES.launchTemplateNamePrefix.max - 1)}-`);
+  const templatePrefix = awsName(
+    "launchTemplateNamePrefix",
+    `${fitted(nameBase, AWS_NAME_RULES.launchTemplateNamePrefix.max - 1)}-`,
+  );
   const groupPrefix = awsName("autoScalingGroupNamePrefix", `${nameBase}-`);
   const template = new HostLaunchTemplate(stack, "launch_template", {
     imageId: image.imageId,
@@ -166,12 +196,21 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     dependsOn: [identity.role, secretsPolicy.policy, telemetry.policy, ...modules.dependables],
   });
 
-  const topic = settings.alarmEmail !== undefined ? new AlarmTopic(stack, "alarm_topic", { email: settings.alarmEmail, nameTag }) : undefined;
+  const topic =
+    settings.alarmEmail !== undefined
+      ? new AlarmTopic(stack, "alarm_topic", { email: settings.alarmEmail, nameTag })
+      : undefined;
   new LoadBalancerAlarms(stack, "load_balancer_alarms", {
-    loadBalancerArnSuffix: loadBalancer.loadBalancer.arnSuffix, targetGroupArnSuffix: loadBalancer.targetGroup.arnSuffix, nameTag, topicArn: topic?.arn,
+    loadBalancerArnSuffix: loadBalancer.loadBalancer.arnSuffix,
+    targetGroupArnSuffix: loadBalancer.targetGroup.arnSuffix,
+    nameTag,
+    topicArn: topic?.arn,
   });
   new DatabaseAlarms(stack, "database_alarms", {
-    dbInstanceIdentifier: database.instance.identifier, instanceClass: variables.databaseInstanceClass.stringValue, nameTag, topicArn: topic?.arn,
+    dbInstanceIdentifier: database.instance.identifier,
+    instanceClass: variables.databaseInstanceClass.stringValue,
+    nameTag,
+    topicArn: topic?.arn,
   });
 
   new ScaleOutOutputs(stack, "outputs", {

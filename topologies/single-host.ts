@@ -28,21 +28,32 @@ import { hostLogGroupName } from "../settings/host-metrics";
 import { SharedParts } from "./shared";
 
 /** The original stack's one host, its own MariaDB on a data volume with daily snapshots, an Elastic IP and alarms. */
-export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inputs, secrets, image }: SharedParts): void {
+export function buildSingleHost(
+  stack: TerraformStack,
+  { settings, nameTag, inputs, secrets, image }: SharedParts,
+): void {
   const subnet = new SubnetVariables(stack, "subnet", { region: settings.region });
   const sizing = new HostSizingVariables(stack, "sizing");
-  const volumeInputs = new DataVolumeVariables(stack, "data_volume_inputs", { copyRegion: settings.snapshotCopyRegion });
+  const volumeInputs = new DataVolumeVariables(stack, "data_volume_inputs", {
+    copyRegion: settings.snapshotCopyRegion,
+  });
   const instanceType = sizing.instanceType!.stringValue;
   new ImageArchitectureCheck(stack, "image_architecture", {
-    imageId: image.imageId, instanceType, imageParameter: image.parameterName,
+    imageId: image.imageId,
+    instanceType,
+    imageParameter: image.parameterName,
   });
   const placement = new SubnetPlacement(stack, "placement", {
-    subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
+    subnetId: "var.subnet_id",
+    givenVpcId: "var.vpc_id",
+    givenAvailabilityZone: "var.availability_zone",
   });
   const { domain } = settings.provisioning;
   if (domain && isLetsEncrypt(domain.acmeDirectory)) {
-    inputs.requirePublicAppIngress("with a domain whose certificate Let's Encrypt issues (it validates from the public internet on ports 80 "
-      + "and 443: with a narrower list no certificate is ever issued)");
+    inputs.requirePublicAppIngress(
+      "with a domain whose certificate Let's Encrypt issues (it validates from the public internet on ports 80 " +
+        "and 443: with a narrower list no certificate is ever issued)",
+    );
   }
 
   const securityGroup = new CrmSecurityGroup(stack, "security_group", {
@@ -59,13 +70,26 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   });
   const identity = new InstanceRole(stack, "instance_role", { nameTag });
   // The role's one policy, in parameter-store mode only: the instance reads its secrets with it at first boot.
-  const secretsPolicy = secrets instanceof SecretParameters ? new SecretsReadPolicy(stack, "secrets_policy", {
-    roleName: identity.role.name, parameterArns: secrets.arns, kmsKeyId: settings.secretsKmsKeyId, region: settings.region,
-  }) : undefined;
+  const secretsPolicy =
+    secrets instanceof SecretParameters
+      ? new SecretsReadPolicy(stack, "secrets_policy", {
+          roleName: identity.role.name,
+          parameterArns: secrets.arns,
+          kmsKeyId: settings.secretsKmsKeyId,
+          region: settings.region,
+        })
+      : undefined;
   // The host reports its health and ships its logs with these from its first boot.
   const logGroupName = hostLogGroupName(settings.stackName, settings.instanceName);
-  const logs = new HostLogGroup(stack, "logs", { logGroupName, nameTag, retentionDays: inputs.logRetentionDays.numberValue });
-  const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", { roleName: identity.role.name, logGroupArn: logs.logGroup.arn });
+  const logs = new HostLogGroup(stack, "logs", {
+    logGroupName,
+    nameTag,
+    retentionDays: inputs.logRetentionDays.numberValue,
+  });
+  const telemetry = new HostTelemetryPolicy(stack, "telemetry_policy", {
+    roleName: identity.role.name,
+    logGroupArn: logs.logGroup.arn,
+  });
   // Created before the instance, whose user data names it; attached after.
   const backupTag = backupTargetTags(settings);
   const dataVolume = new DataVolume(stack, "data_volume", {
@@ -80,7 +104,11 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
   // Allocated before the instance, whose user data names it; associated after.
   const address = new ElasticIp(stack, "address", { nameTag });
   // The first boot's modules, which its user data reads from Parameter Store.
-  const modules = new HostModules(stack, "modules", { settings: settings.provisioning, path: moduleParameterPath(settings.stackName), roleName: identity.role.name });
+  const modules = new HostModules(stack, "modules", {
+    settings: settings.provisioning,
+    path: moduleParameterPath(settings.stackName),
+    roleName: identity.role.name,
+  });
   const userData = new ProvisioningUserData(stack, "user_data", {
     settings: settings.provisioning,
     logGroupName,
@@ -104,12 +132,27 @@ export function buildSingleHost(stack: TerraformStack, { settings, nameTag, inpu
     rootVolumeSizeGiB: sizing.rootVolumeSizeGiB.numberValue,
     detailedMonitoring: inputs.detailedMonitoring.booleanValue,
     metadataIpv6: usesIpv6Metadata(settings.provisioning.metadataEndpoint),
-    dependsOn: [identity.role, telemetry.policy, ...(secretsPolicy ? [secretsPolicy.policy] : []), ...modules.dependables],
+    dependsOn: [
+      identity.role,
+      telemetry.policy,
+      ...(secretsPolicy ? [secretsPolicy.policy] : []),
+      ...modules.dependables,
+    ],
   });
   dataVolume.attachTo(host.instanceId);
   address.associateWith(host.instanceId);
-  if (domain) new SiteDomain(stack, "domain", { hostedZone: domain.hostedZone, recordName: domain.name, address: address.publicIp });
-  const alarms = new HostAlarms(stack, "alarms", { instanceId: host.instanceId, region: settings.region, nameTag, email: settings.alarmEmail });
+  if (domain)
+    new SiteDomain(stack, "domain", {
+      hostedZone: domain.hostedZone,
+      recordName: domain.name,
+      address: address.publicIp,
+    });
+  const alarms = new HostAlarms(stack, "alarms", {
+    instanceId: host.instanceId,
+    region: settings.region,
+    nameTag,
+    email: settings.alarmEmail,
+  });
   new HostHealthAlarms(stack, "health_alarms", { instanceId: host.instanceId, nameTag, topicArn: alarms.topic?.arn });
   new DataVolumeBackups(stack, "backups", {
     targetTags: backupTag,

@@ -105,8 +105,9 @@ export const STEP_FUNCTIONS = [
  */
 export const APP_DB_GRANTS = {
   "single-host": "ALL PRIVILEGES",
-  "scale-out": "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, REFERENCES, INDEX, ALTER, CREATE TEMPORARY TABLES, LOCK TABLES, "
-    + "EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER",
+  "scale-out":
+    "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, REFERENCES, INDEX, ALTER, CREATE TEMPORARY TABLES, LOCK TABLES, " +
+    "EXECUTE, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER",
 } as const;
 /** The host part of the app's database user, by topology: the scale-out topology's hosts come and go (the database's security group admits them only). */
 export const APP_DB_USER_HOST = { "single-host": "localhost", "scale-out": "%" } as const;

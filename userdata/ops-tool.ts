@@ -40,13 +40,26 @@ export function renderOpsDispatcher(): string {
   const host = OPS_ACTION_LIST.filter((action) => action.runs === "host");
   const arms = host.map((action) => {
     const refusals = (action.refusals ?? []).map((refusal) => {
-      const test = [`$TOPOLOGY != ${refusal.topology.replace("-", "_")}`, ...(refusal.argument ? [`\${2:-} != ${shellQuote(refusal.argument)}`] : [])];
+      const test = [
+        `$TOPOLOGY != ${refusal.topology.replace("-", "_")}`,
+        ...(refusal.argument ? [`\${2:-} != ${shellQuote(refusal.argument)}`] : []),
+      ];
       return `      [[ ${test.join(" || ")} ]] || die ${shellQuote(refusal.message)}\n`;
     });
     const run = action.changes ? 'ops_unit "$@"' : `${hostFunction(action.name)} "\${@:2}"`;
     return `    ${action.name})\n${refusals.join("")}      ${run} ;;`;
   });
-  const usage = host.map(({ name, args }) => [name, ...args.split(" ").filter(Boolean).map((arg) => arg.replace(/[<>]/g, "").toUpperCase())].join(" ")).join("|");
+  const usage = host
+    .map(({ name, args }) =>
+      [
+        name,
+        ...args
+          .split(" ")
+          .filter(Boolean)
+          .map((arg) => arg.replace(/[<>]/g, "").toUpperCase()),
+      ].join(" "),
+    )
+    .join("|");
   return `# ops_dispatch ACTION ARGS...: rendered from the declaration of the actions (userdata/ops-actions.ts, renderOpsDispatcher).
 ops_dispatch() {
   case \${1:-} in
@@ -88,6 +101,9 @@ export const OPS_INSTALLER: string = (() => {
   const all = new Map(SHELL_FILES.flatMap((file) => shellParts(file).functions.map((f) => [f.name, f.code] as const)));
   const installer = splitShell(readFileSync(join(__dirname, "ops-install.sh"), "utf8"));
   // The functions first: the installer's top-level code (its prelude) is its run.
-  return [...INSTALLER_FUNCTIONS.map((name) => all.get(name)!), ...installer.functions.map((f) => f.code),
-    installer.prelude.replace(/^#!.*\n/, "")].join("\n");
+  return [
+    ...INSTALLER_FUNCTIONS.map((name) => all.get(name)!),
+    ...installer.functions.map((f) => f.code),
+    installer.prelude.replace(/^#!.*\n/, ""),
+  ].join("\n");
 })();

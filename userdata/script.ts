@@ -4,13 +4,40 @@ import { gzipSync } from "zlib";
 import { join } from "path";
 import { APP_PORT, FRONT_HTTP_PORT, FRONT_PORT, HTTP_PORT } from "../settings/ports";
 import {
-  APP_DB_GRANTS, APP_DB_USER_HOST, CLIENT_PACKAGES, DATA_FILE_SYSTEM, DATABASE_DROP_IN, DATABASE_LOCK_SECONDS, DATABASE_SERVICE, DATABASE_USER,
-  DATABASE_SETUP_WAIT_SECONDS, DATABASE_WAIT_SECONDS, DRAIN_SECONDS, ELASTIC_IP_WAIT_SECONDS, ENV_FILE_MODE, FREE_MARGIN_MB, FRONT_WAIT_SECONDS,
-  HEALTH_SECONDS, HOLD_SECONDS,
-  GIT_SECONDS, GIT_STALL_SECONDS, KEEP_RELEASES, METADATA_TOKEN_TTL_SECONDS, NETWORK_ATTEMPTS, NETWORK_RETRY_PAUSE_SECONDS, NFTABLES_SERVICE,
-  NODE_MAJOR, NODE_VERSION, nodeBinDir, NVM_INSTALL_URL, PACKAGES,
-  STEP_FUNCTIONS, SWAP_FILE_MODE, SWAP_SIZE,
-  TOKEN_USERNAME, USER_DATA_COPY,
+  APP_DB_GRANTS,
+  APP_DB_USER_HOST,
+  CLIENT_PACKAGES,
+  DATA_FILE_SYSTEM,
+  DATABASE_DROP_IN,
+  DATABASE_LOCK_SECONDS,
+  DATABASE_SERVICE,
+  DATABASE_USER,
+  DATABASE_SETUP_WAIT_SECONDS,
+  DATABASE_WAIT_SECONDS,
+  DRAIN_SECONDS,
+  ELASTIC_IP_WAIT_SECONDS,
+  ENV_FILE_MODE,
+  FREE_MARGIN_MB,
+  FRONT_WAIT_SECONDS,
+  HEALTH_SECONDS,
+  HOLD_SECONDS,
+  GIT_SECONDS,
+  GIT_STALL_SECONDS,
+  KEEP_RELEASES,
+  METADATA_TOKEN_TTL_SECONDS,
+  NETWORK_ATTEMPTS,
+  NETWORK_RETRY_PAUSE_SECONDS,
+  NFTABLES_SERVICE,
+  NODE_MAJOR,
+  NODE_VERSION,
+  nodeBinDir,
+  NVM_INSTALL_URL,
+  PACKAGES,
+  STEP_FUNCTIONS,
+  SWAP_FILE_MODE,
+  SWAP_SIZE,
+  TOKEN_USERNAME,
+  USER_DATA_COPY,
 } from "./constants";
 import { opsPaths } from "./ops";
 import { telemetryPaths } from "./telemetry";
@@ -18,7 +45,14 @@ import { HOST_METRIC_DIMENSIONS, HOST_METRIC_NAMESPACE, HOST_METRICS, HOST_VOLUM
 import { REF_EXPECTED, REF_FORBIDDEN, REF_SHAPE, isGitRef } from "../settings/git-ref";
 import { ProvisioningSettings, ScriptSecrets, SecretParameterNames } from "../settings/provisioning-settings";
 import { HOST_FILES, HostFiles } from "../settings/host-layout";
-import { refreshScriptPath, refreshUnitName, renderRefreshUnit, renderServiceUnit, renderTelemetryService, renderTelemetryTimer } from "./unit";
+import {
+  refreshScriptPath,
+  refreshUnitName,
+  renderRefreshUnit,
+  renderServiceUnit,
+  renderTelemetryService,
+  renderTelemetryTimer,
+} from "./unit";
 
 export type StepFunction = (typeof STEP_FUNCTIONS)[number];
 
@@ -50,7 +84,15 @@ function shellFile(name: string): string {
 }
 
 /** The shell files of userdata/ that define the host's functions: provision.sh, then the modules (scriptModules picks among these). */
-export const SHELL_FILES = ["provision", "ops", "telemetry", "parameter-store", "front", "local-database", "remote-database"] as const;
+export const SHELL_FILES = [
+  "provision",
+  "ops",
+  "telemetry",
+  "parameter-store",
+  "front",
+  "local-database",
+  "remote-database",
+] as const;
 export type ShellFile = (typeof SHELL_FILES)[number];
 
 /** A shell file split (splitShell): its top-level code other than functions, and each function definition, compacted. */
@@ -182,7 +224,9 @@ export interface ScaleOutValues {
 }
 
 /** What each of ScaleOutValues may be when it is not a Terraform expression: a shell word without quotes. */
-const SCALE_OUT_VALUE_PATTERNS: Readonly<Record<keyof ScaleOutValues, { test(value: string): boolean; toString(): string }>> = {
+const SCALE_OUT_VALUE_PATTERNS: Readonly<
+  Record<keyof ScaleOutValues, { test(value: string): boolean; toString(): string }>
+> = {
   databaseHost: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
   databasePort: /^[0-9]{1,5}$/,
   loadBalancerName: /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$/,
@@ -202,7 +246,10 @@ export const PUBLIC_DNS_MARK = "@PUBLIC_DNS@";
  * HTTP on port 80, the back end on 3000. With a domain, the front end is HTTPS on its name (Caddy,
  * userdata/front.sh) and the back end stays on 3000 on that name, as the original stack has it.
  */
-export function applicationUris(host: string, domainName?: string): { readonly frontend: string; readonly backend: string } {
+export function applicationUris(
+  host: string,
+  domainName?: string,
+): { readonly frontend: string; readonly backend: string } {
   const name = domainName ?? host;
   return { frontend: domainName ? `https://${name}` : `http://${name}`, backend: `http://${name}:${APP_PORT}` };
 }
@@ -260,29 +307,39 @@ function quoteAfter(line: string, open: "" | "'" | '"'): "" | "'" | '"' {
 /** The header's secret lines: the secrets in base64 (`user-data`), or where the module reads them (`parameter-store`). */
 function renderSecretLines(settings: ProvisioningSettings, secrets: SecretsInput): string {
   if (settings.secrets === "parameter-store") {
-    if (!("region" in secrets)) throw new Error("In parameter-store mode the script takes the secrets' parameter names, not their values.");
+    if (!("region" in secrets))
+      throw new Error("In parameter-store mode the script takes the secrets' parameter names, not their values.");
     // The scale-out topology's hosts read the database's master password from RDS's secret: no root password parameter.
     const scaleOut = settings.topology === "scale-out";
     if (scaleOut !== (secrets.dbRootPassword === undefined)) {
-      throw new Error(`The ${settings.topology} topology ${scaleOut ? "takes no" : "needs a"} database root password parameter.`);
+      throw new Error(
+        `The ${settings.topology} topology ${scaleOut ? "takes no" : "needs a"} database root password parameter.`,
+      );
     }
-    const keys = (Object.keys(SECRET_PARAMETER_VARIABLES) as (keyof typeof SECRET_PARAMETER_VARIABLES)[]).filter((key) => secrets[key] !== undefined);
+    const keys = (Object.keys(SECRET_PARAMETER_VARIABLES) as (keyof typeof SECRET_PARAMETER_VARIABLES)[]).filter(
+      (key) => secrets[key] !== undefined,
+    );
     const names = keys.map((key) => {
       const name = secrets[key] ?? "";
-      if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(name)) throw new Error(`The parameter name ${JSON.stringify(name)} must be a path of letters, digits, _ . -.`);
+      if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(name))
+        throw new Error(`The parameter name ${JSON.stringify(name)} must be a path of letters, digits, _ . -.`);
       return `readonly ${SECRET_PARAMETER_VARIABLES[key]}=${shellQuote(name)}`;
     });
     return `# The secrets: read at boot from Parameter Store with the instance role (parameter-store.sh), never written here.
 readonly SECRETS_REGION=${shellQuote(secrets.region)}
 ${names.join("\n")}
-${Object.values(SECRET_VARIABLES).map((name) => `${name}=''`).join(" ")}`;
+${Object.values(SECRET_VARIABLES)
+  .map((name) => `${name}=''`)
+  .join(" ")}`;
   }
   if ("region" in secrets) throw new Error("In user-data mode the script takes the secrets themselves, in base64.");
   const lines = (Object.keys(SECRET_VARIABLES) as (keyof ScriptSecrets)[]).map((key) => {
     const value = secrets[key];
     // eslint-disable-next-line no-control-regex
     if (typeof value !== "string" || value === "" || /['\u0000-\u001f\u007f]/.test(value)) {
-      throw new Error(`The secret ${key} must be base64 text or a Terraform expression, without ' or control characters.`);
+      throw new Error(
+        `The secret ${key} must be base64 text or a Terraform expression, without ' or control characters.`,
+      );
     }
     return `readonly ${SECRET_VARIABLES[key]}='${value}'`;
   });
@@ -314,8 +371,11 @@ function shellArray(words: readonly string[]): string {
 /** The functions the first boot runs (treeShake), with their files, for `settings`. */
 function firstBootFunctions(settings: ProvisioningSettings): ShellFunction[] {
   const prelude = shellParts("provision").prelude;
-  return shake(`${prelude}\n${FIRST_BOOT_CODE}`, [...scriptModules(settings), "provision"],
-    [settings.topology, settings.secrets].map((value) => value.replace("-", "_")));
+  return shake(
+    `${prelude}\n${FIRST_BOOT_CODE}`,
+    [...scriptModules(settings), "provision"],
+    [settings.topology, settings.secrets].map((value) => value.replace("-", "_")),
+  );
 }
 
 /** Whether a function rides in the user data itself: provision.sh's, and a module's step (steps stay in the script). */
@@ -349,9 +409,19 @@ export function hostModules(settings: ProvisioningSettings): readonly HostModule
   if (modules === undefined) {
     const functions = firstBootFunctions(settings).filter((f) => !inUserData(f));
     modules = scriptModules(settings).flatMap((module) => {
-      const code = `${functions.filter((f) => f.file === module).map((f) => f.code).join("\n")}\n`;
+      const code = `${functions
+        .filter((f) => f.file === module)
+        .map((f) => f.code)
+        .join("\n")}\n`;
       if (code === "\n") return [];
-      return [{ module, code, sha256: createHash("sha256").update(code).digest("hex"), value: gzipSync(code, { level: 9 }).toString("base64") }];
+      return [
+        {
+          module,
+          code,
+          sha256: createHash("sha256").update(code).digest("hex"),
+          value: gzipSync(code, { level: 9 }).toString("base64"),
+        },
+      ];
     });
     HOST_MODULES.set(key, modules);
   }
@@ -368,14 +438,26 @@ const HOST_MODULES = new Map<string, readonly HostModule[]>();
  * Terraform expression that evaluates to base64. `modulePath` is where the modules' parameters are
  * (`<modulePath>/<module>`; the stacks' moduleParameterPath).
  */
-export function renderProvisioningScript(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
-  scaleOut?: ScaleOutValues, logGroup = "", modulePath = defaultModulePath(settings)): string {
+export function renderProvisioningScript(
+  settings: ProvisioningSettings,
+  secrets: SecretsInput,
+  dataVolumeId = "",
+  elasticIp = "",
+  scaleOut?: ScaleOutValues,
+  logGroup = "",
+  modulePath = defaultModulePath(settings),
+): string {
   // As the files were laid out: the header, the modules' steps, provision.sh (its top-level code, then its functions), the run.
   const prelude = shellParts("provision").prelude.replace(/^#!.*\n/, "");
   const functions = firstBootFunctions(settings).filter(inUserData);
   const header = renderScriptHeader(settings, secrets, dataVolumeId, elasticIp, scaleOut, logGroup, modulePath);
-  return [header, ...functions.filter((f) => f.file !== "provision").map((f) => f.code), prelude,
-    ...functions.filter((f) => f.file === "provision").map((f) => f.code), FIRST_BOOT_CODE.replace(/^#!.*\n/, "")].join("\n");
+  return [
+    header,
+    ...functions.filter((f) => f.file !== "provision").map((f) => f.code),
+    prelude,
+    ...functions.filter((f) => f.file === "provision").map((f) => f.code),
+    FIRST_BOOT_CODE.replace(/^#!.*\n/, ""),
+  ].join("\n");
 }
 
 /** Where the modules' parameters are when no stack names them (the stacks give theirs: moduleParameterPath). */
@@ -385,7 +467,8 @@ export function defaultModulePath(settings: ProvisioningSettings): string {
 
 /** The header's lines of the modules (hostModules): where their parameters are, where the host keeps them, and each one's sha256. */
 function renderModuleLines(settings: ProvisioningSettings, modulePath: string): string {
-  if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(modulePath)) throw new Error(`The module path ${JSON.stringify(modulePath)} must be a path of letters, digits, _ . -.`);
+  if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(modulePath))
+    throw new Error(`The module path ${JSON.stringify(modulePath)} must be a path of letters, digits, _ . -.`);
   const modules = hostModules(settings).map((m) => shellQuote(`${m.module}:${m.sha256}`));
   return `# The modules (userdata/script.ts, hostModules): in Parameter Store, kept by their sha256 (provision.sh, load_modules).
 readonly MODULE_PATH=${shellQuote(modulePath)} MODULE_DIR=${shellQuote(HOST_FILES.moduleDirectory)}
@@ -395,9 +478,14 @@ readonly MODULES=(${modules.join(" ")})
 
 /** The header's lines of the scale-out topology: the database and the release (ScaleOutValues); never its master secret (db-setup's). */
 function renderScaleOutLines(values: ScaleOutValues): string {
-  for (const [key, pattern] of Object.entries(SCALE_OUT_VALUE_PATTERNS) as [keyof ScaleOutValues, { test(value: string): boolean }][]) {
+  for (const [key, pattern] of Object.entries(SCALE_OUT_VALUE_PATTERNS) as [
+    keyof ScaleOutValues,
+    { test(value: string): boolean },
+  ][]) {
     if (!pattern.test(values[key]) && !EXPRESSION.test(values[key])) {
-      throw new Error(`The scale-out topology's ${key} must match ${pattern} or be a Terraform expression; got ${JSON.stringify(values[key])}.`);
+      throw new Error(
+        `The scale-out topology's ${key} must match ${pattern} or be a Terraform expression; got ${JSON.stringify(values[key])}.`,
+      );
     }
   }
   return `readonly DB_HOST='${values.databaseHost}' DB_PORT='${values.databasePort}'
@@ -439,21 +527,35 @@ readonly FRONT_PORT=${FRONT_PORT} FRONT_HTTP_PORT=${FRONT_HTTP_PORT} FRONT_WAIT_
  * before it reads the public hostname; empty reads it at once. `logGroup` is the CloudWatch Logs log group the
  * host ships its logs to (settings/host-metrics.ts, hostLogGroupName); empty ships none (the metrics still go).
  */
-export function renderScriptHeader(settings: ProvisioningSettings, secrets: SecretsInput, dataVolumeId = "", elasticIp = "",
-  scaleOut?: ScaleOutValues, logGroup = "", modulePath = defaultModulePath(settings)): string {
+export function renderScriptHeader(
+  settings: ProvisioningSettings,
+  secrets: SecretsInput,
+  dataVolumeId = "",
+  elasticIp = "",
+  scaleOut?: ScaleOutValues,
+  logGroup = "",
+  modulePath = defaultModulePath(settings),
+): string {
   if (logGroup !== "" && !/^[A-Za-z0-9._/#-]{1,512}$/.test(logGroup)) {
     throw new Error(`The log group must be 1 to 512 letters, digits and . _ / # -; got ${JSON.stringify(logGroup)}.`);
   }
   if (dataVolumeId !== "" && !/^vol-([0-9a-f]{8}|[0-9a-f]{17})$/.test(dataVolumeId) && !EXPRESSION.test(dataVolumeId)) {
-    throw new Error(`The data volume id must be vol- and 8 or 17 hexadecimal digits, or a Terraform expression; got ${JSON.stringify(dataVolumeId)}.`);
+    throw new Error(
+      `The data volume id must be vol- and 8 or 17 hexadecimal digits, or a Terraform expression; got ${JSON.stringify(dataVolumeId)}.`,
+    );
   }
   if (elasticIp !== "" && !/^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(elasticIp) && !EXPRESSION.test(elasticIp)) {
-    throw new Error(`The Elastic IP must be an IPv4 address or a Terraform expression; got ${JSON.stringify(elasticIp)}.`);
+    throw new Error(
+      `The Elastic IP must be an IPv4 address or a Terraform expression; got ${JSON.stringify(elasticIp)}.`,
+    );
   }
   const onScaleOut = settings.topology === "scale-out";
   if (onScaleOut !== (scaleOut !== undefined)) {
-    throw new Error(onScaleOut ? "The scale-out topology's script needs the database, the load balancer's name and the release."
-      : "Only the scale-out topology's script takes the database, the load balancer's name and the release.");
+    throw new Error(
+      onScaleOut
+        ? "The scale-out topology's script needs the database, the load balancer's name and the release."
+        : "Only the scale-out topology's script takes the database, the load balancer's name and the release.",
+    );
   }
   const q = shellQuote;
   // The scale-out topology's hosts serve no HTTPS themselves (the load balancer does) and keep no port-80 redirect.
@@ -500,8 +602,12 @@ ${own(`readonly ELASTIC_IP='${elasticIp}'`)}readonly FRONTEND_URI=${q(uris.front
 readonly TOPOLOGY=${settings.topology.replace("-", "_")} SECRETS=${settings.secrets.replace("-", "_")}
 # shellcheck disable=SC2034 # the ops tool's too
 readonly APP_DB_USER_HOST=${q(APP_DB_USER_HOST[settings.topology])} APP_DB_GRANTS=${q(APP_DB_GRANTS[settings.topology])}
-${domain ? `readonly DOMAIN_NAME=${q(domain.name)} ACME_DIRECTORY=${q(domain.acmeDirectory)}
-${renderFrontConstants()}` : ""}${own(`# shellcheck disable=SC2034 # the ops tool's (its front)
+${
+  domain
+    ? `readonly DOMAIN_NAME=${q(domain.name)} ACME_DIRECTORY=${q(domain.acmeDirectory)}
+${renderFrontConstants()}`
+    : ""
+}${own(`# shellcheck disable=SC2034 # the ops tool's (its front)
 readonly CADDY_URL=${q(settings.caddyUrl)} CADDY_SHA512=${q(settings.caddySha512)}
 # shellcheck disable=SC2034
 readonly CADDY_BINARY=${q(HOST_FILES.caddyBinary)} CADDY_HOME=${q(HOST_FILES.caddyHome)} CADDY_CONFIG=${q(HOST_FILES.caddyConfig)}`)}${scaleOut ? renderScaleOutLines(scaleOut) : ""}readonly DATABASE_ADDRESS_ENV=(${scaleOut ? 'DB_HOST "$DB_HOST" DB_PORT "$DB_PORT"' : ""})

@@ -69,9 +69,14 @@ describe("the cdktf app (cdktf.json: main.ts through tsx)", () => {
 
   it("stops with the settings message, not a stack trace, on a bad settings file", async () => {
     const bad = join(dir, "bad.json");
-    writeFileSync(bad, JSON.stringify({ ...JSON.parse(readFileSync(join(root, "settings", "example.json"), "utf8")), region: "mars" }));
-    const result = await runApp(dir, { CRM_SETTINGS: bad, CDKTF_OUTDIR: join(dir, "out-bad") })
-      .then(() => ({ code: 0, stderr: "" }), (error) => ({ code: error.code, stderr: String(error.stderr) }));
+    writeFileSync(
+      bad,
+      JSON.stringify({ ...JSON.parse(readFileSync(join(root, "settings", "example.json"), "utf8")), region: "mars" }),
+    );
+    const result = await runApp(dir, { CRM_SETTINGS: bad, CDKTF_OUTDIR: join(dir, "out-bad") }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error) => ({ code: error.code, stderr: String(error.stderr) }),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Invalid setting "region"');
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -86,7 +91,10 @@ describe("the cdktf app (cdktf.json: main.ts through tsx)", () => {
 
   it("is what `npx cdktf synth` runs on a fresh copy", async () => {
     const outdir = join(dir, "out-cli");
-    const { stdout } = await run(join(dir, "node_modules", ".bin", "cdktf"), ["synth", "--output", outdir], { cwd: dir, env });
+    const { stdout } = await run(join(dir, "node_modules", ".bin", "cdktf"), ["synth", "--output", outdir], {
+      cwd: dir,
+      env,
+    });
     expect(stdout).toContain("CrmHostStack");
     expect(stackJson(outdir).terraform.required_version).toBeDefined();
   }, 120_000);

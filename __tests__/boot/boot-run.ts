@@ -39,7 +39,9 @@ export class Figures {
     const width = Math.max(...this.rows.map((f) => f.name.length), 10);
     const lines = this.rows.map((f) => `${f.ok ? "ok  " : "FAIL"} ${f.name.padEnd(width)}  ${f.value}`);
     const passed = this.rows.filter((f) => f.ok).length;
-    process.stdout.write(`\n== boot test figures\n${lines.join("\n")}\nboot: ${passed} passed, ${this.rows.length - passed} failed\n`);
+    process.stdout.write(
+      `\n== boot test figures\n${lines.join("\n")}\nboot: ${passed} passed, ${this.rows.length - passed} failed\n`,
+    );
   }
 }
 
@@ -54,11 +56,13 @@ export function stepTimes(log: string): string {
   const first = /^(\S+Z) /m.exec(log)?.[1];
   const marks = [...log.matchAll(/^(\S+Z) \S+: (START|DONE) step_(\d\d)_/gm)];
   const start = (step: string) => marks.find((m) => m[2] === "START" && m[3] === step)?.[1];
-  const parts = marks.filter((m) => m[2] === "DONE").flatMap((m) => {
-    const began = start(m[3]);
-    const took = began === undefined ? NaN : time(m[1]) - time(began);
-    return took >= 1 ? [`${m[3]} ${took} s`] : [];
-  });
+  const parts = marks
+    .filter((m) => m[2] === "DONE")
+    .flatMap((m) => {
+      const began = start(m[3]);
+      const took = began === undefined ? NaN : time(m[1]) - time(began);
+      return took >= 1 ? [`${m[3]} ${took} s`] : [];
+    });
   const firstStart = marks.find((m) => m[2] === "START")?.[1];
   const before = first && firstStart ? `before step 1 ${time(firstStart) - time(first)} s` : "no step started";
   return [before, ...parts].join(", ");
@@ -76,7 +80,12 @@ export function bootSecrets(): { db_root_password: string; app_db_password: stri
 
 /** Every form in which a secret could leak: raw, URL-encoded, base64, hex. */
 export function secretForms(secrets: Record<string, string>): string[] {
-  return Object.values(secrets).flatMap((s) => [s, encodeURIComponent(s), Buffer.from(s).toString("base64"), Buffer.from(s).toString("hex")]);
+  return Object.values(secrets).flatMap((s) => [
+    s,
+    encodeURIComponent(s),
+    Buffer.from(s).toString("base64"),
+    Buffer.from(s).toString("hex"),
+  ]);
 }
 
 /** The machine side of one boot test file: what `startBootRun` makes and `stop` ends. */
@@ -97,9 +106,16 @@ export class BootRun {
    * Whatever fails, what started is this run's to stop: one moto left running keeps jest from ever exiting.
    */
   async prepare(): Promise<void> {
-    const [built, fetched, started] = await Promise.allSettled([buildImage(), fetchPackages(), MotoServer.start(findMotoServer()!)]);
+    const [built, fetched, started] = await Promise.allSettled([
+      buildImage(),
+      fetchPackages(),
+      MotoServer.start(findMotoServer()!),
+    ]);
     if (started.status === "fulfilled") this.moto = started.value;
-    const value = <T>(result: PromiseSettledResult<T>): T => { if (result.status === "rejected") throw result.reason; return result.value; };
+    const value = <T>(result: PromiseSettledResult<T>): T => {
+      if (result.status === "rejected") throw result.reason;
+      return result.value;
+    };
     this.image = value(built);
     this.packages = value(fetched);
     value(started);
@@ -114,11 +130,25 @@ export class BootRun {
     const reposDir = join(this.work, "repos");
     const repoPath = new URL(repoUrl).pathname.replace(/^\//, "").replace(/\.git$/, "");
     const app = (name: string) => readFileSync(join(__dirname, "app", name), "utf8");
-    await createRepository(reposDir, repoPath, {
-      "server.js": app("server.js"), "package.json": app("package.json"), "export.sql": app("export.sql"), ".env": app("env.example"),
-    }, join(this.work, "git"));
-    this.standIns = await StandInServer.start({ image: this.image, packages: this.packages, dir: join(this.work, "stand-ins"), token,
-      reposDir, awsPort: this.moto!.port });
+    await createRepository(
+      reposDir,
+      repoPath,
+      {
+        "server.js": app("server.js"),
+        "package.json": app("package.json"),
+        "export.sql": app("export.sql"),
+        ".env": app("env.example"),
+      },
+      join(this.work, "git"),
+    );
+    this.standIns = await StandInServer.start({
+      image: this.image,
+      packages: this.packages,
+      dir: join(this.work, "stand-ins"),
+      token,
+      reposDir,
+      awsPort: this.moto!.port,
+    });
     serveCaddy(this.standIns, this.caddy);
     return this.standIns;
   }

@@ -12,7 +12,8 @@ import { StandInServer } from "./stand-ins";
 import { run } from "./vm";
 
 /** Where the settings' mirror option points the Caddy download (the stand-in server serves it). */
-export const CADDY_MIRROR = "https://github.com/crm-boot-test/caddy-mirror/releases/download/debian/caddy_linux_amd64.tar.gz";
+export const CADDY_MIRROR =
+  "https://github.com/crm-boot-test/caddy-mirror/releases/download/debian/caddy_linux_amd64.tar.gz";
 
 export interface CaddyMirror {
   readonly tarball: Buffer;
@@ -31,7 +32,10 @@ export async function packDebianCaddy(dir: string): Promise<CaddyMirror> {
 /** The stand-in server serves `mirror` at CADDY_MIRROR. */
 export function serveCaddy(standIns: StandInServer, mirror: CaddyMirror): void {
   standIns.route(CADDY_MIRROR, (_req, res) =>
-    res.writeHead(200, { "Content-Type": "application/gzip", "Content-Length": mirror.tarball.length }).end(mirror.tarball));
+    res
+      .writeHead(200, { "Content-Type": "application/gzip", "Content-Length": mirror.tarball.length })
+      .end(mirror.tarball),
+  );
 }
 
 /** `settings` with the mirror option pointing at `mirror`. */

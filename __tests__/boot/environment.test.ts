@@ -26,26 +26,47 @@ test("a test after it", () => mark("later"));
 
 describe("the boot test's environment", () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), "crm-boot-env-")); });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "crm-boot-env-"));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(["SIGTERM", "SIGINT"] as const)("%s: the running test ends, the next one fails unrun, afterAll runs", async (signal) => {
-    writeFileSync(join(dir, "stop.test.js"), TEST_FILE);
-    const config = { rootDir: dir, testEnvironment: join(ROOT, "__tests__/boot/environment.js"), testMatch: ["**/stop.test.js"], transform: {} };
-    const child = spawn(process.execPath, [join(ROOT, "node_modules/jest/bin/jest.js"), "--config", JSON.stringify(config), "--runInBand", "--ci"], {
-      cwd: dir, env: { ...process.env, W: dir }, stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const poll = setInterval(() => existsSync(join(dir, "started")) && (clearInterval(poll), child.kill(signal)), 50);
-    const bound = setTimeout(() => child.kill("SIGKILL"), 50_000);
-    const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)));
-    clearInterval(poll);
-    clearTimeout(bound);
-    expect({ code, afterAll: existsSync(join(dir, "after-all")), later: existsSync(join(dir, "later")) }).toEqual({ code: 1, afterAll: true, later: false });
-    expect(output).toContain(`boot test: ${signal}: stopping`);
-    expect(output).toContain(`not run: the boot test was stopped by ${signal}`);
-    expect(output).toMatch(/Tests: +2 failed, 2 total/);
-  }, 60_000);
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "%s: the running test ends, the next one fails unrun, afterAll runs",
+    async (signal) => {
+      writeFileSync(join(dir, "stop.test.js"), TEST_FILE);
+      const config = {
+        rootDir: dir,
+        testEnvironment: join(ROOT, "__tests__/boot/environment.js"),
+        testMatch: ["**/stop.test.js"],
+        transform: {},
+      };
+      const child = spawn(
+        process.execPath,
+        [join(ROOT, "node_modules/jest/bin/jest.js"), "--config", JSON.stringify(config), "--runInBand", "--ci"],
+        {
+          cwd: dir,
+          env: { ...process.env, W: dir },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let output = "";
+      child.stdout.on("data", (chunk) => (output += chunk));
+      child.stderr.on("data", (chunk) => (output += chunk));
+      const poll = setInterval(() => existsSync(join(dir, "started")) && (clearInterval(poll), child.kill(signal)), 50);
+      const bound = setTimeout(() => child.kill("SIGKILL"), 50_000);
+      const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)));
+      clearInterval(poll);
+      clearTimeout(bound);
+      expect({ code, afterAll: existsSync(join(dir, "after-all")), later: existsSync(join(dir, "later")) }).toEqual({
+        code: 1,
+        afterAll: true,
+        later: false,
+      });
+      expect(output).toContain(`boot test: ${signal}: stopping`);
+      expect(output).toContain(`not run: the boot test was stopped by ${signal}`);
+      expect(output).toMatch(/Tests: +2 failed, 2 total/);
+    },
+    60_000,
+  );
 });

@@ -13,17 +13,21 @@ describe("the boot test's load from outside the VM", () => {
   let status = 200;
   let port = 0;
   const listen = () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
-  const close = () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   // Both guest ports (80, 3000) lead to the one local server.
   const vm = { hostPort: () => port };
 
   beforeEach(async () => {
     status = 200;
     port = 0;
-    server = createServer((_request, res) => { res.statusCode = status; res.end("crm"); });
+    server = createServer((_request, res) => {
+      res.statusCode = status;
+      res.end("crm");
+    });
     await listen();
     port = (server.address() as AddressInfo).port;
   });
@@ -43,7 +47,9 @@ describe("the boot test's load from outside the VM", () => {
     expect(figures.longestGapMs).toBeLessThan(1000);
     const row = loadRow("restart", figures);
     expect(row.ok).toBe(true);
-    expect(row.value).toMatch(/^\d+ requests in \d+\.\d s, 0 failed, slowest \d+\.\d s, longest gap without an answer 0\.\d s$/);
+    expect(row.value).toMatch(
+      /^\d+ requests in \d+\.\d s, 0 failed, slowest \d+\.\d s, longest gap without an answer 0\.\d s$/,
+    );
   });
 
   test("a server that goes away for a second, then answers 503: refused connections and bad statuses are failures, the gap is seen", async () => {
@@ -66,14 +72,25 @@ describe("the boot test's load from outside the VM", () => {
     // The first failures one by one, each with its cause (refused, or reset on a kept-alive connection), stream and time.
     expect(figures.firstFailures).toHaveLength(5);
     for (const failure of figures.firstFailures) {
-      expect(failure).toMatch(/^(ECONNREFUSED|ECONNRESET|HTTP 503) on \d+( kept-alive)?, sent at \+\d+\.\d s, after \d+\.\d s$/);
+      expect(failure).toMatch(
+        /^(ECONNREFUSED|ECONNRESET|HTTP 503) on \d+( kept-alive)?, sent at \+\d+\.\d s, after \d+\.\d s$/,
+      );
     }
     expect(loadRow("release broken", figures).value).toContain(`; first failures: ${figures.firstFailures.join("; ")}`);
   });
 
   test("a row holds only with requests sent and none failed", () => {
-    const row = (requests: number, failed: number) => loadRow("release v2", {
-      requests, failed, slowestMs: 10, longestGapMs: 100, causes: failed ? [["ECONNREFUSED", failed]] : [], firstFailures: [], startedAt: 0, durationMs: 10_000 });
+    const row = (requests: number, failed: number) =>
+      loadRow("release v2", {
+        requests,
+        failed,
+        slowestMs: 10,
+        longestGapMs: 100,
+        causes: failed ? [["ECONNREFUSED", failed]] : [],
+        firstFailures: [],
+        startedAt: 0,
+        durationMs: 10_000,
+      });
     expect(row(40, 40).ok).toBe(false);
     expect(row(0, 0).ok).toBe(false);
     expect(row(40, 1).ok).toBe(false);
@@ -85,11 +102,18 @@ describe("the boot test's load from outside the VM", () => {
     server.removeAllListeners("request");
     // The first request of each connection hangs; the agent's kept-alive streams then time out once each.
     server.on("request", (request, res) => {
-      if (!hung.has(request.socket.remotePort ?? 0) && hung.size < 2) return void hung.add(request.socket.remotePort ?? 0);
+      if (!hung.has(request.socket.remotePort ?? 0) && hung.size < 2)
+        return void hung.add(request.socket.remotePort ?? 0);
       res.end("crm");
     });
     const probed: number[] = [];
-    const load = startLoad(vm, [80], { timeoutMs: 300, probe: async (clientPort) => { probed.push(clientPort); return `seen ${clientPort}`; } });
+    const load = startLoad(vm, [80], {
+      timeoutMs: 300,
+      probe: async (clientPort) => {
+        probed.push(clientPort);
+        return `seen ${clientPort}`;
+      },
+    });
     await sleep(800);
     const figures = await load.stop();
     expect(Object.fromEntries(figures.causes).timeout).toBe(2);
@@ -97,7 +121,9 @@ describe("the boot test's load from outside the VM", () => {
     const timeouts = figures.firstFailures.filter((failure) => failure.startsWith("timeout"));
     expect(timeouts).toHaveLength(2);
     for (const failure of timeouts) {
-      expect(failure).toMatch(/^timeout on 80( kept-alive)?, sent at \+\d+\.\d s, after 0\.\d s \(client port (\d+): seen \2\)$/);
+      expect(failure).toMatch(
+        /^timeout on 80( kept-alive)?, sent at \+\d+\.\d s, after 0\.\d s \(client port (\d+): seen \2\)$/,
+      );
     }
   });
 
@@ -118,7 +144,12 @@ describe("the boot test's load from outside the VM", () => {
 describe("the guest's evidence of a failed load", () => {
   test("asks the guest's journal for the load's time with 30 s either side, and its TCP drop counters", async () => {
     const commands: string[] = [];
-    const vm = { ssh: async (command: string) => { commands.push(command); return { code: 0, stdout: "journal\n", stderr: "" }; } };
+    const vm = {
+      ssh: async (command: string) => {
+        commands.push(command);
+        return { code: 0, stdout: "journal\n", stderr: "" };
+      },
+    };
     expect(await guestEvidence(vm, { startedAt: 1_800_000_000_500, durationMs: 60_000 })).toBe("journal\n");
     expect(commands).toHaveLength(1);
     expect(commands[0]).toContain("journalctl --no-pager -o short-precise --since=@1799999970 --until=@1800000091 ");
@@ -127,7 +158,12 @@ describe("the guest's evidence of a failed load", () => {
 
   test("the probe of a timed-out request asks the guest's connection tracking and sockets, and the host's socket, for its port", async () => {
     const commands: string[] = [];
-    const vm = { ssh: async (command: string) => { commands.push(command); return { code: 0, stdout: "ipv4     2 tcp      6 110 ESTABLISHED\nESTAB 0  0\n", stderr: "" }; } };
+    const vm = {
+      ssh: async (command: string) => {
+        commands.push(command);
+        return { code: 0, stdout: "ipv4     2 tcp      6 110 ESTABLISHED\nESTAB 0  0\n", stderr: "" };
+      },
+    };
     const seen = await vmProbe(vm)(40123);
     expect(commands).toHaveLength(1);
     expect(commands[0]).toContain("grep -h -E '(sport|dport)=40123 ' /proc/net/nf_conntrack");

@@ -67,7 +67,11 @@ interface Stream {
 }
 
 /** Starts the load on the VM's forwarded guest ports (`ports`, each with and without keep-alive). */
-export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [80, 3000], options: LoadOptions = {}): Load {
+export function startLoad(
+  vm: Pick<Vm, "hostPort">,
+  ports: readonly number[] = [80, 3000],
+  options: LoadOptions = {},
+): Load {
   const { perSecond = PER_SECOND, timeoutMs = TIMEOUT_MS, probe } = options;
   const streams: Stream[] = ports.flatMap((port) => [
     { port, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) },
@@ -94,13 +98,21 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
         if (cause) {
           causes.set(cause, (causes.get(cause) ?? 0) + 1);
           if (firstFailures.length < FIRST_FAILURES) {
-            const index = firstFailures.push(`${cause} on ${stream.port}${stream.agent ? " kept-alive" : ""}, sent at +${((sent - started) / 1000).toFixed(1)} s, `
-              + `after ${((Date.now() - sent) / 1000).toFixed(1)} s`) - 1;
+            const index =
+              firstFailures.push(
+                `${cause} on ${stream.port}${stream.agent ? " kept-alive" : ""}, sent at +${((sent - started) / 1000).toFixed(1)} s, ` +
+                  `after ${((Date.now() - sent) / 1000).toFixed(1)} s`,
+              ) - 1;
             const clientPort = req.socket?.localPort;
             // Asked before the request is destroyed: its connection is still there to be seen, on both sides.
             if (cause === "timeout" && probe && clientPort) {
-              probes.push(probe(clientPort).catch((error: Error) => error.message)
-                .then((seen) => { firstFailures[index] += ` (client port ${clientPort}: ${seen})`; }));
+              probes.push(
+                probe(clientPort)
+                  .catch((error: Error) => error.message)
+                  .then((seen) => {
+                    firstFailures[index] += ` (client port ${clientPort}: ${seen})`;
+                  }),
+              );
             }
           }
         } else {
@@ -109,12 +121,18 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
         }
         resolve();
       };
-      const req = http.get({ host: "127.0.0.1", port: vm.hostPort(stream.port), path: "/", agent: stream.agent }, (res) => {
-        res.resume();
-        res.on("end", () => finish(res.statusCode === 200 ? undefined : `HTTP ${res.statusCode}`));
-        res.on("error", (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
-      });
-      const timer = setTimeout(() => { finish("timeout"); req.destroy(); }, timeoutMs);
+      const req = http.get(
+        { host: "127.0.0.1", port: vm.hostPort(stream.port), path: "/", agent: stream.agent },
+        (res) => {
+          res.resume();
+          res.on("end", () => finish(res.statusCode === 200 ? undefined : `HTTP ${res.statusCode}`));
+          res.on("error", (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
+        },
+      );
+      const timer = setTimeout(() => {
+        finish("timeout");
+        req.destroy();
+      }, timeoutMs);
       req.on("error", (error: NodeJS.ErrnoException) => finish(error.code ?? error.message));
     });
   };
@@ -141,7 +159,16 @@ export function startLoad(vm: Pick<Vm, "hostPort">, ports: readonly number[] = [
       const sorted = [started, ...answeredAt.sort((a, b) => a - b), started + durationMs];
       const longestGapMs = Math.max(...sorted.slice(1).map((at, i) => at - sorted[i]));
       const failed = [...causes.values()].reduce((sum, count) => sum + count, 0);
-      return { requests, failed, slowestMs, longestGapMs, causes: [...causes].sort((a, b) => b[1] - a[1]), firstFailures, startedAt: started, durationMs };
+      return {
+        requests,
+        failed,
+        slowestMs,
+        longestGapMs,
+        causes: [...causes].sort((a, b) => b[1] - a[1]),
+        firstFailures,
+        startedAt: started,
+        durationMs,
+      };
     },
   };
 }
@@ -155,9 +182,10 @@ export function loadRow(action: string, figures: LoadFigures): { name: string; v
   const causes = figures.causes.map(([cause, count]) => `${cause} ${count}`).join(", ");
   return {
     name: `${action}: requests from outside during it (80 and 3000, kept-alive and not)`,
-    value: `${figures.requests} requests in ${s(figures.durationMs)}, ${figures.failed} failed${causes ? ` (${causes})` : ""}, `
-      + `slowest ${s(figures.slowestMs)}, longest gap without an answer ${s(figures.longestGapMs)}`
-      + `${figures.firstFailures.length ? `; first failures: ${figures.firstFailures.join("; ")}` : ""}`,
+    value:
+      `${figures.requests} requests in ${s(figures.durationMs)}, ${figures.failed} failed${causes ? ` (${causes})` : ""}, ` +
+      `slowest ${s(figures.slowestMs)}, longest gap without an answer ${s(figures.longestGapMs)}` +
+      `${figures.firstFailures.length ? `; first failures: ${figures.firstFailures.join("; ")}` : ""}`,
     ok: figures.requests > 0 && figures.failed === 0,
   };
 }
@@ -167,12 +195,19 @@ export function loadRow(action: string, figures: LoadFigures): { name: string; v
  * the test's own ssh sessions) and the kernel's counters of TCP connections it dropped or timed out: where a request
  * that failed went, since the guest is gone once the test ends. Never throws.
  */
-export async function guestEvidence(vm: Pick<Vm, "ssh">, figures: Pick<LoadFigures, "startedAt" | "durationMs">): Promise<string> {
+export async function guestEvidence(
+  vm: Pick<Vm, "ssh">,
+  figures: Pick<LoadFigures, "startedAt" | "durationMs">,
+): Promise<string> {
   // ±30 s: the guest's clock, set from the host's at boot, drifts under emulation.
   const since = Math.floor(figures.startedAt / 1000) - 30;
   const until = Math.ceil((figures.startedAt + figures.durationMs) / 1000) + 30;
-  const result = await vm.ssh(`journalctl --no-pager -o short-precise --since=@${since} --until=@${until} | grep -v -E ' (sshd|sudo)\\[' | tail -n 300; `
-    + "nstat -az | grep -E 'Listen(Overflows|Drops)|TCP(ReqQFull|BacklogDrop|Timeouts|SynRetrans|AbortOnTimeout)'", { timeoutMs: 60_000 })
+  const result = await vm
+    .ssh(
+      `journalctl --no-pager -o short-precise --since=@${since} --until=@${until} | grep -v -E ' (sshd|sudo)\\[' | tail -n 300; ` +
+        "nstat -az | grep -E 'Listen(Overflows|Drops)|TCP(ReqQFull|BacklogDrop|Timeouts|SynRetrans|AbortOnTimeout)'",
+      { timeoutMs: 60_000 },
+    )
     .catch((error: Error) => ({ code: -1, stdout: "", stderr: error.message }));
   return `${result.stdout}${result.stderr}`;
 }
@@ -184,9 +219,16 @@ export async function guestEvidence(vm: Pick<Vm, "ssh">, figures: Pick<LoadFigur
  */
 export function vmProbe(vm: Pick<Vm, "ssh">): TimeoutProbe {
   return async (clientPort) => {
-    const squeeze = (text: string) => text.trim().split("\n").map((line) => line.replace(/\s+/g, " ")).join(" | ") || "nothing";
-    const guest = await vm.ssh(`grep -h -E '(sport|dport)=${clientPort} ' /proc/net/nf_conntrack; ss -Htanoi '( sport = :${clientPort} or dport = :${clientPort} )'`,
-      { timeoutMs: 20_000 });
+    const squeeze = (text: string) =>
+      text
+        .trim()
+        .split("\n")
+        .map((line) => line.replace(/\s+/g, " "))
+        .join(" | ") || "nothing";
+    const guest = await vm.ssh(
+      `grep -h -E '(sport|dport)=${clientPort} ' /proc/net/nf_conntrack; ss -Htanoi '( sport = :${clientPort} or dport = :${clientPort} )'`,
+      { timeoutMs: 20_000 },
+    );
     const host = await run("ss", ["-Htanoi", `( sport = :${clientPort} )`], { timeoutMs: 20_000 });
     return `guest: ${squeeze(guest.stdout + guest.stderr)}; host: ${squeeze(host.stdout + host.stderr)}`;
   };
@@ -197,14 +239,22 @@ export function vmProbe(vm: Pick<Vm, "ssh">): TimeoutProbe {
  * hold); `holds` adds a condition on the figures to the row's own. When it does not hold, the guest's evidence
  * (guestEvidence) is printed first. Resolves with the action's result.
  */
-export async function underLoad<T>(vm: Pick<Vm, "hostPort" | "ssh">, label: string, figure: (name: string, value: string, ok: boolean) => void,
-  action: () => Promise<T>, holds: (figures: LoadFigures) => boolean = () => true): Promise<T> {
+export async function underLoad<T>(
+  vm: Pick<Vm, "hostPort" | "ssh">,
+  label: string,
+  figure: (name: string, value: string, ok: boolean) => void,
+  action: () => Promise<T>,
+  holds: (figures: LoadFigures) => boolean = () => true,
+): Promise<T> {
   const load = startLoad(vm, [80, 3000], { probe: vmProbe(vm) });
   const result = await action();
   const figures = await load.stop();
   const row = loadRow(label, figures);
   const ok = row.ok && holds(figures);
-  if (!ok) console.log(`${label}: the guest during the load (journal, then TCP counters):\n${await guestEvidence(vm, figures)}`);
+  if (!ok)
+    console.log(
+      `${label}: the guest during the load (journal, then TCP counters):\n${await guestEvidence(vm, figures)}`,
+    );
   figure(row.name, row.value, ok);
   return result;
 }

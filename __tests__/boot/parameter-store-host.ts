@@ -44,8 +44,14 @@ type AppSql = (host: Vm, sql: string) => Promise<CommandResult>;
 
 /** Every form in which a secret could leak: raw, URL-encoded, base64, hex. */
 function forms(secrets: BootSecrets[]): string[] {
-  return secrets.flatMap((s) => Object.values(s)).flatMap((value: string) =>
-    [value, encodeURIComponent(value), Buffer.from(value).toString("base64"), Buffer.from(value).toString("hex")]);
+  return secrets
+    .flatMap((s) => Object.values(s))
+    .flatMap((value: string) => [
+      value,
+      encodeURIComponent(value),
+      Buffer.from(value).toString("base64"),
+      Buffer.from(value).toString("hex"),
+    ]);
 }
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
@@ -55,11 +61,23 @@ export class ParameterStoreHost {
    * Builds the parameter-store mode's user data (the Terraform engine, an instance in the target's EC2, read back
    * from there); the target's moto (the boot test's, which stops it) also holds the parameters.
    */
-  static async start(target: UserDataTarget, settings: ProvisioningSettings, stackName: string, dataVolumeId: string): Promise<ParameterStoreHost> {
+  static async start(
+    target: UserDataTarget,
+    settings: ProvisioningSettings,
+    stackName: string,
+    dataVolumeId: string,
+  ): Promise<ParameterStoreHost> {
     const names = { region: BOOT_REGION, ...secretParameterNames(stackName) } satisfies SecretParameterNames;
-    const readBack = await appliedUserData(target, (scope) =>
-      new ProvisioningUserData(scope, "user_data", { settings: { ...settings, secrets: "parameter-store" }, secrets: names, dataVolumeId,
-        modulePath: bootModulePath("host-b") }));
+    const readBack = await appliedUserData(
+      target,
+      (scope) =>
+        new ProvisioningUserData(scope, "user_data", {
+          settings: { ...settings, secrets: "parameter-store" },
+          secrets: names,
+          dataVolumeId,
+          modulePath: bootModulePath("host-b"),
+        }),
+    );
     return new ParameterStoreHost(settings, names, readBack, target.moto);
   }
 
@@ -79,15 +97,23 @@ export class ParameterStoreHost {
     readonly readBack: ReadBackUserData,
     readonly moto: MotoServer,
   ) {
-    this.ssm = new SSMClient({ region: BOOT_REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "boot-test", secretAccessKey: "boot-test" } });
+    this.ssm = new SSMClient({
+      region: BOOT_REGION,
+      endpoint: moto.endpoint,
+      credentials: { accessKeyId: "boot-test", secretAccessKey: "boot-test" },
+    });
   }
 
   private async put(secrets: Partial<BootSecrets>): Promise<void> {
     const byName: Record<keyof BootSecrets, string> = {
-      db_root_password: this.names.dbRootPassword, app_db_password: this.names.appDbPassword, source_host_token: this.names.sourceHostToken,
+      db_root_password: this.names.dbRootPassword,
+      app_db_password: this.names.appDbPassword,
+      source_host_token: this.names.sourceHostToken,
     };
     for (const [key, value] of Object.entries(secrets) as [keyof BootSecrets, string][]) {
-      await this.ssm.send(new PutParameterCommand({ Name: byName[key], Value: value, Type: "SecureString", Overwrite: true }));
+      await this.ssm.send(
+        new PutParameterCommand({ Name: byName[key], Value: value, Type: "SecureString", Overwrite: true }),
+      );
     }
   }
 
@@ -104,16 +130,27 @@ export class ParameterStoreHost {
   async stopsThenRepairs(host: Vm, hostA: BootSecrets, figure: Figure, limitMs: number): Promise<void> {
     await host.waitForSsh(limitMs);
     await host.ssh("timeout 600 cloud-init status --wait", { timeoutMs: 620_000 });
-    const [status, log, output] = await Promise.all([host.ssh("cloud-init status"), host.ssh(`cat ${this.settings.logFile}`),
-      host.ssh("cat /var/log/cloud-init-output.log")]);
+    const [status, log, output] = await Promise.all([
+      host.ssh("cloud-init status"),
+      host.ssh(`cat ${this.settings.logFile}`),
+      host.ssh("cat /var/log/cloud-init-output.log"),
+    ]);
     const message = `missing in Parameter Store (${BOOT_REGION}): ${this.names.appDbPassword}; put them`;
-    const stopped = /status: error/.test(status.stdout) && log.stdout.includes(message) && output.stdout.includes(message)
-      && !log.stdout.includes("START step_01");
+    const stopped =
+      /status: error/.test(status.stdout) &&
+      log.stdout.includes(message) &&
+      output.stdout.includes(message) &&
+      !log.stdout.includes("START step_01");
     const mounted = (await host.ssh(`findmnt -n ${this.settings.dataMount}`)).stdout.trim();
     const answer = await host.httpGet(3000);
-    figure("host B: a missing parameter stops the first boot", stopped ? `before step 1, naming ${this.names.appDbPassword}; data volume `
-      + `${mounted ? "MOUNTED" : "untouched"}, ${answer ? "an app ANSWERS" : "no app"}` : `${status.stdout.trim()}; log: ${log.stdout.trim().split("\n").slice(-2).join(" / ")}`,
-    stopped && mounted === "" && answer === undefined);
+    figure(
+      "host B: a missing parameter stops the first boot",
+      stopped
+        ? `before step 1, naming ${this.names.appDbPassword}; data volume ` +
+            `${mounted ? "MOUNTED" : "untouched"}, ${answer ? "an app ANSWERS" : "no app"}`
+        : `${status.stdout.trim()}; log: ${log.stdout.trim().split("\n").slice(-2).join(" / ")}`,
+      stopped && mounted === "" && answer === undefined,
+    );
 
     await this.put({ app_db_password: hostA.app_db_password });
     const started = Date.now();
@@ -121,11 +158,16 @@ export class ParameterStoreHost {
     // the first boot wrote before the secrets were read) runs the user data again.
     const ops = opsPaths(this.settings);
     const tool = renderOpsTool();
-    await host.sshOk(`bash -c ${shellQuote(OPS_INSTALLER)} ops-install ${tool.version} ${ops.command} ${ops.lockFile} ${ops.auditLog} root`,
-      { input: tool.text });
+    await host.sshOk(
+      `bash -c ${shellQuote(OPS_INSTALLER)} ops-install ${tool.version} ${ops.command} ${ops.lockFile} ${ops.auditLog} root`,
+      { input: tool.text },
+    );
     const repair = await host.ssh(`${ops.command} reprovision 2>&1`, { timeoutMs: limitMs });
-    figure("host B: the repair (crm-ops reprovision) provisions it", `exit ${repair.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
-      repair.code === 0 && /provisioning \S+: done/.test(repair.stdout));
+    figure(
+      "host B: the repair (crm-ops reprovision) provisions it",
+      `exit ${repair.code} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      repair.code === 0 && /provisioning \S+: done/.test(repair.stdout),
+    );
   }
 
   /**
@@ -140,25 +182,55 @@ export class ParameterStoreHost {
       const keygen = await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "crm-ops-boot-test", "-f", key]);
       if (keygen.code !== 0) throw new Error(`ssh-keygen failed: ${keygen.stderr}`);
       const { loginUser, loginHome } = this.settings;
-      await host.sshOk(`install -d -m 700 -o ${loginUser} -g ${loginUser} ${loginHome}/.ssh && cat >>${loginHome}/.ssh/authorized_keys && `
-        + `chown ${loginUser}: ${loginHome}/.ssh/authorized_keys && chmod 600 ${loginHome}/.ssh/authorized_keys`, { input: readFileSync(`${key}.pub`) });
+      await host.sshOk(
+        `install -d -m 700 -o ${loginUser} -g ${loginUser} ${loginHome}/.ssh && cat >>${loginHome}/.ssh/authorized_keys && ` +
+          `chown ${loginUser}: ${loginHome}/.ssh/authorized_keys && chmod 600 ${loginHome}/.ssh/authorized_keys`,
+        { input: readFileSync(`${key}.pub`) },
+      );
       // An empty known_hosts file of its own: the command takes the host's key on this first contact.
       const knownHosts = join(dir, "known_hosts");
       writeFileSync(knownHosts, "", { mode: 0o600 });
-      return await run("npm", ["run", "--silent", "ops", "--", stackName, action, "--host", "127.0.0.1", "--port", String(host.hostPort(22)),
-        "--identity", key, "--known-hosts", knownHosts, "--accept-new-host-key"],
-      { env: { ...process.env, CRM_SETTINGS: settingsFile }, timeoutMs: 300_000 });
+      return await run(
+        "npm",
+        [
+          "run",
+          "--silent",
+          "ops",
+          "--",
+          stackName,
+          action,
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(host.hostPort(22)),
+          "--identity",
+          key,
+          "--known-hosts",
+          knownHosts,
+          "--accept-new-host-key",
+        ],
+        { env: { ...process.env, CRM_SETTINGS: settingsFile }, timeoutMs: 300_000 },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
 
   /** Step 3: new values in Parameter Store, then `npm run ops -- <stack> rotate-secrets` for the running host. */
-  async rotates(host: Vm, standIns: StandInServer, figure: Figure, appSql: AppSql, settingsFile: string, stackName: string): Promise<void> {
+  async rotates(
+    host: Vm,
+    standIns: StandInServer,
+    figure: Figure,
+    appSql: AppSql,
+    settingsFile: string,
+    stackName: string,
+  ): Promise<void> {
     const [before] = this.putValues.slice(-1);
     const suffix = randomBytes(5).toString("hex");
     const rotated: BootSecrets = {
-      db_root_password: `New root '"$(id) ${suffix}`, app_db_password: `New app pass; -- ${suffix}`, source_host_token: `ghp_Rotated${suffix}`,
+      db_root_password: `New root '"$(id) ${suffix}`,
+      app_db_password: `New app pass; -- ${suffix}`,
+      source_host_token: `ghp_Rotated${suffix}`,
     };
     await this.put(rotated);
     this.putValues.push(rotated);
@@ -166,33 +238,68 @@ export class ParameterStoreHost {
     const unit = `${this.settings.appName}.service`;
     const pid = (await host.sshOk(`systemctl show -p MainPID --value ${unit}`)).trim();
     const gitBefore = standIns.requests.length;
-    const ops = await underLoad(host, "host B: rotate-secrets", figure, () => this.opsCommand(host, settingsFile, stackName, "rotate-secrets"));
+    const ops = await underLoad(host, "host B: rotate-secrets", figure, () =>
+      this.opsCommand(host, settingsFile, stackName, "rotate-secrets"),
+    );
     const result = { code: ops.code, stdout: `${ops.stdout}\n${ops.stderr}` };
-    figure("host B: npm run ops -- <stack> rotate-secrets on the running host", `exit ${result.code}${result.code ? `: ${result.stdout.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
-      result.code === 0 && result.stdout.includes("secrets rotated"));
-    const tokenUsed = standIns.requests.slice(gitBefore).some((request) => request.host === "github.com" && request.authorized);
+    figure(
+      "host B: npm run ops -- <stack> rotate-secrets on the running host",
+      `exit ${result.code}${result.code ? `: ${result.stdout.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
+      result.code === 0 && result.stdout.includes("secrets rotated"),
+    );
+    const tokenUsed = standIns.requests
+      .slice(gitBefore)
+      .some((request) => request.host === "github.com" && request.authorized);
     figure("host B: the new token opens the repository", tokenUsed ? "authorized" : "not used", tokenUsed);
 
     await host.waitForHttp(3000, 180_000);
     const newPid = (await host.sshOk(`systemctl show -p MainPID --value ${unit}`)).trim();
     const login = await appSql(host, "SELECT CURRENT_USER()");
-    figure("host B: after the rotation the app logs in with the new password (from .env)", `${login.code === 0 ? login.stdout.trim() : `refused: ${login.stderr.trim()}`}, `
-      + `the app restarted: ${newPid !== pid}`, login.code === 0 && newPid !== pid);
-    const env = (await host.sshOk(`cd ${this.settings.appDir} && ${nodeBinDir(this.settings.loginHome)}/node -e `
-      + `"process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)" | sha256sum`)).split(" ")[0];
-    figure("host B: .env holds the new password", env === sha256(rotated.app_db_password) ? "yes" : "no", env === sha256(rotated.app_db_password));
+    figure(
+      "host B: after the rotation the app logs in with the new password (from .env)",
+      `${login.code === 0 ? login.stdout.trim() : `refused: ${login.stderr.trim()}`}, ` +
+        `the app restarted: ${newPid !== pid}`,
+      login.code === 0 && newPid !== pid,
+    );
+    const env = (
+      await host.sshOk(
+        `cd ${this.settings.appDir} && ${nodeBinDir(this.settings.loginHome)}/node -e ` +
+          `"process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)" | sha256sum`,
+      )
+    ).split(" ")[0];
+    figure(
+      "host B: .env holds the new password",
+      env === sha256(rotated.app_db_password) ? "yes" : "no",
+      env === sha256(rotated.app_db_password),
+    );
 
     // Each password through standard input, never on a command line; root through its password, as the login user.
-    const tryLogin = (user: string, password: string) => host.ssh(`IFS= read -r p; export MYSQL_PWD=$p; runuser -u ${this.settings.loginUser} -- `
-      + `mariadb --user=${user} --batch --skip-column-names -e 'SELECT CURRENT_USER()'`, { input: `${password}\n` });
+    const tryLogin = (user: string, password: string) =>
+      host.ssh(
+        `IFS= read -r p; export MYSQL_PWD=$p; runuser -u ${this.settings.loginUser} -- ` +
+          `mariadb --user=${user} --batch --skip-column-names -e 'SELECT CURRENT_USER()'`,
+        { input: `${password}\n` },
+      );
     const logins = {
-      "app, old": await tryLogin(this.settings.appDbUser, before.app_db_password), "app, new": await tryLogin(this.settings.appDbUser, rotated.app_db_password),
-      "root, old": await tryLogin("root", before.db_root_password), "root, new": await tryLogin("root", rotated.db_root_password),
+      "app, old": await tryLogin(this.settings.appDbUser, before.app_db_password),
+      "app, new": await tryLogin(this.settings.appDbUser, rotated.app_db_password),
+      "root, old": await tryLogin("root", before.db_root_password),
+      "root, new": await tryLogin("root", rotated.db_root_password),
     };
-    const outcome = Object.entries(logins).map(([who, r]) => `${who}: ${r.code === 0 ? "in" : /Access denied/.test(r.stderr) ? "refused" : `error ${r.stderr.trim()}`}`);
-    figure("host B: old passwords refused, new ones accepted", outcome.join(", "),
-      logins["app, old"].code !== 0 && /Access denied/.test(logins["app, old"].stderr) && logins["app, new"].code === 0
-      && logins["root, old"].code !== 0 && /Access denied/.test(logins["root, old"].stderr) && logins["root, new"].code === 0);
+    const outcome = Object.entries(logins).map(
+      ([who, r]) =>
+        `${who}: ${r.code === 0 ? "in" : /Access denied/.test(r.stderr) ? "refused" : `error ${r.stderr.trim()}`}`,
+    );
+    figure(
+      "host B: old passwords refused, new ones accepted",
+      outcome.join(", "),
+      logins["app, old"].code !== 0 &&
+        /Access denied/.test(logins["app, old"].stderr) &&
+        logins["app, new"].code === 0 &&
+        logins["root, old"].code !== 0 &&
+        /Access denied/.test(logins["root, old"].stderr) &&
+        logins["root, new"].code === 0,
+    );
   }
 
   /**
@@ -201,10 +308,19 @@ export class ParameterStoreHost {
    * `npm run ops -- <stack> rotate-secrets` again, as docs/secrets.md says: it completes, and the app logs in with
    * the new password.
    */
-  async rotationInterruptedThenRerun(host: Vm, standIns: StandInServer, figure: Figure, appSql: AppSql, settingsFile: string, stackName: string): Promise<void> {
+  async rotationInterruptedThenRerun(
+    host: Vm,
+    standIns: StandInServer,
+    figure: Figure,
+    appSql: AppSql,
+    settingsFile: string,
+    stackName: string,
+  ): Promise<void> {
     const suffix = randomBytes(5).toString("hex");
     const rotated: BootSecrets = {
-      db_root_password: `Cut root ${suffix}`, app_db_password: `Cut app ${suffix}`, source_host_token: `ghp_Cut${suffix}`,
+      db_root_password: `Cut root ${suffix}`,
+      app_db_password: `Cut app ${suffix}`,
+      source_host_token: `ghp_Cut${suffix}`,
     };
     await this.put(rotated);
     this.putValues.push(rotated);
@@ -212,27 +328,46 @@ export class ParameterStoreHost {
     const { appName, appDir } = this.settings;
     const command = opsPaths(this.settings).command;
     // On the host, so that no ssh round trip delays the kill: the action's unit is <app>-ops-<pid>.
-    const cut = await host.ssh(`old=$(sha256sum <${appDir}/.env); ${command} rotate-secrets >/dev/null 2>&1 & `
-      + `for i in $(seq 1200); do [ "$(sha256sum <${appDir}/.env)" != "$old" ] && break; sleep 0.05; done; `
-      + `systemctl kill --signal=KILL '${appName}-ops-*'; wait $!; echo "exit $?"`, { timeoutMs: 300_000 });
-    figure("host B: rotate-secrets killed once .env holds the new password", `${cut.stdout.trim().split("\n").pop()} (0: it ended before the kill)`, /exit [1-9]\d*$/.test(cut.stdout.trim()));
+    const cut = await host.ssh(
+      `old=$(sha256sum <${appDir}/.env); ${command} rotate-secrets >/dev/null 2>&1 & ` +
+        `for i in $(seq 1200); do [ "$(sha256sum <${appDir}/.env)" != "$old" ] && break; sleep 0.05; done; ` +
+        `systemctl kill --signal=KILL '${appName}-ops-*'; wait $!; echo "exit $?"`,
+      { timeoutMs: 300_000 },
+    );
+    figure(
+      "host B: rotate-secrets killed once .env holds the new password",
+      `${cut.stdout.trim().split("\n").pop()} (0: it ended before the kill)`,
+      /exit [1-9]\d*$/.test(cut.stdout.trim()),
+    );
     const again = await this.opsCommand(host, settingsFile, stackName, "rotate-secrets");
     const output = `${again.stdout}\n${again.stderr}`;
-    figure("host B: the interrupted rotation run again (npm run ops -- <stack> rotate-secrets)", `exit ${again.code}${again.code ? `: ${output.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
-      again.code === 0 && output.includes("secrets rotated"));
+    figure(
+      "host B: the interrupted rotation run again (npm run ops -- <stack> rotate-secrets)",
+      `exit ${again.code}${again.code ? `: ${output.trim().split("\n").slice(-2).join(" / ")}` : ""}`,
+      again.code === 0 && output.includes("secrets rotated"),
+    );
     await host.waitForHttp(3000, 180_000);
     const login = await appSql(host, "SELECT CURRENT_USER()");
-    const env = (await host.sshOk(`cd ${appDir} && ${nodeBinDir(this.settings.loginHome)}/node -e `
-      + `"process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)" | sha256sum`)).split(" ")[0];
-    figure("host B: after the re-run the app logs in with the new password (from .env)", `${login.code === 0 ? login.stdout.trim() : `refused: ${login.stderr.trim()}`}, `
-      + `.env ${env === sha256(rotated.app_db_password) ? "holds" : "does NOT hold"} the new password`, login.code === 0 && env === sha256(rotated.app_db_password));
+    const env = (
+      await host.sshOk(
+        `cd ${appDir} && ${nodeBinDir(this.settings.loginHome)}/node -e ` +
+          `"process.stdout.write(require('dotenv').parse(require('fs').readFileSync('.env')).DB_PASSWORD)" | sha256sum`,
+      )
+    ).split(" ")[0];
+    figure(
+      "host B: after the re-run the app logs in with the new password (from .env)",
+      `${login.code === 0 ? login.stdout.trim() : `refused: ${login.stderr.trim()}`}, ` +
+        `.env ${env === sha256(rotated.app_db_password) ? "holds" : "does NOT hold"} the new password`,
+      login.code === 0 && env === sha256(rotated.app_db_password),
+    );
   }
 
   /** Step 4: no form of any secret put (host A's, the rotated ones) anywhere a secret could leak. */
   async leaksNothing(host: Vm, figure: Figure): Promise<void> {
     const sources: Record<string, string> = {
       "user data": gunzipSync(this.userData).toString("utf8"),
-      "stored user data": (await host.ssh(`cat ${STORED_SCRIPT}; gunzip -cf /var/lib/cloud/instance/user-data.txt`)).stdout,
+      "stored user data": (await host.ssh(`cat ${STORED_SCRIPT}; gunzip -cf /var/lib/cloud/instance/user-data.txt`))
+        .stdout,
       console: host.consoleText(),
       journal: (await host.ssh("journalctl --no-pager -o cat", { timeoutMs: 180_000 })).stdout,
       "cloud-init.log": (await host.ssh("cat /var/log/cloud-init.log")).stdout,
@@ -241,10 +376,19 @@ export class ParameterStoreHost {
       "ops command": (await host.ssh(`cat ${opsPaths(this.settings).command}`)).stdout,
     };
     const all = forms(this.putValues);
-    const leaks = Object.entries(sources).filter(([, text]) => all.some((form) => text.includes(form))).map(([name]) => name);
-    const read = sources["user data"].includes(this.names.appDbPassword) && sources["provisioning log"].includes("secrets read from Parameter Store");
-    figure("host B: secrets (host A's and the rotated ones) anywhere", leaks.length ? `found in ${leaks.join(", ")}`
-      : `none in ${Object.keys(sources).join(", ")}; the user data names the parameters`, leaks.length === 0 && read && sources.journal.length > 0);
+    const leaks = Object.entries(sources)
+      .filter(([, text]) => all.some((form) => text.includes(form)))
+      .map(([name]) => name);
+    const read =
+      sources["user data"].includes(this.names.appDbPassword) &&
+      sources["provisioning log"].includes("secrets read from Parameter Store");
+    figure(
+      "host B: secrets (host A's and the rotated ones) anywhere",
+      leaks.length
+        ? `found in ${leaks.join(", ")}`
+        : `none in ${Object.keys(sources).join(", ")}; the user data names the parameters`,
+      leaks.length === 0 && read && sources.journal.length > 0,
+    );
   }
 
   /** Closes the SSM client; moto is the boot test's to stop. */

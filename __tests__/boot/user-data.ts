@@ -65,22 +65,44 @@ export function bootModulePath(host: string): string {
  * if given, the Elastic IP `elasticIp` and the log group `logGroupName` the host ships its logs to; its modules under
  * `modulePath` (bootModulePath).
  */
-export function engineUserData(target: UserDataTarget, settings: ProvisioningSettings, secrets: Record<string, string>,
-  dataVolumeId: string, elasticIp: string | undefined, logGroupName: string | undefined, modulePath: string): Promise<ReadBackUserData> {
-  return appliedUserData(target, (scope) => {
-    const variables = new SecretVariables(scope, "secrets");
-    return new ProvisioningUserData(scope, "user_data", { settings, secrets: variables.scriptSecrets, dataVolumeId, elasticIp, logGroupName, modulePath });
-  }, secrets);
+export function engineUserData(
+  target: UserDataTarget,
+  settings: ProvisioningSettings,
+  secrets: Record<string, string>,
+  dataVolumeId: string,
+  elasticIp: string | undefined,
+  logGroupName: string | undefined,
+  modulePath: string,
+): Promise<ReadBackUserData> {
+  return appliedUserData(
+    target,
+    (scope) => {
+      const variables = new SecretVariables(scope, "secrets");
+      return new ProvisioningUserData(scope, "user_data", {
+        settings,
+        secrets: variables.scriptSecrets,
+        dataVolumeId,
+        elasticIp,
+        logGroupName,
+        modulePath,
+      });
+    },
+    secrets,
+  );
 }
 
 /**
  * The user data of the ProvisioningUserData that `make` builds, with the variables `vars`: given to an `aws_instance`
  * that `terraform apply` creates in moto's EC2, and read back from there.
  */
-export async function appliedUserData(target: UserDataTarget, make: (scope: Construct) => ProvisioningUserData,
-  vars: Record<string, string> = {}): Promise<ReadBackUserData> {
+export async function appliedUserData(
+  target: UserDataTarget,
+  make: (scope: Construct) => ProvisioningUserData,
+  vars: Record<string, string> = {},
+): Promise<ReadBackUserData> {
   const setup = findProviderSetup();
-  if (!setup) throw new Error(`no Terraform CLI configuration for the AWS provider: ${userDataToolsMissing().join("")}`);
+  if (!setup)
+    throw new Error(`no Terraform CLI configuration for the AWS provider: ${userDataToolsMissing().join("")}`);
   const started = Date.now();
   const { json } = synthesize((scope) => {
     new AwsProvider(scope, "aws", { region: BOOT_REGION });
@@ -89,7 +111,12 @@ export async function appliedUserData(target: UserDataTarget, make: (scope: Cons
     const modules = new HostModules(scope, "modules", { settings: userData.settings, path: userData.modulePath });
     // The stack's default image, as moto's copy of the public parameter names it.
     const image = new DataAwsSsmParameter(scope, "image", { name: AL2023_KERNEL_6_1_X86_64_PARAMETER });
-    const instance = new Instance(scope, "host", { ami: image.value, instanceType: INSTANCE_TYPE, userDataBase64: userData.base64, dependsOn: modules.dependables });
+    const instance = new Instance(scope, "host", {
+      ami: image.value,
+      instanceType: INSTANCE_TYPE,
+      userDataBase64: userData.base64,
+      dependsOn: modules.dependables,
+    });
     new TerraformOutput(scope, "user_data_base64", { value: userData.base64, sensitive: true });
     new TerraformOutput(scope, "instance_id", { value: instance.id });
   });
@@ -99,20 +126,33 @@ export async function appliedUserData(target: UserDataTarget, make: (scope: Cons
     const init = await workspace.run(["init", "-input=false", "-no-color"], env, {}, INIT_LIMIT_MS);
     if (init.code !== 0) throw new Error(`terraform init failed:\n${init.stdout}\n${init.stderr}`);
     // Only the engine's errors in a failure's message: its plan output lists the instance's arguments.
-    const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"], { ...env, ...tfVars(vars) }, {}, APPLY_LIMIT_MS);
-    if (applied.code !== 0) throw new Error(`terraform apply (hashicorp/aws against moto) failed with exit ${applied.code}:\n${applied.stderr}`);
+    const applied = await workspace.run(
+      ["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"],
+      { ...env, ...tfVars(vars) },
+      {},
+      APPLY_LIMIT_MS,
+    );
+    if (applied.code !== 0)
+      throw new Error(
+        `terraform apply (hashicorp/aws against moto) failed with exit ${applied.code}:\n${applied.stderr}`,
+      );
     const output = await workspace.run(["output", "-json"], env, {}, INIT_LIMIT_MS);
     if (output.code !== 0) throw new Error(`terraform output failed:\n${output.stderr}`);
     const outputs = JSON.parse(output.stdout) as Record<string, { value: string }>;
     const instanceId = outputs.instance_id.value;
     // The real AWS CLI, as an operator reads an instance's user data back: the instance id is its only argument.
-    const attribute = await awsJson(["ec2", "describe-instance-attribute", "--instance-id", instanceId, "--attribute", "userData"], env) as
-      { UserData?: { Value?: string } };
+    const attribute = (await awsJson(
+      ["ec2", "describe-instance-attribute", "--instance-id", instanceId, "--attribute", "userData"],
+      env,
+    )) as { UserData?: { Value?: string } };
     const stored = attribute.UserData?.Value;
     if (!stored) throw new Error(`EC2 (moto) returned no userData for ${instanceId}`);
     return {
-      bytes: Buffer.from(stored, "base64"), rendered: Buffer.from(outputs.user_data_base64.value, "base64"), instanceId,
-      provider: setup.version ?? "(registry)", seconds: (Date.now() - started) / 1000,
+      bytes: Buffer.from(stored, "base64"),
+      rendered: Buffer.from(outputs.user_data_base64.value, "base64"),
+      instanceId,
+      provider: setup.version ?? "(registry)",
+      seconds: (Date.now() - started) / 1000,
     };
   } finally {
     workspace.remove();
@@ -123,8 +163,10 @@ export async function appliedUserData(target: UserDataTarget, make: (scope: Cons
 export function readBackRow(host: string, readBack: ReadBackUserData): [string, string, boolean] {
   const sha = (data: Buffer) => createHash("sha256").update(data).digest("hex").slice(0, 12);
   const same = readBack.bytes.equals(readBack.rendered);
-  return [`${host}user data booted = read back from EC2 = engine's rendering`,
-    `${readBack.instanceId} (hashicorp/aws ${readBack.provider}, moto), ${readBack.bytes.length} bytes, sha256 ${sha(readBack.bytes)}`
-    + `${same ? "" : ` but the engine rendered ${readBack.rendered.length} bytes, sha256 ${sha(readBack.rendered)}`}, ${readBack.seconds.toFixed(1)} s`,
-    same && readBack.bytes.length > 0];
+  return [
+    `${host}user data booted = read back from EC2 = engine's rendering`,
+    `${readBack.instanceId} (hashicorp/aws ${readBack.provider}, moto), ${readBack.bytes.length} bytes, sha256 ${sha(readBack.bytes)}` +
+      `${same ? "" : ` but the engine rendered ${readBack.rendered.length} bytes, sha256 ${sha(readBack.rendered)}`}, ${readBack.seconds.toFixed(1)} s`,
+    same && readBack.bytes.length > 0,
+  ];
 }

@@ -23,36 +23,68 @@ const SECRETS = bootSecrets();
 const figures = new Figures();
 const { figure } = figures;
 
-describeWithEngine("the settings' variants boot a Debian 12 VM for real: the scale-out topology (host D), a domain (host C)", (engine) => {
-  let run: BootRun | undefined;
+describeWithEngine(
+  "the settings' variants boot a Debian 12 VM for real: the scale-out topology (host D), a domain (host C)",
+  (engine) => {
+    let run: BootRun | undefined;
 
-  beforeAll(async () => {
-    run = new BootRun();
-    await run.prepare();
-    await run.startStandIns(loadStackSettings(SETTINGS_FILE).provisioning.repoUrl, SECRETS.source_host_token);
-  });
+    beforeAll(async () => {
+      run = new BootRun();
+      await run.prepare();
+      await run.startStandIns(loadStackSettings(SETTINGS_FILE).provisioning.repoUrl, SECRETS.source_host_token);
+    });
 
-  afterAll(async () => {
-    try {
-      await run?.stop();
-    } finally {
-      figures.print();
-    }
-  }, TEARDOWN_MS);
+    afterAll(async () => {
+      try {
+        await run?.stop();
+      } finally {
+        figures.print();
+      }
+    }, TEARDOWN_MS);
 
-  it("boots: image, accelerator", () => {
-    const { image, accelNote } = run!;
-    figure("image", `${image.fsType} root, ${image.buildSeconds ? `built in ${image.buildSeconds.toFixed(0)} s` : "cached"}`, true);
-    figure("accelerator", accelNote, true);
-  });
+    it("boots: image, accelerator", () => {
+      const { image, accelNote } = run!;
+      figure(
+        "image",
+        `${image.fsType} root, ${image.buildSeconds ? `built in ${image.buildSeconds.toFixed(0)} s` : "cached"}`,
+        true,
+      );
+      figure("accelerator", accelNote, true);
+    });
 
-  it("host D, a host of the scale-out topology: the database over TCP as RDS's, set up by the operator's db-setup, DB_HOST in .env", () => {
-    const { image, accel, standIns, moto, work } = run!;
-    return hostD({ engine, image, accel, standIns: standIns!, moto: moto!, work, settingsFile: SETTINGS_FILE, figure });
-  });
+    it("host D, a host of the scale-out topology: the database over TCP as RDS's, set up by the operator's db-setup, DB_HOST in .env", () => {
+      const { image, accel, standIns, moto, work } = run!;
+      return hostD({
+        engine,
+        image,
+        accel,
+        standIns: standIns!,
+        moto: moto!,
+        work,
+        settingsFile: SETTINGS_FILE,
+        figure,
+      });
+    });
 
-  it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () => {
-    const { image, accel, standIns, moto, work, caddy } = run!;
-    return hostC({ engine, moto: moto!, image, accel, standIns: standIns!, work, settingsFile: SETTINGS_FILE, secrets: SECRETS, caddy, figure });
-  });
-}, [...bootToolsMissing(), ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"]), ...userDataToolsMissing()]);
+    it("host C, a new host with a domain: HTTPS from an ACME CA (Pebble), port 80 redirected, the certificate kept across a reboot", () => {
+      const { image, accel, standIns, moto, work, caddy } = run!;
+      return hostC({
+        engine,
+        moto: moto!,
+        image,
+        accel,
+        standIns: standIns!,
+        work,
+        settingsFile: SETTINGS_FILE,
+        secrets: SECRETS,
+        caddy,
+        figure,
+      });
+    });
+  },
+  [
+    ...bootToolsMissing(),
+    ...(findMotoServer() ? [] : ["moto_server (scripts/ci/install-tools.sh moto)"]),
+    ...userDataToolsMissing(),
+  ],
+);

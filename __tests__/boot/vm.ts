@@ -29,12 +29,33 @@ export const BOOT_REGION = "us-east-1";
 export const BOOT_ROLE_SECRETS: Readonly<Record<string, string>> = { ASIABOOTTESTROLE0001: "boot-test-secret" };
 
 /** Host names the image maps to STAND_IN_ADDRESS. */
-export const STAND_IN_HOSTS: readonly string[] = readFileSync(resolve(__dirname, "../../scripts/boot/stand-in-hosts.txt"), "utf8")
-  .split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+export const STAND_IN_HOSTS: readonly string[] = readFileSync(
+  resolve(__dirname, "../../scripts/boot/stand-in-hosts.txt"),
+  "utf8",
+)
+  .split("\n")
+  .map((line) => line.trim())
+  .filter((line) => line !== "" && !line.startsWith("#"));
 
 /** Commands the boot test needs on the host. */
-const TOOLS = ["qemu-system-x86_64", "qemu-img", "mmdebstrap", "mkfs.xfs", "mkfs.ext4", "genisoimage", "ssh", "ssh-keygen",
-  "socat", "openssl", "timeout", "python3", "tar", "caddy", "pebble", "pebble-challtestsrv"];
+const TOOLS = [
+  "qemu-system-x86_64",
+  "qemu-img",
+  "mmdebstrap",
+  "mkfs.xfs",
+  "mkfs.ext4",
+  "genisoimage",
+  "ssh",
+  "ssh-keygen",
+  "socat",
+  "openssl",
+  "timeout",
+  "python3",
+  "tar",
+  "caddy",
+  "pebble",
+  "pebble-challtestsrv",
+];
 
 /**
  * Longest life of one qemu process, whatever happens to the test process. Host A lives through its first boot, the
@@ -86,28 +107,52 @@ export function bootToolsMissing(): string[] {
 }
 
 /** Runs a command; resolves with its exit code and output, killing it after `timeoutMs`. */
-export function run(file: string, args: string[], options: { input?: string | Buffer; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}):
-Promise<CommandResult> {
+export function run(
+  file: string,
+  args: string[],
+  options: { input?: string | Buffer; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<CommandResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = execFile(findTool(file) ?? file, args, {
-      timeout: options.timeoutMs ?? 60_000, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024,
-      env: options.env ?? process.env, encoding: "utf8",
-    }, (error, stdout, stderr) => {
-      if (error && typeof (error as { code?: unknown }).code !== "number" && !(error as { killed?: boolean }).killed) {
-        reject(error);
-        return;
-      }
-      const code = error ? (typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : 124) : 0;
-      resolvePromise({ code, stdout, stderr });
-    });
+    const child = execFile(
+      findTool(file) ?? file,
+      args,
+      {
+        timeout: options.timeoutMs ?? 60_000,
+        killSignal: "SIGKILL",
+        maxBuffer: 256 * 1024 * 1024,
+        env: options.env ?? process.env,
+        encoding: "utf8",
+      },
+      (error, stdout, stderr) => {
+        if (
+          error &&
+          typeof (error as { code?: unknown }).code !== "number" &&
+          !(error as { killed?: boolean }).killed
+        ) {
+          reject(error);
+          return;
+        }
+        const code = error
+          ? typeof (error as { code?: unknown }).code === "number"
+            ? (error as { code: number }).code
+            : 124
+          : 0;
+        resolvePromise({ code, stdout, stderr });
+      },
+    );
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(options.input ?? "");
   });
 }
 
-async function mustRun(file: string, args: string[], options: { input?: string | Buffer; timeoutMs?: number } = {}): Promise<string> {
+async function mustRun(
+  file: string,
+  args: string[],
+  options: { input?: string | Buffer; timeoutMs?: number } = {},
+): Promise<string> {
   const result = await run(file, args, options);
-  if (result.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${result.code}):\n${result.stderr}${result.stdout}`);
+  if (result.code !== 0)
+    throw new Error(`${file} ${args.join(" ")} failed (${result.code}):\n${result.stderr}${result.stdout}`);
   return result.stdout;
 }
 
@@ -155,8 +200,19 @@ export async function createSeedIso(file: string, userData: Buffer, metaData: st
   // The platform's part, beside the user's: one host key (the test's ssh takes any), since generating
   // cloud-init's default RSA key took 3 to 13 s of each emulated first boot (docs/testing.md, Benchmarks).
   writeFileSync(join(dir, "vendor-data"), "#cloud-config\nssh_genkeytypes: [ed25519]\n", { mode: 0o600 });
-  await mustRun("genisoimage", ["-quiet", "-output", file, "-volid", "cidata", "-joliet", "-rock",
-    join(dir, "user-data"), join(dir, "meta-data"), join(dir, "network-config"), join(dir, "vendor-data")]);
+  await mustRun("genisoimage", [
+    "-quiet",
+    "-output",
+    file,
+    "-volid",
+    "cidata",
+    "-joliet",
+    "-rock",
+    join(dir, "user-data"),
+    join(dir, "meta-data"),
+    join(dir, "network-config"),
+    join(dir, "vendor-data"),
+  ]);
   rmSync(dir, { recursive: true, force: true });
   return file;
 }
@@ -181,7 +237,12 @@ export type Accelerator = "kvm" | "tcg";
  * prints nothing while its qemu spins a core: a probe whose console stays empty for `silentMs` is
  * ended then (a kernel under working KVM prints its first lines within a second).
  */
-export async function probeAccelerator(image: BootImage, workDir: string, timeoutMs = 20_000, silentMs = 6_000): Promise<{ accel: Accelerator; reason: string }> {
+export async function probeAccelerator(
+  image: BootImage,
+  workDir: string,
+  timeoutMs = 20_000,
+  silentMs = 6_000,
+): Promise<{ accel: Accelerator; reason: string }> {
   if (!existsSync("/dev/kvm")) return { accel: "tcg", reason: "no /dev/kvm" };
   try {
     accessSync("/dev/kvm", constants.R_OK | constants.W_OK);
@@ -190,12 +251,39 @@ export async function probeAccelerator(image: BootImage, workDir: string, timeou
   }
   const console = join(workDir, "kvm-probe.log");
   // rdinit that does not exist: the kernel boots, fails to run it, and panics; panic=-1 ends qemu.
-  const child = spawn(findTool("timeout") ?? "timeout", ["-s", "KILL", String(Math.ceil(timeoutMs / 1000)), findTool("qemu-system-x86_64") ?? "qemu-system-x86_64",
-    "-accel", "kvm", "-cpu", "max", "-m", "256", "-smp", "1", "-display", "none", "-no-reboot", "-monitor", "none",
-    "-serial", `file:${console}`, "-kernel", image.kernel,
-    "-append", "console=ttyS0 panic=-1 rdinit=/crm-kvm-probe-none"], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const child = spawn(
+    findTool("timeout") ?? "timeout",
+    [
+      "-s",
+      "KILL",
+      String(Math.ceil(timeoutMs / 1000)),
+      findTool("qemu-system-x86_64") ?? "qemu-system-x86_64",
+      "-accel",
+      "kvm",
+      "-cpu",
+      "max",
+      "-m",
+      "256",
+      "-smp",
+      "1",
+      "-display",
+      "none",
+      "-no-reboot",
+      "-monitor",
+      "none",
+      "-serial",
+      `file:${console}`,
+      "-kernel",
+      image.kernel,
+      "-append",
+      "console=ttyS0 panic=-1 rdinit=/crm-kvm-probe-none",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], detached: true },
+  );
   let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   let silent = false;
   const started = Date.now();
   const watch = setInterval(() => {
@@ -301,7 +389,9 @@ export class Vm {
     for (const guest of new Set([22, ...(options.guestPorts ?? [])])) ports.set(guest, await freePort());
     const forwards = [...ports].map(([guest, host]) => `hostfwd=tcp:127.0.0.1:${host}-:${guest}`);
     if (options.standInPort) {
-      forwards.push(`guestfwd=tcp:${STAND_IN_ADDRESS}:443-cmd:${findTool("socat")} - TCP:127.0.0.1:${options.standInPort}`);
+      forwards.push(
+        `guestfwd=tcp:${STAND_IN_ADDRESS}:443-cmd:${findTool("socat")} - TCP:127.0.0.1:${options.standInPort}`,
+      );
     }
     for (const { guest, hostPort } of options.guestForwards ?? []) {
       forwards.push(`guestfwd=tcp:${guest}-cmd:${findTool("socat")} - TCP:127.0.0.1:${hostPort}`);
@@ -311,15 +401,33 @@ export class Vm {
       // instructions, which TCG emulates at a cost (about a tenth more CPU). And the guest's vCPUs in one host
       // thread: beside npm test's other phases, one thread each spent about a tenth more CPU on the same work,
       // a vCPU waiting for the other while the host ran something else (docs/testing.md, Benchmarks).
-      ...(options.accel === "kvm" ? ["-accel", "kvm", "-cpu", "max"] : ["-accel", "tcg,thread=single", "-cpu", "qemu64"]),
-      "-m", String(options.memoryMiB ?? 1024), "-smp", String(options.cpus ?? 2),
-      "-display", "none", "-monitor", "none", "-serial", `file:${join(options.workDir, `${name}-console.log`)}`,
-      "-kernel", options.image.kernel, "-initrd", options.image.initrd,
+      ...(options.accel === "kvm"
+        ? ["-accel", "kvm", "-cpu", "max"]
+        : ["-accel", "tcg,thread=single", "-cpu", "qemu64"]),
+      "-m",
+      String(options.memoryMiB ?? 1024),
+      "-smp",
+      String(options.cpus ?? 2),
+      "-display",
+      "none",
+      "-monitor",
+      "none",
+      "-serial",
+      `file:${join(options.workDir, `${name}-console.log`)}`,
+      "-kernel",
+      options.image.kernel,
+      "-initrd",
+      options.image.initrd,
       // The guest is the test's own: no speculative-execution mitigations, whose retpolines cost time under
       // emulation (docs/testing.md, Benchmarks).
-      "-append", "root=/dev/vda rw console=ttyS0 net.ifnames=0 mitigations=off",
-      "-drive", `file=${options.rootDisk},if=virtio,format=qcow2`,
-      "-netdev", `user,id=n0,restrict=on,${forwards.join(",")}`, "-device", "virtio-net-pci,netdev=n0",
+      "-append",
+      "root=/dev/vda rw console=ttyS0 net.ifnames=0 mitigations=off",
+      "-drive",
+      `file=${options.rootDisk},if=virtio,format=qcow2`,
+      "-netdev",
+      `user,id=n0,restrict=on,${forwards.join(",")}`,
+      "-device",
+      "virtio-net-pci,netdev=n0",
     ];
     if (options.seedIso) args.push("-drive", `file=${options.seedIso},if=virtio,format=raw,readonly=on`);
     (options.drives ?? []).forEach((drive, i) => {
@@ -329,9 +437,20 @@ export class Vm {
       args.push("-device", `${drive.bus === "nvme" ? "nvme" : "virtio-blk-pci"},drive=${id}${serial}`);
     });
     const qemuLog = join(options.workDir, `${name}-qemu.log`);
-    const child = spawn("bash", ["-c", GUARD, "qemu-guard", String(process.pid), options.removeOnAbort ?? "",
-      String(QEMU_LIFETIME_SECONDS), findTool("qemu-system-x86_64") ?? "qemu-system-x86_64", ...args],
-    { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(
+      "bash",
+      [
+        "-c",
+        GUARD,
+        "qemu-guard",
+        String(process.pid),
+        options.removeOnAbort ?? "",
+        String(QEMU_LIFETIME_SECONDS),
+        findTool("qemu-system-x86_64") ?? "qemu-system-x86_64",
+        ...args,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"], detached: true },
+    );
     running.add(child);
     const vm = new Vm(name, options, child, ports, qemuLog);
     // qemu exits at once on a bad option; give it a moment to say so.
@@ -353,13 +472,19 @@ export class Vm {
     readonly ports: ReadonlyMap<number, number>,
     private readonly qemuLog: string,
   ) {
-    child.stdout?.on("data", (chunk: Buffer) => { this.output += chunk.toString(); });
-    child.stderr?.on("data", (chunk: Buffer) => { this.output += chunk.toString(); });
-    this.exited = new Promise((r) => child.on("close", () => {
-      running.delete(child);
-      writeFileSync(this.qemuLog, this.output);
-      r();
-    }));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      this.output += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      this.output += chunk.toString();
+    });
+    this.exited = new Promise((r) =>
+      child.on("close", () => {
+        running.delete(child);
+        writeFileSync(this.qemuLog, this.output);
+        r();
+      }),
+    );
   }
 
   /** What qemu itself printed (errors). */
@@ -393,30 +518,55 @@ export class Vm {
   private sshOptions(): string[] {
     const socket = join(this.options.workDir, `${this.name}.ssh`);
     // A socket's path holds at most 107 bytes, and ssh binds a temporary name 17 bytes longer first.
-    const mux = Buffer.byteLength(socket) <= 90
-      ? ["-o", "ControlMaster=auto", "-o", `ControlPath=${socket}`, "-o", `ControlPersist=${MUX_PERSIST_SECONDS}`]
-      : ["-o", "ControlMaster=no", "-o", "ControlPath=none"];
-    return ["-i", this.options.image.sshKey, "-p", String(this.hostPort(22)),
-      "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
-      "-o", "ConnectTimeout=10", "-o", "LogLevel=ERROR", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
-      ...mux];
+    const mux =
+      Buffer.byteLength(socket) <= 90
+        ? ["-o", "ControlMaster=auto", "-o", `ControlPath=${socket}`, "-o", `ControlPersist=${MUX_PERSIST_SECONDS}`]
+        : ["-o", "ControlMaster=no", "-o", "ControlPath=none"];
+    return [
+      "-i",
+      this.options.image.sshKey,
+      "-p",
+      String(this.hostPort(22)),
+      "-o",
+      "StrictHostKeyChecking=no",
+      "-o",
+      "UserKnownHostsFile=/dev/null",
+      "-o",
+      "BatchMode=yes",
+      "-o",
+      "ConnectTimeout=10",
+      "-o",
+      "LogLevel=ERROR",
+      "-o",
+      "ServerAliveInterval=5",
+      "-o",
+      "ServerAliveCountMax=3",
+      ...mux,
+    ];
   }
 
   /** Runs a shell command in the guest as root over ssh; never throws on a non-zero exit. */
   ssh(command: string, options: { input?: string | Buffer; timeoutMs?: number } = {}): Promise<CommandResult> {
-    return run("ssh", [...this.sshOptions(), "root@127.0.0.1", command], { input: options.input, timeoutMs: options.timeoutMs ?? 120_000 });
+    return run("ssh", [...this.sshOptions(), "root@127.0.0.1", command], {
+      input: options.input,
+      timeoutMs: options.timeoutMs ?? 120_000,
+    });
   }
 
   /** Ends the shared ssh connection, if one is up (bounded): once qemu is gone, nothing of this VM stays behind. */
   private async endSsh(): Promise<void> {
-    await run("ssh", [...this.sshOptions(), "-O", "exit", "root@127.0.0.1"], { timeoutMs: 5000 }).catch(() => undefined);
+    await run("ssh", [...this.sshOptions(), "-O", "exit", "root@127.0.0.1"], { timeoutMs: 5000 }).catch(
+      () => undefined,
+    );
   }
 
   /** Like ssh(), but throws when the command fails; returns its stdout. */
   async sshOk(command: string, options: { input?: string | Buffer; timeoutMs?: number } = {}): Promise<string> {
     const result = await this.ssh(command, options);
     if (result.code !== 0) {
-      throw new Error(`in ${this.name}: \`${command}\` failed (${result.code}): ${result.stderr}${result.stdout}${result.code === 255 ? this.unreachable() : ""}`);
+      throw new Error(
+        `in ${this.name}: \`${command}\` failed (${result.code}): ${result.stderr}${result.stdout}${result.code === 255 ? this.unreachable() : ""}`,
+      );
     }
     return result.stdout;
   }
@@ -434,10 +584,16 @@ export class Vm {
   }
 
   /** Polls `probe` every `intervalMs` until it returns a value, qemu exits, or `timeoutMs` passes. */
-  async waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 2000): Promise<T> {
+  async waitFor<T>(
+    what: string,
+    probe: () => Promise<T | undefined>,
+    timeoutMs: number,
+    intervalMs = 2000,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (!this.isRunning) throw new Error(`${this.name}: qemu exited (${this.exitStatus}) while waiting for ${what}:\n${this.output}`);
+      if (!this.isRunning)
+        throw new Error(`${this.name}: qemu exited (${this.exitStatus}) while waiting for ${what}:\n${this.output}`);
       const value = await probe().catch(() => undefined);
       if (value !== undefined) return value;
       if (Date.now() > deadline) throw new Error(`${this.name}: no ${what} within ${timeoutMs / 1000} s`);
@@ -447,10 +603,14 @@ export class Vm {
 
   /** Waits until ssh answers; resolves with the guest's boot id. */
   waitForSsh(timeoutMs: number): Promise<string> {
-    return this.waitFor("ssh", async () => {
-      const result = await this.ssh("cat /proc/sys/kernel/random/boot_id", { timeoutMs: 20_000 });
-      return result.code === 0 ? result.stdout.trim() : undefined;
-    }, timeoutMs);
+    return this.waitFor(
+      "ssh",
+      async () => {
+        const result = await this.ssh("cat /proc/sys/kernel/random/boot_id", { timeoutMs: 20_000 });
+        return result.code === 0 ? result.stdout.trim() : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** One HTTP GET of a forwarded guest port from the host; undefined when nothing answers. */
@@ -459,7 +619,9 @@ export class Vm {
       const req = http.get({ host: "127.0.0.1", port: this.hostPort(guestPort), path, timeout: timeoutMs }, (res) => {
         let body = "";
         res.setEncoding("utf8");
-        res.on("data", (chunk: string) => { body += chunk; });
+        res.on("data", (chunk: string) => {
+          body += chunk;
+        });
         res.on("end", () => resolvePromise({ status: res.statusCode ?? 0, body }));
         res.on("error", () => resolvePromise(undefined));
       });
@@ -470,21 +632,30 @@ export class Vm {
 
   /** Waits for an HTTP 200 on a forwarded guest port; resolves with the body. */
   waitForHttp(guestPort: number, timeoutMs: number, path = "/"): Promise<string> {
-    return this.waitFor(`HTTP 200 on guest port ${guestPort}`, async () => {
-      const answer = await this.httpGet(guestPort, path);
-      return answer?.status === 200 ? answer.body : undefined;
-    }, timeoutMs, 1000);
+    return this.waitFor(
+      `HTTP 200 on guest port ${guestPort}`,
+      async () => {
+        const answer = await this.httpGet(guestPort, path);
+        return answer?.status === 200 ? answer.body : undefined;
+      },
+      timeoutMs,
+      1000,
+    );
   }
 
   /** Reboots the guest (systemctl reboot) and waits for ssh on the new boot; resolves with its boot id. */
   async reboot(timeoutMs: number): Promise<string> {
     const before = await this.sshOk("cat /proc/sys/kernel/random/boot_id");
     await this.ssh("systemctl reboot", { timeoutMs: 20_000 });
-    return this.waitFor("ssh after the reboot", async () => {
-      const result = await this.ssh("cat /proc/sys/kernel/random/boot_id", { timeoutMs: 20_000 });
-      const id = result.stdout.trim();
-      return result.code === 0 && id !== before.trim() ? id : undefined;
-    }, timeoutMs);
+    return this.waitFor(
+      "ssh after the reboot",
+      async () => {
+        const result = await this.ssh("cat /proc/sys/kernel/random/boot_id", { timeoutMs: 20_000 });
+        const id = result.stdout.trim();
+        return result.code === 0 && id !== before.trim() ? id : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Powers the guest off cleanly (bounded), then makes sure qemu is gone. */

@@ -14,15 +14,23 @@ describe("BootstrapVariables", () => {
     });
     expect(variables.bootstrap_version).toMatchObject({ type: "string", nullable: false, default: "" });
     // The directory is what is read: the path must have one.
-    expect(variables.bootstrap_version_parameter.validation?.[0].condition).toBe('${can(regex("^(/[A-Za-z0-9_.-]+){2,}$", var.bootstrap_version_parameter))}');
-    expect(variables.bootstrap_version.validation).toEqual([{
-      condition: expect.stringContaining("{0,64}$\", var.bootstrap_version))}"),
-      error_message: expect.stringMatching(/^Invalid value for variable "bootstrap_version": expected at most 64 characters, with /),
-    }]);
+    expect(variables.bootstrap_version_parameter.validation?.[0].condition).toBe(
+      '${can(regex("^(/[A-Za-z0-9_.-]+){2,}$", var.bootstrap_version_parameter))}',
+    );
+    expect(variables.bootstrap_version.validation).toEqual([
+      {
+        condition: expect.stringContaining('{0,64}$", var.bootstrap_version))}'),
+        error_message: expect.stringMatching(
+          /^Invalid value for variable "bootstrap_version": expected at most 64 characters, with /,
+        ),
+      },
+    ]);
   });
 
   it("requires bootstrap_version and declares no parameter when told not to read Parameter Store", () => {
-    const variables = synthesize((scope) => new BootstrapVariables(scope, "bootstrap_inputs", { readFromParameterStore: false })).json.variable ?? {};
+    const variables =
+      synthesize((scope) => new BootstrapVariables(scope, "bootstrap_inputs", { readFromParameterStore: false })).json
+        .variable ?? {};
     expect(variables.bootstrap_version_parameter).toBeUndefined();
     expect(variables.bootstrap_version.default).toBeUndefined();
     expect(variables.bootstrap_version.description).toBe("Bootstrap version to check.");

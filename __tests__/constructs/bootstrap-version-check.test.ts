@@ -1,11 +1,9 @@
 import { DataAwsSsmParametersByPath } from "@cdktf/provider-aws/lib/data-aws-ssm-parameters-by-path";
-import {
-  BOOTSTRAP_VERSION_MESSAGE,
-} from "../../constructs/bootstrap-version-check";
+import { BOOTSTRAP_VERSION_MESSAGE } from "../../constructs/bootstrap-version-check";
 import { bootstrapCheck, only, synthesize } from "../support/synth";
 
 describe("BootstrapVersionCheck", () => {
-  it("reads the parameters of the bootstrap parameter's directory unless bootstrap_version is given, an absent one as \"\"", () => {
+  it('reads the parameters of the bootstrap parameter\'s directory unless bootstrap_version is given, an absent one as ""', () => {
     const { text, json } = synthesize((scope) => bootstrapCheck(scope));
     // By path: an absent parameter gives empty lists, where aws_ssm_parameter fails the plan.
     expect(text).toHaveDataSourceWithProperties(DataAwsSsmParametersByPath, {
@@ -14,16 +12,23 @@ describe("BootstrapVersionCheck", () => {
     });
     expect(json.data?.aws_ssm_parameters_by_path?.cdk_bootstrap_version).toBeDefined();
     expect(json.locals).toEqual({
-      cdk_bootstrap_version: "${length(var.bootstrap_version) >= 1 ? var.bootstrap_version : lookup(zipmap(" +
+      cdk_bootstrap_version:
+        "${length(var.bootstrap_version) >= 1 ? var.bootstrap_version : lookup(zipmap(" +
         "one(data.aws_ssm_parameters_by_path.cdk_bootstrap_version[*].names), one(data.aws_ssm_parameters_by_path.cdk_bootstrap_version[*].values)), " +
         'var.bootstrap_version_parameter, "")}',
     });
   });
 
   it("judges stand-in parameters, when given, with the same expressions", () => {
-    const { json } = synthesize((scope) => bootstrapCheck(scope, {}, {
-      storedParameters: () => ({ names: "var.names", values: "var.values" }),
-    }));
+    const { json } = synthesize((scope) =>
+      bootstrapCheck(
+        scope,
+        {},
+        {
+          storedParameters: () => ({ names: "var.names", values: "var.values" }),
+        },
+      ),
+    );
     expect(json.data).toBeUndefined();
     expect(Object.values(json.locals ?? {})).toEqual([
       '${length(var.bootstrap_version) >= 1 ? var.bootstrap_version : lookup(zipmap(var.names, var.values), var.bootstrap_version_parameter, "")}',
@@ -34,10 +39,12 @@ describe("BootstrapVersionCheck", () => {
     const { json } = synthesize((scope) => bootstrapCheck(scope));
     const check = only(json.resource, "terraform_data");
     const localName = Object.keys(json.locals ?? {})[0];
-    expect(check.lifecycle.precondition).toEqual([{
-      condition: `\${!contains(["1", "2", "3", "4", "5"], local.${localName})}`,
-      error_message: BOOTSTRAP_VERSION_MESSAGE,
-    }]);
+    expect(check.lifecycle.precondition).toEqual([
+      {
+        condition: `\${!contains(["1", "2", "3", "4", "5"], local.${localName})}`,
+        error_message: BOOTSTRAP_VERSION_MESSAGE,
+      },
+    ]);
     expect(BOOTSTRAP_VERSION_MESSAGE).toMatch(/bootstrap stack version 6 required/);
     expect(BOOTSTRAP_VERSION_MESSAGE).toMatch(/run 'cdk bootstrap' with a recent version of the CDK CLI/);
   });
@@ -46,7 +53,8 @@ describe("BootstrapVersionCheck", () => {
     const { json } = synthesize((scope) => bootstrapCheck(scope, { readFromParameterStore: false }));
     expect(json.data).toBeUndefined();
     expect(json.locals).toBeUndefined();
-    expect(only(json.resource, "terraform_data").lifecycle.precondition[0].condition)
-      .toBe('${!contains(["1", "2", "3", "4", "5"], var.bootstrap_version)}');
+    expect(only(json.resource, "terraform_data").lifecycle.precondition[0].condition).toBe(
+      '${!contains(["1", "2", "3", "4", "5"], var.bootstrap_version)}',
+    );
   });
 });

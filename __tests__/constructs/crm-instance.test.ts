@@ -33,16 +33,33 @@ describe("CrmInstance", () => {
   });
 
   it("enables the metadata service's IPv6 address only when asked (a script that reads it at [fd00:ec2::254])", () => {
-    const ipv6 = only(synthesize((scope) => new CrmInstance(scope, "host", { ...props, metadataIpv6: true })).json.resource, "aws_instance");
-    expect(ipv6.metadata_options).toEqual({ http_endpoint: "enabled", http_tokens: "required", http_protocol_ipv6: "enabled", http_put_response_hop_limit: 1 });
+    const ipv6 = only(
+      synthesize((scope) => new CrmInstance(scope, "host", { ...props, metadataIpv6: true })).json.resource,
+      "aws_instance",
+    );
+    expect(ipv6.metadata_options).toEqual({
+      http_endpoint: "enabled",
+      http_tokens: "required",
+      http_protocol_ipv6: "enabled",
+      http_put_response_hop_limit: 1,
+    });
   });
 
   it("requires IMDSv2 tokens, encrypts a 16 GiB root volume and is EBS-optimized without detailed monitoring", () => {
     const { json } = synthesize((scope) => new CrmInstance(scope, "host", props));
     const instance = only(json.resource, "aws_instance");
-    expect(instance.metadata_options).toEqual({ http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: 1 });
+    expect(instance.metadata_options).toEqual({
+      http_endpoint: "enabled",
+      http_tokens: "required",
+      http_put_response_hop_limit: 1,
+    });
     expect(ROOT_VOLUME_SIZE_GIB).toBe(16);
-    expect(instance.root_block_device).toEqual({ encrypted: true, volume_type: "gp3", volume_size: 16, delete_on_termination: true });
+    expect(instance.root_block_device).toEqual({
+      encrypted: true,
+      volume_type: "gp3",
+      volume_size: 16,
+      delete_on_termination: true,
+    });
     expect(instance.ebs_optimized).toBe(true);
     expect(instance.monitoring).toBe(false);
     expect(instance.depends_on).toBeUndefined();
@@ -50,7 +67,9 @@ describe("CrmInstance", () => {
 
   it("is never replaced or restarted by a new image or new user data: Terraform ignores both after creation", () => {
     const { json } = synthesize((scope) => new CrmInstance(scope, "host", props));
-    expect(only(json.resource, "aws_instance").lifecycle).toEqual({ ignore_changes: ["ami", "user_data", "user_data_base64"] });
+    expect(only(json.resource, "aws_instance").lifecycle).toEqual({
+      ignore_changes: ["ami", "user_data", "user_data_base64"],
+    });
   });
 
   it("has termination protection, standard CPU credits and a public IP address whatever the subnet's default", () => {
@@ -77,7 +96,11 @@ describe("CrmInstance", () => {
     const { json } = synthesize((scope) => {
       const role = new IamRole(scope, "role", { assumeRolePolicy: "{}" });
       new CrmInstance(scope, "host", {
-        ...props, instanceType: "t3.small", rootVolumeSizeGiB: 20, detailedMonitoring: true, dependsOn: [role],
+        ...props,
+        instanceType: "t3.small",
+        rootVolumeSizeGiB: 20,
+        detailedMonitoring: true,
+        dependsOn: [role],
       });
     });
     const instance = only(json.resource, "aws_instance");

@@ -3,7 +3,9 @@ import { DataVolumeVariables } from "../../constructs/data-volume-variables";
 import { only, synthesize } from "../support/synth";
 
 const props: DataVolumeBackupsProps = {
-  targetTags: { Backup: "CrmHostStack/CrmServer/data" }, stackName: "CrmHostStack", instanceName: "CrmServer",
+  targetTags: { Backup: "CrmHostStack/CrmServer/data" },
+  stackName: "CrmHostStack",
+  instanceName: "CrmServer",
 };
 
 describe("DataVolumeBackups", () => {
@@ -11,7 +13,9 @@ describe("DataVolumeBackups", () => {
   const { json } = synthesize((scope) => {
     const inputs = new DataVolumeVariables(scope, "data_volume_inputs");
     new DataVolumeBackups(scope, "backups", {
-      ...props, retentionCount: inputs.retentionCount.numberValue, intervalHours: inputs.intervalHours.numberValue,
+      ...props,
+      retentionCount: inputs.retentionCount.numberValue,
+      intervalHours: inputs.intervalHours.numberValue,
     });
   });
   const policy = only(json.resource, "aws_dlm_lifecycle_policy");
@@ -32,7 +36,8 @@ describe("DataVolumeBackups", () => {
     expect(policy.description).toMatch(/^[0-9A-Za-z _-]+$/);
     expect(policy.policy_details.schedule).toHaveLength(1);
     expect(policy.policy_details.schedule[0]).toMatchObject({
-      name: "daily", create_rule: { interval: "${var.snapshot_interval_hours}", interval_unit: "HOURS", times: ["03:00"] },
+      name: "daily",
+      create_rule: { interval: "${var.snapshot_interval_hours}", interval_unit: "HOURS", times: ["03:00"] },
     });
   });
 
@@ -40,16 +45,27 @@ describe("DataVolumeBackups", () => {
     expect(policy.policy_details.schedule[0].cross_region_copy_rule).toBeUndefined();
     const copied = synthesize((scope) => {
       const inputs = new DataVolumeVariables(scope, "data_volume_inputs", { copyRegion: "eu-central-1" });
-      new DataVolumeBackups(scope, "backups", { ...props, copyRegion: "eu-central-1", copyRetentionDays: inputs.copyRetentionDays?.numberValue });
+      new DataVolumeBackups(scope, "backups", {
+        ...props,
+        copyRegion: "eu-central-1",
+        copyRetentionDays: inputs.copyRetentionDays?.numberValue,
+      });
     }).json;
     const rule = only(copied.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].cross_region_copy_rule;
-    expect(rule).toEqual([{
-      target: "eu-central-1", encrypted: true, copy_tags: true,
-      retain_rule: { interval: "${var.snapshot_copy_retention_days}", interval_unit: "DAYS" },
-    }]);
-    const fixed = synthesize((scope) => new DataVolumeBackups(scope, "backups", { ...props, copyRegion: "eu-central-1" })).json;
-    expect(only(fixed.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].cross_region_copy_rule[0].retain_rule)
-      .toEqual({ interval: 7, interval_unit: "DAYS" });
+    expect(rule).toEqual([
+      {
+        target: "eu-central-1",
+        encrypted: true,
+        copy_tags: true,
+        retain_rule: { interval: "${var.snapshot_copy_retention_days}", interval_unit: "DAYS" },
+      },
+    ]);
+    const fixed = synthesize(
+      (scope) => new DataVolumeBackups(scope, "backups", { ...props, copyRegion: "eu-central-1" }),
+    ).json;
+    expect(
+      only(fixed.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0].cross_region_copy_rule[0].retain_rule,
+    ).toEqual({ interval: 7, interval_unit: "DAYS" });
   });
 
   it("keeps the retention count it is given (snapshot_retention_count in the stack)", () => {
@@ -58,7 +74,8 @@ describe("DataVolumeBackups", () => {
 
   it("tags every snapshot with the stack and instance names, and copies the volume's tags", () => {
     expect(policy.policy_details.schedule[0]).toMatchObject({
-      copy_tags: true, tags_to_add: { Stack: "CrmHostStack", Instance: "CrmServer" },
+      copy_tags: true,
+      tags_to_add: { Stack: "CrmHostStack", Instance: "CrmServer" },
     });
   });
 
@@ -85,8 +102,9 @@ describe("DataVolumeBackups", () => {
     const schedule = only(other.resource, "aws_dlm_lifecycle_policy").policy_details.schedule[0];
     expect(schedule.create_rule).toEqual({ interval: 24, interval_unit: "HOURS", times: ["23:30"] });
     expect(schedule.retain_rule).toEqual({ count: 7 });
-    expect(() => synthesize((scope) => new DataVolumeBackups(scope, "b", { ...props, dailyAtUtc: "3:00" })))
-      .toThrow('dailyAtUtc must be hh:mm (24-hour, UTC), got "3:00"');
+    expect(() => synthesize((scope) => new DataVolumeBackups(scope, "b", { ...props, dailyAtUtc: "3:00" }))).toThrow(
+      'dailyAtUtc must be hh:mm (24-hour, UTC), got "3:00"',
+    );
   });
 
   it("gives literal values the variables' rules at synthesis", () => {
@@ -98,10 +116,17 @@ describe("DataVolumeBackups", () => {
       }
       return "accepted";
     };
-    expect(refusal({ intervalHours: 12, retentionCount: 1000, copyRegion: "eu-central-1", copyRetentionDays: 3650 })).toBe("accepted");
-    expect(refusal({ intervalHours: 5 })).toBe("DataVolumeBackups: intervalHours must be one of 1, 2, 3, 4, 6, 8, 12, 24, got 5");
-    expect(refusal({ retentionCount: 0 })).toBe("DataVolumeBackups: retentionCount must be a whole number from 1 to 1000, got 0");
-    expect(refusal({ copyRegion: "eu-central-1", copyRetentionDays: 3651 }))
-      .toBe("DataVolumeBackups: copyRetentionDays must be a whole number of days from 1 to 3650, got 3651");
+    expect(
+      refusal({ intervalHours: 12, retentionCount: 1000, copyRegion: "eu-central-1", copyRetentionDays: 3650 }),
+    ).toBe("accepted");
+    expect(refusal({ intervalHours: 5 })).toBe(
+      "DataVolumeBackups: intervalHours must be one of 1, 2, 3, 4, 6, 8, 12, 24, got 5",
+    );
+    expect(refusal({ retentionCount: 0 })).toBe(
+      "DataVolumeBackups: retentionCount must be a whole number from 1 to 1000, got 0",
+    );
+    expect(refusal({ copyRegion: "eu-central-1", copyRetentionDays: 3651 })).toBe(
+      "DataVolumeBackups: copyRetentionDays must be a whole number of days from 1 to 3650, got 3651",
+    );
   });
 });

@@ -26,6 +26,9 @@ describe("ElasticIp", () => {
       new TerraformOutput(scope, "ip", { value: address.publicIp });
       new TerraformOutput(scope, "dns", { value: address.publicDns });
     });
-    expect([other.output?.ip.value, other.output?.dns.value]).toEqual(["${aws_eip.edge.public_ip}", "${aws_eip.edge.public_dns}"]);
+    expect([other.output?.ip.value, other.output?.dns.value]).toEqual([
+      "${aws_eip.edge.public_ip}",
+      "${aws_eip.edge.public_dns}",
+    ]);
   });
 });

@@ -1,19 +1,40 @@
-import { HEALTH_CHECK_GRACE_SECONDS, HostGroup, INSTANCE_WARMUP_SECONDS, REFRESH_MIN_HEALTHY_PERCENTAGE } from "../../constructs/host-group";
+import {
+  HEALTH_CHECK_GRACE_SECONDS,
+  HostGroup,
+  INSTANCE_WARMUP_SECONDS,
+  REFRESH_MIN_HEALTHY_PERCENTAGE,
+} from "../../constructs/host-group";
 import { DATABASE_SETUP_WAIT_SECONDS } from "../../userdata/constants";
 import { only, synthesize } from "../support/synth";
 
 describe("HostGroup", () => {
-  const { json } = synthesize((scope) => new HostGroup(scope, "hosts", {
-    launchTemplateId: "lt-1", launchTemplateVersion: "7", subnetIds: ["subnet-a", "subnet-b"], targetGroupArns: ["arn:tg"],
-    minSize: 2, maxSize: 4, desiredCapacity: 2, maxHealthyPercentage: 150, namePrefix: "S-W-", nameTag: "S/W",
-  }));
+  const { json } = synthesize(
+    (scope) =>
+      new HostGroup(scope, "hosts", {
+        launchTemplateId: "lt-1",
+        launchTemplateVersion: "7",
+        subnetIds: ["subnet-a", "subnet-b"],
+        targetGroupArns: ["arn:tg"],
+        minSize: 2,
+        maxSize: 4,
+        desiredCapacity: 2,
+        maxHealthyPercentage: 150,
+        namePrefix: "S-W-",
+        nameTag: "S/W",
+      }),
+  );
   const group = only(json.resource, "aws_autoscaling_group");
 
   it("spreads the hosts over the subnets, launched from the template's newest version, in the load balancer's target group", () => {
     expect(json.resource?.aws_autoscaling_group).toHaveProperty("crm_hosts");
     expect(group).toMatchObject({
-      name_prefix: "S-W-", vpc_zone_identifier: ["subnet-a", "subnet-b"], launch_template: { id: "lt-1", version: "7" },
-      target_group_arns: ["arn:tg"], min_size: 2, max_size: 4, desired_capacity: 2,
+      name_prefix: "S-W-",
+      vpc_zone_identifier: ["subnet-a", "subnet-b"],
+      launch_template: { id: "lt-1", version: "7" },
+      target_group_arns: ["arn:tg"],
+      min_size: 2,
+      max_size: 4,
+      desired_capacity: 2,
       tag: [{ key: "Name", value: "S/W", propagate_at_launch: true }],
     });
   });
@@ -29,8 +50,11 @@ describe("HostGroup", () => {
     expect(group.instance_refresh).toEqual({
       strategy: "Rolling",
       preferences: {
-        min_healthy_percentage: 100, max_healthy_percentage: 150, instance_warmup: String(INSTANCE_WARMUP_SECONDS),
-        skip_matching: true, auto_rollback: false,
+        min_healthy_percentage: 100,
+        max_healthy_percentage: 150,
+        instance_warmup: String(INSTANCE_WARMUP_SECONDS),
+        skip_matching: true,
+        auto_rollback: false,
       },
     });
   });

@@ -3,7 +3,9 @@ import { InstanceRole } from "../../constructs/instance-role";
 import { only, synthesize } from "../support/synth";
 
 describe("InstanceRole", () => {
-  const { text, json } = synthesize((scope) => new InstanceRole(scope, "identity", { nameTag: "CrmHostStack/CrmServer" }));
+  const { text, json } = synthesize(
+    (scope) => new InstanceRole(scope, "identity", { nameTag: "CrmHostStack/CrmServer" }),
+  );
   const role = only(json.resource, "aws_iam_role");
 
   it("lets only the EC2 service assume the role, with policy language 2012-10-17", () => {

@@ -6,7 +6,9 @@ describe("PlanCheck", () => {
   const precondition = { condition: Fn.contains(["a"], "a"), errorMessage: "a must be listed" };
 
   it("emits a provider-free terraform_data resource carrying the preconditions and the input", () => {
-    const { json } = synthesize((scope) => new PlanCheck(scope, "check", { preconditions: [precondition], input: { marker: true } }));
+    const { json } = synthesize(
+      (scope) => new PlanCheck(scope, "check", { preconditions: [precondition], input: { marker: true } }),
+    );
     expect(only(json.resource, "terraform_data")).toEqual({
       input: { marker: true },
       lifecycle: { precondition: [{ condition: '${contains(["a"], "a")}', error_message: "a must be listed" }] },
@@ -35,10 +37,13 @@ describe("PlanCheck", () => {
         expect(() => cdktf.Testing.synth(ours, true)).not.toThrow();
         const theirs = new cdktf.TerraformStack(cdktf.Testing.app(), "theirs");
         new cdktf.DataResource(theirs, "check", {});
-        expect(() => cdktf.Testing.synth(theirs, true)).toThrow(/Could not determine version of \/nonexistent\/terraform/);
+        expect(() => cdktf.Testing.synth(theirs, true)).toThrow(
+          /Could not determine version of \/nonexistent\/terraform/,
+        );
       });
     } finally {
-      if (saved === undefined) delete process.env.TERRAFORM_BINARY_NAME; else process.env.TERRAFORM_BINARY_NAME = saved;
+      if (saved === undefined) delete process.env.TERRAFORM_BINARY_NAME;
+      else process.env.TERRAFORM_BINARY_NAME = saved;
     }
   });
 });

@@ -2,8 +2,11 @@ import { ScaleOutOutputs } from "../../constructs/scale-out-outputs";
 import { synthesize } from "../support/synth";
 
 const PROPS = {
-  instanceName: "CrmServer", nameTag: "S/CrmServer", loadBalancerDns: "${aws_lb.crm_load_balancer.dns_name}",
-  databaseEndpoint: "${aws_db_instance.crm_database.endpoint}", databaseSecretArn: "${aws_db_instance.crm_database.master_user_secret[0].secret_arn}",
+  instanceName: "CrmServer",
+  nameTag: "S/CrmServer",
+  loadBalancerDns: "${aws_lb.crm_load_balancer.dns_name}",
+  databaseEndpoint: "${aws_db_instance.crm_database.endpoint}",
+  databaseSecretArn: "${aws_db_instance.crm_database.master_user_secret[0].secret_arn}",
   autoScalingGroupName: "${aws_autoscaling_group.crm_hosts.name}",
 };
 
@@ -23,8 +26,13 @@ describe("ScaleOutOutputs", () => {
   });
 
   it("with a domain, the URLs are on the domain: HTTPS for the front end", () => {
-    const outputs = synthesize((scope) => new ScaleOutOutputs(scope, "outputs", { ...PROPS, domainName: "crm.example.com" })).json.output ?? {};
-    expect([outputs.CrmServerFrontendUrl.value, outputs.CrmServerBackendUrl.value]).toEqual(["https://crm.example.com", "http://crm.example.com:3000"]);
+    const outputs =
+      synthesize((scope) => new ScaleOutOutputs(scope, "outputs", { ...PROPS, domainName: "crm.example.com" })).json
+        .output ?? {};
+    expect([outputs.CrmServerFrontendUrl.value, outputs.CrmServerBackendUrl.value]).toEqual([
+      "https://crm.example.com",
+      "http://crm.example.com:3000",
+    ]);
     expect(outputs.CrmServerFrontendUrl.description).toContain("HTTPS");
   });
 });

@@ -7,7 +7,9 @@ describe("SsmImageParameter", () => {
   it("reads the AMI id from the path held in the variable it is given (DeploymentVariables' image_parameter)", () => {
     let imageId = "";
     const { text, json } = synthesize((scope) => {
-      imageId = new SsmImageParameter(scope, "image", { parameterName: new DeploymentVariables(scope, "inputs").imageParameter }).imageId;
+      imageId = new SsmImageParameter(scope, "image", {
+        parameterName: new DeploymentVariables(scope, "inputs").imageParameter,
+      }).imageId;
     });
     expect(text).toHaveDataSourceWithProperties(DataAwsSsmParameter, { name: "${var.image_parameter}" });
     expect(Object.keys(json.data?.aws_ssm_parameter ?? {})).toEqual(["image"]);

@@ -19,7 +19,9 @@ describe("SubnetZones", () => {
       crm_hosts_subnet_vpcs: "${{for id, subnet in data.aws_subnet.crm_hosts : id => subnet.vpc_id}}",
     });
     expect(json.output?.vpc.value).toBe("${values(local.crm_hosts_subnet_vpcs)[0]}");
-    expect(json.output?.cidrs.value).toBe("${values({for id, subnet in data.aws_subnet.crm_hosts : id => subnet.cidr_block})}");
+    expect(json.output?.cidrs.value).toBe(
+      "${values({for id, subnet in data.aws_subnet.crm_hosts : id => subnet.cidr_block})}",
+    );
   });
 
   it("checks at plan that they are in two or more zones of one VPC, naming each subnet and its zone (the engine test plans it)", () => {
@@ -29,8 +31,10 @@ describe("SubnetZones", () => {
       "${length(distinct(values(local.crm_hosts_subnet_zones))) >= 2}",
       "${length(distinct(values(local.crm_hosts_subnet_vpcs))) == 1}",
     ]);
-    expect(check.lifecycle.precondition[0].error_message).toBe('Invalid value for variable "subnet_ids": expected subnets in two or more '
-      + "Availability Zones (the load balancer and the database's subnet group need two, and the app must outlive one zone's trouble); they are "
-      + '${join(", ", [for id, value in local.crm_hosts_subnet_zones : "${id} in ${value}"])}.');
+    expect(check.lifecycle.precondition[0].error_message).toBe(
+      'Invalid value for variable "subnet_ids": expected subnets in two or more ' +
+        "Availability Zones (the load balancer and the database's subnet group need two, and the app must outlive one zone's trouble); they are " +
+        '${join(", ", [for id, value in local.crm_hosts_subnet_zones : "${id} in ${value}"])}.',
+    );
   });
 });

@@ -18,18 +18,24 @@ const SELF = relative(ROOT, __filename).split(sep).join("/");
 
 /** The repository's files, committed or new (not ignored), with their text; binary files and this one left out. */
 function repositoryFiles(): { path: string; text: string }[] {
-  const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"],
-    { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
-  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
-  return listed.stdout.split("\n").filter((path) => path !== "" && path !== SELF).flatMap((path) => {
-    let text: string;
-    try {
-      text = readFileSync(resolve(ROOT, path), "utf8");
-    } catch {
-      return []; // listed, but deleted in the working tree
-    }
-    return text.includes("\u0000") ? [] : [{ path, text }];
+  const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 30_000,
   });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  return listed.stdout
+    .split("\n")
+    .filter((path) => path !== "" && path !== SELF)
+    .flatMap((path) => {
+      let text: string;
+      try {
+        text = readFileSync(resolve(ROOT, path), "utf8");
+      } catch {
+        return []; // listed, but deleted in the working tree
+      }
+      return text.includes("\u0000") ? [] : [{ path, text }];
+    });
 }
 
 /** Where the original description was first read, outside any clone: a directory beside the repository, its file. */
@@ -46,8 +52,9 @@ const climbsOut = (file: string, target: string) =>
  */
 export function pathsOutside(path: string, text: string): string[] {
   const links = path.endsWith(".md")
-    ? [...text.matchAll(/\]\(([^)\s#]+)/g)].map((match) => match[1])
-      .filter((to) => !/^[a-z]+:/.test(to) && climbsOut(path, to))
+    ? [...text.matchAll(/\]\(([^)\s#]+)/g)]
+        .map((match) => match[1])
+        .filter((to) => !/^[a-z]+:/.test(to) && climbsOut(path, to))
     : [];
   return [...links, ...OUTSIDE.flatMap((pattern) => text.match(pattern) ?? [])];
 }
@@ -79,8 +86,9 @@ const OLD_FORMS = [/\bthe spec\b/i, /\bspec (?:sections? |steps? )?\d/i, /\bSpec
 
 /** The lines of a file's text that cite the original description the old way. */
 export function oldForms(path: string, text: string): string[] {
-  return text.split("\n").flatMap((line, i) =>
-    (OLD_FORMS.some((form) => form.test(line)) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
+  return text
+    .split("\n")
+    .flatMap((line, i) => (OLD_FORMS.some((form) => form.test(line)) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
 }
 
 const files = repositoryFiles();
@@ -93,8 +101,23 @@ describe(`citations of the original stack (${PAGE})`, () => {
   });
 
   it("the page keeps the original description's numbering: sections 1 to 9, 2.1 to 2.5 and 3.1", () => {
-    expect([...sections])
-      .toEqual(["1", "2", "2.1", "2.2", "2.3", "2.4", "2.5", "3", "3.1", "4", "5", "6", "7", "8", "9"]);
+    expect([...sections]).toEqual([
+      "1",
+      "2",
+      "2.1",
+      "2.2",
+      "2.3",
+      "2.4",
+      "2.5",
+      "3",
+      "3.1",
+      "4",
+      "5",
+      "6",
+      "7",
+      "8",
+      "9",
+    ]);
   });
 
   it("every § names a section of the page, on a line that names the page", () => {
@@ -110,15 +133,20 @@ describe(`citations of the original stack (${PAGE})`, () => {
   });
 
   it("each check finds what it is for (controls)", () => {
-    expect(pathsOutside("README.md", "the description (`../shared/notes.txt`), [x](../x.md), [y](docs/y.md)"))
-      .toEqual(["../x.md", "../shared/"]);
+    expect(pathsOutside("README.md", "the description (`../shared/notes.txt`), [x](../x.md), [y](docs/y.md)")).toEqual([
+      "../x.md",
+      "../shared/",
+    ]);
     expect(pathsOutside("docs/a.md", "[up](../README.md) [out](../../x.md)")).toEqual(["../../x.md"]);
     expect(pathsOutside("a.ts", 'import { y } from "../../settings/rules"; // ../x.md')).toEqual([]);
-    expect(pathsOutside("a.ts", "/work/shared/spec/000_7d957692ea9ce3fa.txt"))
-      .toEqual(["shared/spec/", "000_7d957692ea9ce3fa"]);
+    expect(pathsOutside("a.ts", "/work/shared/spec/000_7d957692ea9ce3fa.txt")).toEqual([
+      "shared/spec/",
+      "000_7d957692ea9ce3fa",
+    ]);
     expect(citationProblems("a.ts", "// docs/original-stack.md §2.2 and §8", sections)).toEqual([]);
     expect(citationProblems("a.ts", "// docs/original-stack.md §2.9\n// original stack §2.2", sections)).toEqual([
-      `a.ts:1: "§2.9" is no section of ${PAGE}`, `a.ts:2: § without ${PAGE}`,
+      `a.ts:1: "§2.9" is no section of ${PAGE}`,
+      `a.ts:2: § without ${PAGE}`,
     ]);
     const old = "spec 2.2\nthe spec's port\nas the spec says\nspec section 3\nSpec: `x`\nspecification\nOptionSpec";
     expect(oldForms("a.ts", old)).toHaveLength(5);

@@ -32,9 +32,13 @@ describe("architecture diagram", () => {
   it("shows who may reach the security group on which ports, and where it may go", () => {
     const group = nodeOf(diagram, "aws_security_group");
     expect(diagram).toContain(`  var_ssh_ingress_cidrs -->|"ingress: tcp 22 (SSH)"| ${group}`);
-    expect(diagram).toContain(`  var_app_ingress_cidrs -->|"ingress: tcp 80 (HTTP); tcp 3000 (application back end)"| ${group}`);
+    expect(diagram).toContain(
+      `  var_app_ingress_cidrs -->|"ingress: tcp 80 (HTTP); tcp 3000 (application back end)"| ${group}`,
+    );
     expect(diagram).toContain(`  var_ssh_ingress_cidrs(["var.ssh_ingress_cidrs<br/>default [#quot;0.0.0.0/0#quot;]"])`);
-    expect(diagram).toMatch(new RegExp(`  ${group} -->\\|"egress: all protocols \\(all outbound traffic\\)"\\| cidr_0_0_0_0_0`));
+    expect(diagram).toMatch(
+      new RegExp(`  ${group} -->\\|"egress: all protocols \\(all outbound traffic\\)"\\| cidr_0_0_0_0_0`),
+    );
   });
 
   it("wires the instance to its profile, role, key pair, group and image parameter, and the output to its Elastic IP", () => {
@@ -48,29 +52,50 @@ describe("architecture diagram", () => {
     expect(diagram).toContain(`  ${nodeOf(diagram, "aws_key_pair")} -->|"key_name"| ${instance}`);
     expect(diagram).toMatch(new RegExp(`  data_aws_ssm_parameter_image -->\\|"ami"\\| ${instance}\\n`));
     expect(diagram).toContain("assumed by ec2.amazonaws.com");
-    expect(diagram).toContain("name: var.image_parameter = /aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64");
+    expect(diagram).toContain(
+      "name: var.image_parameter = /aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64",
+    );
     expect(diagram).toMatch(new RegExp(`  aws_eip_crm_host -->\\|"public_ip"\\| output_\\w+PublicIP($|\\n)`));
     expect(diagram).toContain(`  ${instance} -->|"instance_id"| aws_eip_association_crm_host`);
   });
 
   it("shows a data volume, its attachment and its snapshot policy as soon as a stack has them", () => {
     const { json } = synthesize((scope) => {
-      const cidrs = new TerraformVariable(scope, "office_cidrs", { type: "list(string)", default: ["198.51.100.0/24"] });
+      const cidrs = new TerraformVariable(scope, "office_cidrs", {
+        type: "list(string)",
+        default: ["198.51.100.0/24"],
+      });
       const group = new SecurityGroup(scope, "group", {
         ingress: [
           { protocol: "tcp", fromPort: 22, toPort: 22, cidrBlocks: cidrs.listValue },
           { protocol: "tcp", fromPort: 8000, toPort: 8080, cidrBlocks: ["203.0.113.0/24", "192.0.2.0/24"] },
         ],
       });
-      const host = new Instance(scope, "host", { ami: "ami-1", instanceType: "t3.micro", vpcSecurityGroupIds: [group.id] });
+      const host = new Instance(scope, "host", {
+        ami: "ami-1",
+        instanceType: "t3.micro",
+        vpcSecurityGroupIds: [group.id],
+      });
       const volume = new EbsVolume(scope, "data", {
-        availabilityZone: host.availabilityZone, size: 20, type: "gp3", encrypted: true, tags: { Backup: "crm-data" },
+        availabilityZone: host.availabilityZone,
+        size: 20,
+        type: "gp3",
+        encrypted: true,
+        tags: { Backup: "crm-data" },
       });
       new VolumeAttachment(scope, "attach", { deviceName: "/dev/sdf", volumeId: volume.id, instanceId: host.id });
-      const role = new IamRole(scope, "dlm_role", { assumeRolePolicy: JSON.stringify({ Statement: [{ Principal: { Service: "dlm.amazonaws.com" } }] }) });
+      const role = new IamRole(scope, "dlm_role", {
+        assumeRolePolicy: JSON.stringify({ Statement: [{ Principal: { Service: "dlm.amazonaws.com" } }] }),
+      });
       new DlmLifecyclePolicy(scope, "snapshots", {
-        description: "daily", executionRoleArn: role.arn, state: "ENABLED",
-        policyDetails: { resourceTypes: ["VOLUME"], targetTags: { Backup: "crm-data" }, schedule: [{ name: "daily", createRule: { interval: 24 }, retainRule: { count: 7 } }] },
+        description: "daily",
+        executionRoleArn: role.arn,
+        state: "ENABLED",
+        policyDetails: {
+          resourceTypes: ["VOLUME"],
+          targetTags: { Backup: "crm-data" },
+          schedule: [{ name: "daily", createRule: { interval: 24 }, retainRule: { count: 7 } }],
+        },
       });
       new TerraformOutput(scope, "volume_id", { value: volume.id, sensitive: true });
     });

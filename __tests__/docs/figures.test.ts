@@ -11,11 +11,17 @@ import { parseWorkflow } from "../support/workflow-runner";
 const ROOT = resolve(__dirname, "..", "..");
 const text = (path: string) => readFileSync(join(ROOT, path), "utf8");
 /** The README and every page of docs/, each with its line breaks as spaces (a figure may wrap). */
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)]
-  .map((path) => ({ path, words: text(path).replace(/\s+/g, " ") }));
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+].map((path) => ({ path, words: text(path).replace(/\s+/g, " ") }));
 
 /** The Terraform of CI, the tests and the workflows (scripts/ci/install-tools.sh). */
-const PINNED = /TERRAFORM_VERSION="\$\{CRM_TERRAFORM_VERSION:-([0-9.]+)\}"/.exec(text("scripts/ci/install-tools.sh"))![1];
+const PINNED = /TERRAFORM_VERSION="\$\{CRM_TERRAFORM_VERSION:-([0-9.]+)\}"/.exec(
+  text("scripts/ci/install-tools.sh"),
+)![1];
 /** The oldest Terraform the stack runs on (its required_version), as 1.10. */
 const MINIMUM = /^>= (\d+\.\d+)\.0$/.exec(MINIMUM_TERRAFORM_VERSION)![1];
 const older = (version: string, than: string) => {
@@ -31,8 +37,15 @@ describe("the Terraform versions the pages name", () => {
         // The versions right after "Terraform", up to the end of its phrase (or of the window, less a cut last word).
         const phrase = match[0].split(/[.;:)](?!\d)/)[0];
         const whole = phrase === match[0] ? phrase.replace(/\s\S*$/, "") : phrase;
-        for (const [version, atLeast] of [...whole.matchAll(/(>=\s*)?\b(1\.\d+(?:\.\d+)?)\b/g)].map((found) => [found[2], found[1]])) {
-          const fine = version === PINNED || version === MINIMUM || version === `${MINIMUM}.0` || (atLeast !== undefined && older(version, MINIMUM));
+        for (const [version, atLeast] of [...whole.matchAll(/(>=\s*)?\b(1\.\d+(?:\.\d+)?)\b/g)].map((found) => [
+          found[2],
+          found[1],
+        ])) {
+          const fine =
+            version === PINNED ||
+            version === MINIMUM ||
+            version === `${MINIMUM}.0` ||
+            (atLeast !== undefined && older(version, MINIMUM));
           if (!fine) wrong.push(`${path}: "${whole}"`);
         }
       }
@@ -42,7 +55,10 @@ describe("the Terraform versions the pages name", () => {
 
   it("catches a stale version (a control: the test above can fail)", () => {
     const phrase = "Terraform (1.8.5 and 1.11.4, measured)".split(/[.;:)](?!\d)/)[0];
-    expect([...phrase.matchAll(/(>=\s*)?\b(1\.\d+(?:\.\d+)?)\b/g)].map((found) => found[2])).toEqual(["1.8.5", "1.11.4"]);
+    expect([...phrase.matchAll(/(>=\s*)?\b(1\.\d+(?:\.\d+)?)\b/g)].map((found) => found[2])).toEqual([
+      "1.8.5",
+      "1.11.4",
+    ]);
   });
 });
 

@@ -7,11 +7,21 @@ import { existsSync, readdirSync, readFileSync } from "fs";
 import { dirname, join, relative, resolve } from "path";
 
 const ROOT = resolve(__dirname, "../..");
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 
 /** GitHub's anchor of a heading. */
 export function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/`/g, "").replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-");
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, "")
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
 }
 
 function anchors(file: string): Set<string> {
@@ -21,7 +31,9 @@ function anchors(file: string): Set<string> {
 
 describe.each(PAGES)("links of %s", (page) => {
   const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
-  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]).filter((link) => !/^[a-z]+:/.test(link));
+  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1])
+    .filter((link) => !/^[a-z]+:/.test(link));
 
   it("reach existing files and headings", () => {
     const broken = links.filter((link) => {
@@ -45,7 +57,9 @@ describe("the front door", () => {
 
   it("computes anchors as GitHub does", () => {
     expect(anchorOf("Restoring the database from a snapshot")).toBe("restoring-the-database-from-a-snapshot");
-    expect(anchorOf("Settings file (`CRM_SETTINGS=path/to/settings.json npm run synth`)")).toBe("settings-file-crm_settingspathtosettingsjson-npm-run-synth");
+    expect(anchorOf("Settings file (`CRM_SETTINGS=path/to/settings.json npm run synth`)")).toBe(
+      "settings-file-crm_settingspathtosettingsjson-npm-run-synth",
+    );
     expect(relative(ROOT, join(ROOT, "docs"))).toBe("docs");
   });
 });

@@ -6,7 +6,12 @@
 import { readdirSync, readFileSync } from "fs";
 import { resolve } from "path";
 
-const DOCUMENTS = ["README.md", ...readdirSync(resolve(__dirname, "../../docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const DOCUMENTS = [
+  "README.md",
+  ...readdirSync(resolve(__dirname, "../../docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 
 /** The command lines of the ```sh blocks of a Markdown text, each with the block's earlier lines. */
 function commands(text: string): { line: string; before: string[] }[] {
@@ -15,7 +20,8 @@ function commands(text: string): { line: string; before: string[] }[] {
     const lines = block[1].split("\n");
     lines.forEach((line, index) => {
       // cdktn: the same CLI under CDK Terrain's name (the docs after scripts/cdktn/convert.sh, and its section).
-      if (/(^|[\s;&|(])(npx )?(cdktf|cdktn|terraform) [a-z]/.test(line.replace(/#.*$/, ""))) found.push({ line, before: lines.slice(0, index) });
+      if (/(^|[\s;&|(])(npx )?(cdktf|cdktn|terraform) [a-z]/.test(line.replace(/#.*$/, "")))
+        found.push({ line, before: lines.slice(0, index) });
     });
   }
   return found;
@@ -25,8 +31,11 @@ describe.each(DOCUMENTS)("shell commands of %s", (document) => {
   const found = commands(readFileSync(resolve(__dirname, "../..", document), "utf8"));
 
   it("are quiet and offline-safe: CHECKPOINT_DISABLE=1 on the line or exported before it", () => {
-    const loud = found.filter(({ line, before }) =>
-      !line.includes("CHECKPOINT_DISABLE=1") && !before.some((earlier) => /^export CHECKPOINT_DISABLE=1\b/.test(earlier)));
+    const loud = found.filter(
+      ({ line, before }) =>
+        !line.includes("CHECKPOINT_DISABLE=1") &&
+        !before.some((earlier) => /^export CHECKPOINT_DISABLE=1\b/.test(earlier)),
+    );
     expect(loud.map(({ line }) => line)).toEqual([]);
   });
 });
@@ -34,7 +43,11 @@ describe.each(DOCUMENTS)("shell commands of %s", (document) => {
 it("finds the commands it checks", () => {
   expect(DOCUMENTS).toEqual(expect.arrayContaining(["README.md", "docs/operations.md", "docs/github-actions.md"]));
   // The README's block runs the npm scripts only (each sets CHECKPOINT_DISABLE=1 itself); the task pages run the CLIs.
-  expect(commands(readFileSync(resolve(__dirname, "../../docs/github-actions.md"), "utf8")).length).toBeGreaterThanOrEqual(1);
-  expect(commands(readFileSync(resolve(__dirname, "../../docs/operations.md"), "utf8")).length).toBeGreaterThanOrEqual(5);
+  expect(
+    commands(readFileSync(resolve(__dirname, "../../docs/github-actions.md"), "utf8")).length,
+  ).toBeGreaterThanOrEqual(1);
+  expect(commands(readFileSync(resolve(__dirname, "../../docs/operations.md"), "utf8")).length).toBeGreaterThanOrEqual(
+    5,
+  );
   expect(commands("```sh\nnpx cdktf synth\n```").map(({ line }) => line)).toEqual(["npx cdktf synth"]);
 });

@@ -57,8 +57,9 @@ describe("README: what npm run tools installs", () => {
 
   it("names only what the script installs: its pinned tools, the tests' Debian packages, the boot test's", () => {
     // ": <pinned>; from Debian <tests'>, … and the VM boot test's <boot test's> (all: `<the script>`); "
-    const shape = new RegExp("^: (.*?); from Debian (.*?), … and the VM boot test's (.*?) "
-      + "\\(all: `scripts/ci/install-tools\\.sh`\\); $");
+    const shape = new RegExp(
+      "^: (.*?); from Debian (.*?), … and the VM boot test's (.*?) " + "\\(all: `scripts/ci/install-tools\\.sh`\\); $",
+    );
     const parts = toolsSentence.match(shape);
     expect(parts).not.toBeNull();
     const list = (text: string) => text.split(/, | and /).map((name) => name.trim());
@@ -74,7 +75,9 @@ describe("README: what npm run tools installs", () => {
 describe("README: what CI runs", () => {
   const packageScripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
   /** The commands of .ci/run: its lines that are not comments, settings or its cd. */
-  const ciCommands = read(".ci/run").split("\n").map((line) => line.trim())
+  const ciCommands = read(".ci/run")
+    .split("\n")
+    .map((line) => line.trim())
     .filter((line) => line !== "" && !/^(#|set |cd |export )/.test(line));
 
   it("names each step of .ci/run, in its order (an npm script by the command it runs)", () => {
@@ -96,7 +99,10 @@ describe("README: what CI runs", () => {
 
 describe("README: the Deploy section", () => {
   it("says to source scripts/ci/env.sh before its commands (the Terraform and CLI configuration of npm run tools)", () => {
-    const deploy = read("README.md").split(/^## Deploy$/m)[1]?.split(/^## /m)[0] ?? "";
+    const deploy =
+      read("README.md")
+        .split(/^## Deploy$/m)[1]
+        ?.split(/^## /m)[0] ?? "";
     const beforeCommands = deploy.split("```sh")[0];
     expect(beforeCommands.replace(/\s+/g, " ")).toMatch(/`npm run tools`, first `source scripts\/ci\/env\.sh`/);
   });

@@ -15,18 +15,26 @@ describeWithEngine("bootstrap-version precondition, planned by a real engine", (
     }, 60_000);
     afterAll(() => workspace?.remove());
 
-    it.each(["1", "2", "3", "4", "5"])("fails the plan for version %s with the CDK message", async (version) => {
-      const result = await workspace.plan({ bootstrap_version: version });
-      expect(result.code).not.toBe(0);
-      expect(flatten(result.stderr)).toContain("Resource precondition failed");
-      expect(flatten(result.stderr)).toContain(BOOTSTRAP_VERSION_MESSAGE);
-    }, 60_000);
+    it.each(["1", "2", "3", "4", "5"])(
+      "fails the plan for version %s with the CDK message",
+      async (version) => {
+        const result = await workspace.plan({ bootstrap_version: version });
+        expect(result.code).not.toBe(0);
+        expect(flatten(result.stderr)).toContain("Resource precondition failed");
+        expect(flatten(result.stderr)).toContain(BOOTSTRAP_VERSION_MESSAGE);
+      },
+      60_000,
+    );
 
-    it.each(["6", "7", "21", "not-a-number", "5.0", " 5"])("plans for version %j", async (version) => {
-      const result = await workspace.plan({ bootstrap_version: version });
-      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
-      expect(result.stdout).toMatch(/Plan: 1 to add, 0 to change, 0 to destroy/);
-    }, 60_000);
+    it.each(["6", "7", "21", "not-a-number", "5.0", " 5"])(
+      "plans for version %j",
+      async (version) => {
+        const result = await workspace.plan({ bootstrap_version: version });
+        expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+        expect(result.stdout).toMatch(/Plan: 1 to add, 0 to change, 0 to destroy/);
+      },
+      60_000,
+    );
   });
 
   describe("the version read from Parameter Store (aws_ssm_parameters_by_path's lists, as sensitive variables)", () => {
@@ -35,14 +43,23 @@ describeWithEngine("bootstrap-version precondition, planned by a real engine", (
     beforeAll(async () => {
       // The stack's construct and expressions, with the data source's two lists given as variables:
       // the names of the parameters under the path, and their values (sensitive, as the provider marks them).
-      const { json } = synthesize((scope) => bootstrapCheck(scope, {}, {
-        storedParameters: (construct) => {
-          for (const [name, sensitive] of [["stored_names", false], ["stored_values", true]] as const) {
-            new TerraformVariable(construct, name, { type: "list(string)", sensitive }).overrideLogicalId(name);
-          }
-          return { names: "var.stored_names", values: "var.stored_values" };
-        },
-      }));
+      const { json } = synthesize((scope) =>
+        bootstrapCheck(
+          scope,
+          {},
+          {
+            storedParameters: (construct) => {
+              for (const [name, sensitive] of [
+                ["stored_names", false],
+                ["stored_values", true],
+              ] as const) {
+                new TerraformVariable(construct, name, { type: "list(string)", sensitive }).overrideLogicalId(name);
+              }
+              return { names: "var.stored_names", values: "var.stored_values" };
+            },
+          },
+        ),
+      );
       workspace = new EngineWorkspace(engine, json);
       await workspace.init();
     }, 60_000);
@@ -56,22 +73,36 @@ describeWithEngine("bootstrap-version precondition, planned by a real engine", (
       expect(result.stdout).toMatch(/Plan: 1 to add, 0 to change, 0 to destroy/);
     }, 60_000);
 
-    it.each(["1", "2", "3", "4", "5"])("fails the plan for a stored version %s with the CDK message", async (version) => {
-      const result = await workspace.plan(stored(version));
-      expect(result.code).not.toBe(0);
-      expect(flatten(result.stderr)).toContain("Resource precondition failed");
-      expect(flatten(result.stderr)).toContain(BOOTSTRAP_VERSION_MESSAGE);
-    }, 60_000);
+    it.each(["1", "2", "3", "4", "5"])(
+      "fails the plan for a stored version %s with the CDK message",
+      async (version) => {
+        const result = await workspace.plan(stored(version));
+        expect(result.code).not.toBe(0);
+        expect(flatten(result.stderr)).toContain("Resource precondition failed");
+        expect(flatten(result.stderr)).toContain(BOOTSTRAP_VERSION_MESSAGE);
+      },
+      60_000,
+    );
 
-    it.each(["6", "21", "not-a-number"])("plans for a stored version %j", async (version) => {
-      const result = await workspace.plan(stored(version));
-      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
-    }, 60_000);
+    it.each(["6", "21", "not-a-number"])(
+      "plans for a stored version %j",
+      async (version) => {
+        const result = await workspace.plan(stored(version));
+        expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+      },
+      60_000,
+    );
 
     it("judges only the parameter named in bootstrap_version_parameter, not its neighbours under the path", async () => {
-      const neighbour = await workspace.plan({ stored_names: ["/cdk-bootstrap/hnb659fds/other"], stored_values: ["5"] });
+      const neighbour = await workspace.plan({
+        stored_names: ["/cdk-bootstrap/hnb659fds/other"],
+        stored_values: ["5"],
+      });
       expect(neighbour.code).toBe(0);
-      const among = await workspace.plan({ stored_names: ["/cdk-bootstrap/hnb659fds/other", CDK_BOOTSTRAP_VERSION_PARAMETER], stored_values: ["21", "3"] });
+      const among = await workspace.plan({
+        stored_names: ["/cdk-bootstrap/hnb659fds/other", CDK_BOOTSTRAP_VERSION_PARAMETER],
+        stored_values: ["21", "3"],
+      });
       expect(flatten(among.stderr)).toContain(BOOTSTRAP_VERSION_MESSAGE);
     }, 60_000);
 
@@ -81,9 +112,13 @@ describeWithEngine("bootstrap-version precondition, planned by a real engine", (
       const paths = new EngineWorkspace(engine, { variable: json.variable, output: { path: { value: source.path } } });
       try {
         await paths.init();
-        for (const [parameter, directory] of [[CDK_BOOTSTRAP_VERSION_PARAMETER, "/cdk-bootstrap/hnb659fds"], ["/a/b", "/a"]]) {
-          const applied = await paths.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"],
-            { TF_VAR_bootstrap_version_parameter: parameter });
+        for (const [parameter, directory] of [
+          [CDK_BOOTSTRAP_VERSION_PARAMETER, "/cdk-bootstrap/hnb659fds"],
+          ["/a/b", "/a"],
+        ]) {
+          const applied = await paths.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"], {
+            TF_VAR_bootstrap_version_parameter: parameter,
+          });
           expect(applied.code).toBe(0);
           expect((await paths.run(["output", "-raw", "path"])).stdout).toBe(directory);
         }

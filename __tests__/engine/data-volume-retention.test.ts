@@ -26,8 +26,11 @@ function synthesizedParts(deleteDataVolumeOnDestroy: boolean) {
  */
 function standIn(deleteDataVolumeOnDestroy: boolean) {
   const { volume, instance, attachment } = synthesizedParts(deleteDataVolumeOnDestroy);
-  const [volumeName, instanceName, attachmentName] = [`aws_ebs_volume_${volume[0]}`, `aws_instance_${instance[0]}`,
-    `aws_volume_attachment_${attachment[0]}`];
+  const [volumeName, instanceName, attachmentName] = [
+    `aws_ebs_volume_${volume[0]}`,
+    `aws_instance_${instance[0]}`,
+    `aws_volume_attachment_${attachment[0]}`,
+  ];
   const configuration = {
     resource: {
       terraform_data: {
@@ -35,7 +38,12 @@ function standIn(deleteDataVolumeOnDestroy: boolean) {
         // The instance's user data names the volume: the volume exists first.
         [instanceName]: { input: `\${terraform_data.${volumeName}.id}` },
         // volume_id and instance_id force a new aws_volume_attachment: triggers_replace does here.
-        [attachmentName]: { triggers_replace: { volume: `\${terraform_data.${volumeName}.id}`, instance: `\${terraform_data.${instanceName}.id}` } },
+        [attachmentName]: {
+          triggers_replace: {
+            volume: `\${terraform_data.${volumeName}.id}`,
+            instance: `\${terraform_data.${instanceName}.id}`,
+          },
+        },
       },
     },
   };

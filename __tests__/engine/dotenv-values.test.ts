@@ -42,12 +42,32 @@ function corpus(): string[] {
  * bare values ending in a quote are where a quoted value that dotenv takes as unterminated runs on to.
  */
 function envFile(line: string): string {
-  return ["SINGLE='one'", 'DOUBLE="two"', "TICK=`three`", line, "ENDS_SINGLE=it'", 'ENDS_DOUBLE=it"', "ENDS_TICK=it`",
-    "AFTER_SINGLE='four'", 'AFTER_DOUBLE="five"', "AFTER_TICK=`six`", "PLAIN=seven", ""].join("\n");
+  return [
+    "SINGLE='one'",
+    'DOUBLE="two"',
+    "TICK=`three`",
+    line,
+    "ENDS_SINGLE=it'",
+    'ENDS_DOUBLE=it"',
+    "ENDS_TICK=it`",
+    "AFTER_SINGLE='four'",
+    'AFTER_DOUBLE="five"',
+    "AFTER_TICK=`six`",
+    "PLAIN=seven",
+    "",
+  ].join("\n");
 }
 const OTHERS = {
-  SINGLE: "one", DOUBLE: "two", TICK: "three", AFTER_SINGLE: "four", AFTER_DOUBLE: "five", AFTER_TICK: "six", PLAIN: "seven",
-  ENDS_SINGLE: "it'", ENDS_DOUBLE: 'it"', ENDS_TICK: "it`",
+  SINGLE: "one",
+  DOUBLE: "two",
+  TICK: "three",
+  AFTER_SINGLE: "four",
+  AFTER_DOUBLE: "five",
+  AFTER_TICK: "six",
+  PLAIN: "seven",
+  ENDS_SINGLE: "it'",
+  ENDS_DOUBLE: 'it"',
+  ENDS_TICK: "it`",
 };
 
 /** dotenv (both parsers) reads `written` back as exactly `value`, and every other line as it was. */
@@ -68,7 +88,11 @@ describeWithEngine("app_db_password: the plan's rule, the script's .env writer a
     // The same HCL conditions as the precondition on var.app_db_password, applied to each value.
     workspace = new EngineWorkspace(engine, {
       variable: { values: { type: "list(string)" } },
-      output: { accepted: { value: `\${[for v in var.values : ${printableTextCondition("v", 256)} && ${dotenvCondition("v")}]}` } },
+      output: {
+        accepted: {
+          value: `\${[for v in var.values : ${printableTextCondition("v", 256)} && ${dotenvCondition("v")}]}`,
+        },
+      },
     });
     writeFileSync(join(workspace.dir, "terraform.tfvars.json"), JSON.stringify({ values }));
     await workspace.init();
@@ -79,12 +103,21 @@ describeWithEngine("app_db_password: the plan's rule, the script's .env writer a
     // The script's own function, over the same values (NUL-separated: values hold no NUL).
     const script = renderProvisioningScript(PRODUCTION_SETTINGS, SECRETS);
     const program = [
-      "MAIN_SUBSHELL=0 CURRENT_STEP=test", "log() { :; }", shellFunction(script, "die"), shellFunction(script, "dotenv_value"),
+      "MAIN_SUBSHELL=0 CURRENT_STEP=test",
+      "log() { :; }",
+      shellFunction(script, "die"),
+      shellFunction(script, "dotenv_value"),
       `while IFS= read -r -d '' v; do if out=$(dotenv_value "$v"); then printf 'y%s\\0' "$out"; else printf 'n\\0'; fi; done`,
     ].join("\n");
-    const result = spawnSync("bash", ["-c", program], { input: values.map((v) => `${v}\0`).join(""), encoding: "utf8" });
+    const result = spawnSync("bash", ["-c", program], {
+      input: values.map((v) => `${v}\0`).join(""),
+      encoding: "utf8",
+    });
     if (result.status !== 0) throw new Error(result.stderr);
-    written = result.stdout.split("\0").slice(0, -1).map((answer) => (answer.startsWith("y") ? answer.slice(1) : undefined));
+    written = result.stdout
+      .split("\0")
+      .slice(0, -1)
+      .map((answer) => (answer.startsWith("y") ? answer.slice(1) : undefined));
   }, 120_000);
   afterAll(() => workspace?.remove());
 
@@ -117,8 +150,13 @@ describeWithEngine("app_db_password: the plan's rule, the script's .env writer a
     // Quotes that the value itself holds are left out: dotenv has no escapes. (It does read some
     // such lines, e.g. ''\' as '\, by a quirk: the line is taken bare and the outer quotes dropped.
     // The script does not rely on that, and refuses those values.)
-    const carriable = values.filter((value, i) => !accepted[i] &&
-      ["'", "`", '"', ""].some((quote) => (quote === "" || !value.includes(quote)) && carries(`${quote}${value}${quote}`, value)));
+    const carriable = values.filter(
+      (value, i) =>
+        !accepted[i] &&
+        ["'", "`", '"', ""].some(
+          (quote) => (quote === "" || !value.includes(quote)) && carries(`${quote}${value}${quote}`, value),
+        ),
+    );
     expect(carriable).toEqual([]);
   });
 });

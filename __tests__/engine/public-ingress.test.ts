@@ -31,13 +31,17 @@ describeWithEngine("app_ingress_cidrs beside a Let's Encrypt domain, planned by 
     const narrow = await letsEncrypt.plan({ app_ingress_cidrs: ["203.0.113.0/24"] });
     expect(narrow.code).not.toBe(0);
     expect(flatten(narrow.stderr)).toContain(
-      "Invalid value for variable \"app_ingress_cidrs\": expected a list holding 0.0.0.0/0 with a domain whose certificate Let's Encrypt issues");
+      'Invalid value for variable "app_ingress_cidrs": expected a list holding 0.0.0.0/0 with a domain whose certificate Let\'s Encrypt issues',
+    );
     const open = await letsEncrypt.plan({ app_ingress_cidrs: ["0.0.0.0/0", "203.0.113.0/24"] });
     expect({ code: open.code, stderr: open.stderr }).toEqual({ code: 0, stderr: "" });
   }, 120_000);
 
   it("leaves a narrow list alone without a domain, or with a CA of one's own (which may validate from inside)", async () => {
-    for (const changes of [{}, { domain: { ...domain, acmeDirectory: "https://acme.internal.example.com/directory" } }]) {
+    for (const changes of [
+      {},
+      { domain: { ...domain, acmeDirectory: "https://acme.internal.example.com/directory" } },
+    ]) {
       const result = await (await workspace(changes)).plan({ app_ingress_cidrs: ["10.0.0.0/8"] });
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
     }

@@ -27,12 +27,22 @@ describeWithEngine("subnet placement checks, planned by a real engine", (engine)
       new DeploymentVariables(scope, "inputs");
       new SubnetVariables(scope, "subnet", { region: "us-east-1" });
       new SubnetPlacement(scope, "placement", {
-        subnetId: "var.subnet_id", givenVpcId: "var.vpc_id", givenAvailabilityZone: "var.availability_zone",
+        subnetId: "var.subnet_id",
+        givenVpcId: "var.vpc_id",
+        givenAvailabilityZone: "var.availability_zone",
         facts: (construct) => {
-          for (const [name, type] of [["stand_in_vpc_id", "string"], ["stand_in_availability_zone", "string"], ["stand_in_dns_hostnames", "bool"]]) {
+          for (const [name, type] of [
+            ["stand_in_vpc_id", "string"],
+            ["stand_in_availability_zone", "string"],
+            ["stand_in_dns_hostnames", "bool"],
+          ]) {
             new TerraformVariable(construct, name, { type }).overrideLogicalId(name);
           }
-          return { vpcId: "var.stand_in_vpc_id", availabilityZone: "var.stand_in_availability_zone", vpcDnsHostnames: "var.stand_in_dns_hostnames" };
+          return {
+            vpcId: "var.stand_in_vpc_id",
+            availabilityZone: "var.stand_in_availability_zone",
+            vpcDnsHostnames: "var.stand_in_dns_hostnames",
+          };
         },
       });
     });
@@ -54,26 +64,37 @@ describeWithEngine("subnet placement checks, planned by a real engine", (engine)
   it("fails the plan naming vpc_id when it is not the subnet's VPC", async () => {
     const result = await workspace.plan({ ...REQUIRED, ...SUBNET_FACTS, vpc_id: "vpc-0fffffffffffffff0" });
     expect(result.code).not.toBe(0);
-    expect(flatten(result.stderr)).toContain(`vpc_id vpc-0fffffffffffffff0 is not the VPC of subnet_id ${SUBNET}, which is in ${VPC}`);
+    expect(flatten(result.stderr)).toContain(
+      `vpc_id vpc-0fffffffffffffff0 is not the VPC of subnet_id ${SUBNET}, which is in ${VPC}`,
+    );
     expect(flatten(result.stderr)).not.toContain("availability_zone");
   }, 60_000);
 
   it("fails the plan naming availability_zone when it is not the subnet's zone", async () => {
     const result = await workspace.plan({ ...REQUIRED, ...SUBNET_FACTS, availability_zone: "us-east-1a" });
     expect(result.code).not.toBe(0);
-    expect(flatten(result.stderr)).toContain(`availability_zone us-east-1a is not the zone of subnet_id ${SUBNET}, which is in us-east-1b`);
+    expect(flatten(result.stderr)).toContain(
+      `availability_zone us-east-1a is not the zone of subnet_id ${SUBNET}, which is in us-east-1b`,
+    );
     expect(flatten(result.stderr)).not.toContain("vpc_id vpc-");
   }, 60_000);
 
   it("fails the plan in a VPC without DNS hostnames, naming the VPC and the setting", async () => {
     const result = await workspace.plan({ ...REQUIRED, ...SUBNET_FACTS, stand_in_dns_hostnames: "false" });
     expect(result.code).not.toBe(0);
-    expect(flatten(result.stderr)).toContain(`The VPC ${VPC} of subnet_id ${SUBNET} has DNS hostnames off (enable_dns_hostnames,`);
+    expect(flatten(result.stderr)).toContain(
+      `The VPC ${VPC} of subnet_id ${SUBNET} has DNS hostnames off (enable_dns_hostnames,`,
+    );
     expect(flatten(result.stderr)).toContain(`aws ec2 modify-vpc-attribute --vpc-id ${VPC} --enable-dns-hostnames`);
   }, 60_000);
 
   it("still validates a given vpc_id or availability_zone by its form first", async () => {
-    const result = await workspace.plan({ ...REQUIRED, ...SUBNET_FACTS, vpc_id: "vpc-XYZ", availability_zone: "eu-west-1a" });
+    const result = await workspace.plan({
+      ...REQUIRED,
+      ...SUBNET_FACTS,
+      vpc_id: "vpc-XYZ",
+      availability_zone: "eu-west-1a",
+    });
     expect(flatten(result.stderr)).toContain('Invalid value for variable "vpc_id"');
     expect(flatten(result.stderr)).toContain('Invalid value for variable "availability_zone"');
   }, 60_000);

@@ -13,7 +13,14 @@ import { ProvisioningUserData } from "../../constructs/provisioning-user-data";
 import { secretParameterNames } from "../../constructs/secret-parameters";
 import { SecretVariables } from "../../constructs/secret-variables";
 import { bootLogGroup } from "../boot/telemetry-rows";
-import { appliedUserData, bootModulePath, engineUserData, ReadBackUserData, readBackRow, userDataToolsMissing } from "../boot/user-data";
+import {
+  appliedUserData,
+  bootModulePath,
+  engineUserData,
+  ReadBackUserData,
+  readBackRow,
+  userDataToolsMissing,
+} from "../boot/user-data";
 import { findMotoServer, MotoServer } from "../support/moto-server";
 import { exampleStackSettings, synthesize } from "../support/synth";
 import { describeWithEngine, EngineWorkspace, tfVars } from "../support/terraform-engine";
@@ -38,7 +45,11 @@ async function providerFreeRendering(engine: string): Promise<Buffer> {
   const { json } = synthesize((scope) => {
     const variables = new SecretVariables(scope, "secrets");
     const userData = new ProvisioningUserData(scope, "user_data", {
-      settings: SETTINGS.provisioning, secrets: variables.scriptSecrets, dataVolumeId: DATA_VOLUME_ID, elasticIp: ELASTIC_IP, logGroupName: LOG_GROUP,
+      settings: SETTINGS.provisioning,
+      secrets: variables.scriptSecrets,
+      dataVolumeId: DATA_VOLUME_ID,
+      elasticIp: ELASTIC_IP,
+      logGroupName: LOG_GROUP,
       modulePath: bootModulePath("host-a"),
     });
     new TerraformOutput(scope, "user_data_base64", { value: userData.base64, sensitive: true });
@@ -46,7 +57,12 @@ async function providerFreeRendering(engine: string): Promise<Buffer> {
   const workspace = new EngineWorkspace(engine, json);
   try {
     await workspace.init();
-    const applied = await workspace.run(["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"], tfVars(SECRETS), {}, 120_000);
+    const applied = await workspace.run(
+      ["apply", "-auto-approve", "-input=false", "-no-color", "-lock=false"],
+      tfVars(SECRETS),
+      {},
+      120_000,
+    );
     if (applied.code !== 0) throw new Error(`terraform apply failed:\n${applied.stderr}`);
     return Buffer.from((await workspace.run(["output", "-raw", "user_data_base64"])).stdout, "base64");
   } finally {
@@ -56,57 +72,75 @@ async function providerFreeRendering(engine: string): Promise<Buffer> {
 
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
 
-describeWithEngine("the boot test's user data: read back from EC2 (hashicorp/aws against moto) as the engine rendered it", (engine) => {
-  let server: MotoServer;
-  let readBack: ReadBackUserData;
-  /** Host B's kind: parameter-store mode, no variable. */
-  let parameterStore: ReadBackUserData;
-  let providerFree: Buffer;
+describeWithEngine(
+  "the boot test's user data: read back from EC2 (hashicorp/aws against moto) as the engine rendered it",
+  (engine) => {
+    let server: MotoServer;
+    let readBack: ReadBackUserData;
+    /** Host B's kind: parameter-store mode, no variable. */
+    let parameterStore: ReadBackUserData;
+    let providerFree: Buffer;
 
-  beforeAll(async () => {
-    server = await MotoServer.start(moto!);
-    [readBack, providerFree, parameterStore] = await Promise.all([
-      engineUserData({ engine, moto: server }, SETTINGS.provisioning, SECRETS, DATA_VOLUME_ID, ELASTIC_IP, LOG_GROUP, bootModulePath("host-a")),
-      providerFreeRendering(engine),
-      appliedUserData({ engine, moto: server }, (scope) => new ProvisioningUserData(scope, "user_data", {
-        settings: { ...SETTINGS.provisioning, secrets: "parameter-store" }, secrets: { region: "us-east-1", ...secretParameterNames(SETTINGS.stackName) },
-        dataVolumeId: DATA_VOLUME_ID, modulePath: bootModulePath("host-b"),
-      })),
-    ]);
-    console.log(`user-data read-back: ${readBackRow("", readBack).join(": ")}`);
-  });
+    beforeAll(async () => {
+      server = await MotoServer.start(moto!);
+      [readBack, providerFree, parameterStore] = await Promise.all([
+        engineUserData(
+          { engine, moto: server },
+          SETTINGS.provisioning,
+          SECRETS,
+          DATA_VOLUME_ID,
+          ELASTIC_IP,
+          LOG_GROUP,
+          bootModulePath("host-a"),
+        ),
+        providerFreeRendering(engine),
+        appliedUserData(
+          { engine, moto: server },
+          (scope) =>
+            new ProvisioningUserData(scope, "user_data", {
+              settings: { ...SETTINGS.provisioning, secrets: "parameter-store" },
+              secrets: { region: "us-east-1", ...secretParameterNames(SETTINGS.stackName) },
+              dataVolumeId: DATA_VOLUME_ID,
+              modulePath: bootModulePath("host-b"),
+            }),
+        ),
+      ]);
+      console.log(`user-data read-back: ${readBackRow("", readBack).join(": ")}`);
+    });
 
-  afterAll(async () => {
-    await server?.stop();
-  }, TEARDOWN_MS);
+    afterAll(async () => {
+      await server?.stop();
+    }, TEARDOWN_MS);
 
-  it("reads back from EC2 the bytes Terraform rendered: the same apply's output and a provider-free apply's, byte for byte", () => {
-    expect(readBack.instanceId).toMatch(/^i-[0-9a-f]{17}$/);
-    expect(readBack.bytes.length).toBeGreaterThan(1000);
-    expect(sha256(readBack.bytes)).toBe(sha256(readBack.rendered));
-    expect(sha256(readBack.bytes)).toBe(sha256(providerFree));
-    expect(readBackRow("host A: ", readBack)[2]).toBe(true);
-  });
+    it("reads back from EC2 the bytes Terraform rendered: the same apply's output and a provider-free apply's, byte for byte", () => {
+      expect(readBack.instanceId).toMatch(/^i-[0-9a-f]{17}$/);
+      expect(readBack.bytes.length).toBeGreaterThan(1000);
+      expect(sha256(readBack.bytes)).toBe(sha256(readBack.rendered));
+      expect(sha256(readBack.bytes)).toBe(sha256(providerFree));
+      expect(readBackRow("host A: ", readBack)[2]).toBe(true);
+    });
 
-  it("is gzip whose inflated script is the engine's, with the secrets and the instance's values in it: what cloud-init runs", () => {
-    // cloud-init inflates gzip user data, and runs what starts with #! as a script, byte for byte.
-    expect([...readBack.bytes.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
-    const script = gunzipSync(readBack.bytes);
-    expect(sha256(script)).toBe(sha256(gunzipSync(providerFree)));
-    expect(script.subarray(0, 12).toString()).toBe("#!/bin/bash\n");
-    const text = script.toString("utf8");
-    for (const value of Object.values(SECRETS)) expect(text).toContain(Buffer.from(value).toString("base64"));
-    expect(text).toContain(DATA_VOLUME_ID);
-    expect(text).toContain(ELASTIC_IP);
-    expect(text).toContain(LOG_GROUP);
-  });
+    it("is gzip whose inflated script is the engine's, with the secrets and the instance's values in it: what cloud-init runs", () => {
+      // cloud-init inflates gzip user data, and runs what starts with #! as a script, byte for byte.
+      expect([...readBack.bytes.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+      const script = gunzipSync(readBack.bytes);
+      expect(sha256(script)).toBe(sha256(gunzipSync(providerFree)));
+      expect(script.subarray(0, 12).toString()).toBe("#!/bin/bash\n");
+      const text = script.toString("utf8");
+      for (const value of Object.values(SECRETS)) expect(text).toContain(Buffer.from(value).toString("base64"));
+      expect(text).toContain(DATA_VOLUME_ID);
+      expect(text).toContain(ELASTIC_IP);
+      expect(text).toContain(LOG_GROUP);
+    });
 
-  it("reads back the parameter-store mode's user data (host B's kind) from another instance, as rendered, naming the parameters", () => {
-    expect(parameterStore.instanceId).not.toBe(readBack.instanceId);
-    expect(readBackRow("host B: ", parameterStore)[2]).toBe(true);
-    const text = gunzipSync(parameterStore.bytes).toString("utf8");
-    expect(text.startsWith("#!/bin/bash\n")).toBe(true);
-    expect(text).toContain(secretParameterNames(SETTINGS.stackName).appDbPassword);
-    for (const value of Object.values(SECRETS)) expect(text).not.toContain(Buffer.from(value).toString("base64"));
-  });
-}, [...(moto ? [] : ["moto_server"]), ...userDataToolsMissing()]);
+    it("reads back the parameter-store mode's user data (host B's kind) from another instance, as rendered, naming the parameters", () => {
+      expect(parameterStore.instanceId).not.toBe(readBack.instanceId);
+      expect(readBackRow("host B: ", parameterStore)[2]).toBe(true);
+      const text = gunzipSync(parameterStore.bytes).toString("utf8");
+      expect(text.startsWith("#!/bin/bash\n")).toBe(true);
+      expect(text).toContain(secretParameterNames(SETTINGS.stackName).appDbPassword);
+      for (const value of Object.values(SECRETS)) expect(text).not.toContain(Buffer.from(value).toString("base64"));
+    });
+  },
+  [...(moto ? [] : ["moto_server"]), ...userDataToolsMissing()],
+);

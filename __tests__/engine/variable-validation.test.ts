@@ -21,9 +21,16 @@ const VALID: Record<string, string | string[]> = {
 const SECRETS = ["db_root_password", "app_db_password", "source_host_token"];
 /** Checked by preconditions of sensitive variables: a refused value is never printed. */
 const NEVER_PRINTED = [...SECRETS, "ssh_public_key"];
-const NUMBERS = ["data_volume_size_gib", "snapshot_retention_count", "snapshot_interval_hours", "root_volume_size_gib", "log_retention_days"];
+const NUMBERS = [
+  "data_volume_size_gib",
+  "snapshot_retention_count",
+  "snapshot_interval_hours",
+  "root_volume_size_gib",
+  "log_retention_days",
+];
 
-const ECDSA_KEY = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEm5Xo6X1rkHqCh0mHqZbQ= admin@example";
+const ECDSA_KEY =
+  "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEm5Xo6X1rkHqCh0mHqZbQ= admin@example";
 const RSA_KEY = newKey("rsa", 2048).line;
 const EXPECTED_SECRET = "expected 1 to 256 characters, with no control, format or line/paragraph separator characters";
 const EXPECTED_DOTENV = "expected a value the app's .env file can carry for the dotenv parser";
@@ -41,11 +48,19 @@ const BAD: [string, string | string[], string][] = [
   ["key_pair_name", "ключ", "expected a key pair name"],
   ["key_pair_name", " crm admin", "not starting or ending with a space"],
   ["key_pair_name", "crm admin ", "not starting or ending with a space"],
-  ["ssh_public_key", "-----BEGIN OPENSSH PRIVATE KEY-----", "expected the public key, the one line of the .pub file: this value is a private key"],
+  [
+    "ssh_public_key",
+    "-----BEGIN OPENSSH PRIVATE KEY-----",
+    "expected the public key, the one line of the .pub file: this value is a private key",
+  ],
   // EC2's ImportKeyPair takes RSA and ED25519 keys only.
   ["ssh_public_key", ECDSA_KEY, "ssh-ed25519 or ssh-rsa (not ECDSA or DSA)"],
   // The blob names its own type: an ED25519 blob under the ssh-rsa label is no RSA key.
-  ["ssh_public_key", `ssh-rsa ${VALID.ssh_public_key.toString().split(" ")[1]}`, "expected a key whose data names the type of its line"],
+  [
+    "ssh_public_key",
+    `ssh-rsa ${VALID.ssh_public_key.toString().split(" ")[1]}`,
+    "expected a key whose data names the type of its line",
+  ],
   ["ssh_public_key", `${VALID.ssh_public_key} \u2028x`, "expected an OpenSSH public key line"],
   ["ssh_ingress_cidrs", ["10.0.0.0/33"], "expected a non-empty list of IPv4 CIDR blocks"],
   // Not network addresses: the AWS provider refuses them at apply.
@@ -128,8 +143,11 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
     // The stack's own variable blocks and the secrets' checks, without what needs the AWS provider.
     const stack = new CrmHostStack(Testing.app(), exampleStackSettings());
     const { variable, resource } = JSON.parse(Testing.synth(stack));
-    const secretChecks = Object.fromEntries(Object.entries(resource.terraform_data as Record<string, any>)
-      .filter(([, data]) => !data.input?.bootstrap_version_checked && !data.input?.subnet_placement_checked));
+    const secretChecks = Object.fromEntries(
+      Object.entries(resource.terraform_data as Record<string, any>).filter(
+        ([, data]) => !data.input?.bootstrap_version_checked && !data.input?.subnet_placement_checked,
+      ),
+    );
     expect(Object.keys(secretChecks).sort()).toEqual(["secrets", "ssh_public_key"]);
     workspace = new EngineWorkspace(engine, { variable, resource: { terraform_data: secretChecks } });
     await workspace.init();
@@ -138,15 +156,26 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
 
   it("passes terraform validate", async () => {
     const result = await workspace.run(["validate", "-no-color"]);
-    expect({ code: result.code, stdout: result.stdout.trim() }).toEqual({ code: 0, stdout: "Success! The configuration is valid." });
+    expect({ code: result.code, stdout: result.stdout.trim() }).toEqual({
+      code: 0,
+      stdout: "Success! The configuration is valid.",
+    });
   }, 60_000);
 
   it("plans with valid values for every variable", async () => {
     const result = await workspace.plan({
-      ...VALID, ssh_ingress_cidrs: ["203.0.113.7/32", "198.51.100.0/24"], app_ingress_cidrs: ["0.0.0.0/0"],
-      bootstrap_version: "6", image_parameter: "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64",
-      data_volume_size_gib: "65536", data_volume_snapshot_id: "snap-0123456789abcdef0", snapshot_retention_count: "1000",
-      detailed_monitoring: "true", snapshot_interval_hours: "24", instance_type: "m7i-flex.large", root_volume_size_gib: "65536",
+      ...VALID,
+      ssh_ingress_cidrs: ["203.0.113.7/32", "198.51.100.0/24"],
+      app_ingress_cidrs: ["0.0.0.0/0"],
+      bootstrap_version: "6",
+      image_parameter: "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64",
+      data_volume_size_gib: "65536",
+      data_volume_snapshot_id: "snap-0123456789abcdef0",
+      snapshot_retention_count: "1000",
+      detailed_monitoring: "true",
+      snapshot_interval_hours: "24",
+      instance_type: "m7i-flex.large",
+      root_volume_size_gib: "65536",
       log_retention_days: "3653",
     });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
@@ -160,52 +189,82 @@ describeWithEngine("variable validation of the real stack, planned by a real eng
 
   it("plans with the smallest accepted sizes and counts, and with 8-digit snapshot ids", async () => {
     const result = await workspace.plan({
-      ...VALID, data_volume_size_gib: "1", data_volume_snapshot_id: "snap-0a1b2c3d", snapshot_retention_count: "1",
-      detailed_monitoring: "false", snapshot_interval_hours: "1", instance_type: "t4g.nano", root_volume_size_gib: "16",
+      ...VALID,
+      data_volume_size_gib: "1",
+      data_volume_snapshot_id: "snap-0a1b2c3d",
+      snapshot_retention_count: "1",
+      detailed_monitoring: "false",
+      snapshot_interval_hours: "1",
+      instance_type: "t4g.nano",
+      root_volume_size_gib: "16",
       log_retention_days: "1",
     });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);
 
-  it.each(BAD)("refuses %s = %j, naming the variable", async (name, value, expected) => {
-    const result = await workspace.plan({ ...VALID, [name]: value });
-    expect(result.code).not.toBe(0);
-    const message = flatten(result.stderr);
-    expect(message).toContain(`Invalid value for variable "${name}": expected `);
-    expect(message).toContain(expected);
-    // The value itself is shown next to the message for the numbers (Terraform prints it).
-    if (NUMBERS.includes(name)) expect(message).toContain(`var.${name} is ${value}`);
-    // A rejected secret or key is never echoed back (Terraform would print it from a validation block).
-    if (NEVER_PRINTED.includes(name)) {
-      expect(message).toContain("Resource precondition failed");
-      expect(message).not.toContain("Invalid value for variable\n");
-      for (const part of String(value).split(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\ufffd]/u).filter((piece) => piece.length > 2)) {
-        expect(result.stderr).not.toContain(part);
-        expect(result.stdout).not.toContain(part);
+  it.each(BAD)(
+    "refuses %s = %j, naming the variable",
+    async (name, value, expected) => {
+      const result = await workspace.plan({ ...VALID, [name]: value });
+      expect(result.code).not.toBe(0);
+      const message = flatten(result.stderr);
+      expect(message).toContain(`Invalid value for variable "${name}": expected `);
+      expect(message).toContain(expected);
+      // The value itself is shown next to the message for the numbers (Terraform prints it).
+      if (NUMBERS.includes(name)) expect(message).toContain(`var.${name} is ${value}`);
+      // A rejected secret or key is never echoed back (Terraform would print it from a validation block).
+      if (NEVER_PRINTED.includes(name)) {
+        expect(message).toContain("Resource precondition failed");
+        expect(message).not.toContain("Invalid value for variable\n");
+        for (const part of String(value)
+          .split(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\ufffd]/u)
+          .filter((piece) => piece.length > 2)) {
+          expect(result.stderr).not.toContain(part);
+          expect(result.stdout).not.toContain(part);
+        }
       }
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
-  it.each(["yes", "1x", ""])("refuses detailed_monitoring = %j, naming the variable (a bool)", async (value) => {
-    const result = await workspace.plan({ ...VALID, detailed_monitoring: value });
-    expect(result.code).not.toBe(0);
-    expect(flatten(result.stderr)).toMatch(/Unsuitable value for var.detailed_monitoring set using the TF_VAR_detailed_monitoring environment variable: a bool is required/);
-  }, 60_000);
+  it.each(["yes", "1x", ""])(
+    "refuses detailed_monitoring = %j, naming the variable (a bool)",
+    async (value) => {
+      const result = await workspace.plan({ ...VALID, detailed_monitoring: value });
+      expect(result.code).not.toBe(0);
+      expect(flatten(result.stderr)).toMatch(
+        /Unsuitable value for var.detailed_monitoring set using the TF_VAR_detailed_monitoring environment variable: a bool is required/,
+      );
+    },
+    60_000,
+  );
 
-  it.each(GOOD)("accepts %s = %j", async (name, value) => {
-    const result = await workspace.plan({ ...VALID, [name]: value });
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
-  }, 60_000);
+  it.each(GOOD)(
+    "accepts %s = %j",
+    async (name, value) => {
+      const result = await workspace.plan({ ...VALID, [name]: value });
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+    },
+    60_000,
+  );
 
-  it.each(SECRETS)("refuses invalid UTF-8 in %s given through TF_VAR_, without printing the value", async (name) => {
-    // 0xff and a lone continuation byte: MariaDB's utf8mb4 conversion would turn them into "?".
-    const bytes = Buffer.concat([Buffer.from("Visible-Head-"), Buffer.from([0xff, 0x80]), Buffer.from("-Visible-Tail")]);
-    const { [name]: _given, ...others } = VALID;
-    const result = await workspace.plan(others, { [name]: bytes });
-    expect(result.code).not.toBe(0);
-    expect(flatten(result.stderr)).toContain(`Invalid value for variable "${name}": ${EXPECTED_SECRET}`);
-    expect(result.stderr + result.stdout).not.toMatch(/Visible-(Head|Tail)/);
-  }, 60_000);
+  it.each(SECRETS)(
+    "refuses invalid UTF-8 in %s given through TF_VAR_, without printing the value",
+    async (name) => {
+      // 0xff and a lone continuation byte: MariaDB's utf8mb4 conversion would turn them into "?".
+      const bytes = Buffer.concat([
+        Buffer.from("Visible-Head-"),
+        Buffer.from([0xff, 0x80]),
+        Buffer.from("-Visible-Tail"),
+      ]);
+      const { [name]: _given, ...others } = VALID;
+      const result = await workspace.plan(others, { [name]: bytes });
+      expect(result.code).not.toBe(0);
+      expect(flatten(result.stderr)).toContain(`Invalid value for variable "${name}": ${EXPECTED_SECRET}`);
+      expect(result.stderr + result.stdout).not.toMatch(/Visible-(Head|Tail)/);
+    },
+    60_000,
+  );
 
   it("prints a malformed *.tfvars line, secret included (why the README steers secrets to TF_VAR_)", async () => {
     const file = join(workspace.dir, "terraform.tfvars");

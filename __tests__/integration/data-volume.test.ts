@@ -23,7 +23,9 @@ const APP_PASSWORD = `app "volume" \`id\` 100%`;
 const TOKEN = "ghp_DataVolumeToken123";
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 const SECRETS: ScriptSecrets = {
-  dbRootPasswordBase64: b64(ROOT_PASSWORD), appDbPasswordBase64: b64(APP_PASSWORD), sourceHostTokenBase64: b64(TOKEN),
+  dbRootPasswordBase64: b64(ROOT_PASSWORD),
+  appDbPasswordBase64: b64(APP_PASSWORD),
+  sourceHostTokenBase64: b64(TOKEN),
 };
 /** Rows the application writes on host A, besides the three of export.sql. */
 const APP_ROWS = Array.from({ length: 200 }, (_, i) => `(${100 + i}, 'customer ${i} of host A')`).join(", ");
@@ -53,13 +55,19 @@ SELECT COUNT(*), SHA2(GROUP_CONCAT(id, ':', name ORDER BY id SEPARATOR '|'), 256
 }
 
 /** Starts a host with a data volume; links the device after `linkAfterMs` (the attachment comes late). */
-async function provision(device: string | undefined, options: { linkAfterMs?: number; as?: "nvme" | "virtio" | "sdf"; waitSeconds?: number } = {}) {
+async function provision(
+  device: string | undefined,
+  options: { linkAfterMs?: number; as?: "nvme" | "virtio" | "sdf"; waitSeconds?: number } = {},
+) {
   const h = await ProvisioningHarness.start({
-    sourceHostToken: TOKEN, databaseOnDataVolume: true, dataVolumeWaitSeconds: options.waitSeconds ?? 30,
+    sourceHostToken: TOKEN,
+    databaseOnDataVolume: true,
+    dataVolumeWaitSeconds: options.waitSeconds ?? 30,
   });
   let timer: NodeJS.Timeout | undefined;
   if (device) {
-    if (options.linkAfterMs) timer = setTimeout(() => h.linkDataVolume(device, VOLUME_ID, options.as), options.linkAfterMs);
+    if (options.linkAfterMs)
+      timer = setTimeout(() => h.linkDataVolume(device, VOLUME_ID, options.as), options.linkAfterMs);
     else h.linkDataVolume(device, VOLUME_ID, options.as);
   }
   const result = await h.run(renderProvisioningScript(h.settings, SECRETS, VOLUME_ID), { timeoutMs: 150_000 });
@@ -89,7 +97,9 @@ describeWithTools("the database on the data volume, with real devices and mounts
       const started = Date.now();
       ({ h: hostA, result: runA } = await provision(device, { linkAfterMs: 2000 }));
       if (runA.exitCode !== 0) console.error(runA.output);
-      figures.push(`host A: first boot provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s (volume attached 2.0 s after the start)`);
+      figures.push(
+        `host A: first boot provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s (volume attached 2.0 s after the start)`,
+      );
       uuidA = blkid(device, "UUID");
     });
 
@@ -107,18 +117,26 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(blkid(device, "LABEL")).toBe("crm-data");
       // The server runs on the bind mount of <dataMount>/mysql, on the volume.
       const pid = String(hostA.databasePid());
-      const mounted = execFileSync("findmnt", ["--task", pid, "--noheadings", "--output", "SOURCE,FSTYPE", "--target",
-        hostA.host.databaseDir], { encoding: "utf8" }).trim();
+      const mounted = execFileSync(
+        "findmnt",
+        ["--task", pid, "--noheadings", "--output", "SOURCE,FSTYPE", "--target", hostA.host.databaseDir],
+        { encoding: "utf8" },
+      ).trim();
       expect(mounted).toBe(`${device}[/mysql] xfs`);
-      expect(readFileSync(join(hostA.seenByDatabase(hostA.settings.dataMount), "mysql", "crm_test", "customers.frm")).length)
-        .toBeGreaterThan(0);
+      expect(
+        readFileSync(join(hostA.seenByDatabase(hostA.settings.dataMount), "mysql", "crm_test", "customers.frm")).length,
+      ).toBeGreaterThan(0);
     });
 
     test("the volume is mounted before the database starts, which started on no other directory", () => {
       const { databaseDir } = hostA.host;
       const { appName } = hostA.settings;
       // After the telemetry timer's calls, before step 1.
-      const telemetry = startedUnitCalls([`${appName}-telemetry.service`, `${appName}-telemetry.timer`], `${appName}-telemetry.timer`, false);
+      const telemetry = startedUnitCalls(
+        [`${appName}-telemetry.service`, `${appName}-telemetry.timer`],
+        `${appName}-telemetry.timer`,
+        false,
+      );
       const calls = runA.newCalls.filter((line) => /^(systemctl|database-)/.test(line));
       expect(calls.slice(0, telemetry.length)).toEqual(telemetry);
       expect(calls.slice(telemetry.length, telemetry.length + 10)).toEqual([
@@ -136,14 +154,17 @@ describeWithTools("the database on the data volume, with real devices and mounts
     test("the fstab mounts the volume by UUID and binds the data directory, and the database unit waits for them", () => {
       const { dataMount } = hostA.settings;
       const { fstabFile, databaseDir, unitDirectory } = hostA.host;
-      expect(readFileSync(fstabFile, "utf8")).toBe([
-        `UUID=${uuidA} ${dataMount} xfs defaults,nofail,x-systemd.device-timeout=2min 0 2`,
-        `${dataMount}/mysql ${databaseDir} none bind,nofail,x-systemd.requires-mounts-for=${dataMount} 0 0`,
-        `${hostA.settings.swapFile} none swap defaults 0 0`, // step 13
-        "",
-      ].join("\n"));
-      expect(readFileSync(join(unitDirectory, "mariadb.service.d", DATABASE_DROP_IN), "utf8"))
-        .toBe(`[Unit]\nRequiresMountsFor=${databaseDir}\n`);
+      expect(readFileSync(fstabFile, "utf8")).toBe(
+        [
+          `UUID=${uuidA} ${dataMount} xfs defaults,nofail,x-systemd.device-timeout=2min 0 2`,
+          `${dataMount}/mysql ${databaseDir} none bind,nofail,x-systemd.requires-mounts-for=${dataMount} 0 0`,
+          `${hostA.settings.swapFile} none swap defaults 0 0`, // step 13
+          "",
+        ].join("\n"),
+      );
+      expect(readFileSync(join(unitDirectory, "mariadb.service.d", DATABASE_DROP_IN), "utf8")).toBe(
+        `[Unit]\nRequiresMountsFor=${databaseDir}\n`,
+      );
     });
 
     test("the app writes rows; a reboot mounts the volume from the fstab and the database keeps them", async () => {
@@ -155,12 +176,16 @@ describeWithTools("the database on the data volume, with real devices and mounts
       const boot = await hostA.reboot();
       expect(boot.code).toBe(0);
       expect(boot.output.split("\n").map((line) => line.trim().split(/\s+/).join(" "))).toEqual([
-        `${dataMount} ${device} xfs`, `${databaseDir} ${device}[/mysql] xfs`, "",
+        `${dataMount} ${device} xfs`,
+        `${databaseDir} ${device}[/mysql] xfs`,
+        "",
       ]);
       expect(await fingerprint(hostA)).toBe(beforeReplacement);
       // Only the unit started: no new data directory.
       expect(hostA.calls().slice(calls)).toEqual([`database-start ${databaseDir}`]);
-      figures.push(`reboot: volume and bind mount back from the fstab, ${beforeReplacement.split("\n")[1].split("\t")[0]} rows identical by checksum`);
+      figures.push(
+        `reboot: volume and bind mount back from the fstab, ${beforeReplacement.split("\n")[1].split("\t")[0]} rows identical by checksum`,
+      );
     });
 
     test("host B, a fresh root disk, meets the database on the volume and keeps it", async () => {
@@ -173,7 +198,9 @@ describeWithTools("the database on the data volume, with real devices and mounts
       if (runB.exitCode !== 0) console.error(runB.output);
       expect(runB.exitCode).toBe(0);
       const h = hostB!;
-      figures.push(`host B: first boot on the existing volume provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      figures.push(
+        `host B: first boot on the existing volume provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
 
       // Never formatted, no new data directory, nothing imported twice.
       expect(runB.output).toContain("the data volume holds a xfs file system: mounting it as it is");
@@ -187,9 +214,12 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(after).toBe(beforeReplacement);
       expect(after.split("\n")[1].split("\t")[0]).toBe("203");
       expect(await h.canLogin(h.settings.appDbUser, APP_PASSWORD)).toBe(true);
-      expect(await h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'"))
-        .toContain(nativePasswordHash(ROOT_PASSWORD));
-      figures.push(`host B: checksum ${after.split("\n")[0].split("\t")[1]} = host A's; 203 rows (3 imported once + 200 written); app user logs in with the same password`);
+      expect(await h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'")).toContain(
+        nativePasswordHash(ROOT_PASSWORD),
+      );
+      figures.push(
+        `host B: checksum ${after.split("\n")[0].split("\t")[1]} = host A's; 203 rows (3 imported once + 200 written); app user logs in with the same password`,
+      );
     });
   });
 
@@ -213,9 +243,14 @@ describeWithTools("the database on the data volume, with real devices and mounts
       const top = h.seenByDatabase(h.settings.dataMount);
       expect(readFileSync(join(top, "notes.txt"), "utf8")).toBe("kept by the owner\n");
       // The data directory is a directory of its own beside them (ext4's lost+found stays outside it).
-      expect(execFileSync("ls", ["-A", top], { encoding: "utf8" }).split("\n").filter(Boolean).sort())
-        .toEqual(["lost+found", "mysql", "notes.txt"]);
-      expect(readFileSync(h.host.fstabFile, "utf8")).toContain(`UUID=${uuid} ${h.settings.dataMount} ext4 defaults,nofail`);
+      expect(execFileSync("ls", ["-A", top], { encoding: "utf8" }).split("\n").filter(Boolean).sort()).toEqual([
+        "lost+found",
+        "mysql",
+        "notes.txt",
+      ]);
+      expect(readFileSync(h.host.fstabFile, "utf8")).toContain(
+        `UUID=${uuid} ${h.settings.dataMount} ext4 defaults,nofail`,
+      );
       expect(await h.query(`SELECT COUNT(*) FROM ${h.settings.databaseName}.customers`)).toBe("3");
     } finally {
       await h.stop();
@@ -237,10 +272,14 @@ describeWithTools("the database on the data volume, with real devices and mounts
     const { h, result } = await provision(device);
     try {
       expect(result.exitCode).not.toBe(0);
-      expect(result.output).toContain(`the data volume ${device} holds a dos partition table and no file system; refusing to format it`);
+      expect(result.output).toContain(
+        `the data volume ${device} holds a dos partition table and no file system; refusing to format it`,
+      );
       expect(blkid(device, "PTTYPE")).toBe("dos");
       expect(blkid(device, "TYPE")).toBe("");
-      expect(result.newCalls.filter((line) => /^(database-|systemctl (enable|start) .*mariadb)/.test(line))).toEqual([]);
+      expect(result.newCalls.filter((line) => /^(database-|systemctl (enable|start) .*mariadb)/.test(line))).toEqual(
+        [],
+      );
     } finally {
       await h.stop();
     }
@@ -252,7 +291,9 @@ describeWithTools("the database on the data volume, with real devices and mounts
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain(`the data volume ${VOLUME_ID} did not appear within 2 s`);
       expect(result.durationMs).toBeGreaterThanOrEqual(2000);
-      expect(result.newCalls.filter((line) => /^(database-|systemctl (enable|start) .*mariadb)/.test(line))).toEqual([]);
+      expect(result.newCalls.filter((line) => /^(database-|systemctl (enable|start) .*mariadb)/.test(line))).toEqual(
+        [],
+      );
     } finally {
       await h.stop();
     }

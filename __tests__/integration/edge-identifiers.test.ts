@@ -15,7 +15,11 @@ jest.setTimeout(180_000);
 const APP_PASSWORD = "app-Pass-0123";
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 const TOKEN = "ghp_edge-identifiers-0123";
-const SECRETS: ScriptSecrets = { dbRootPasswordBase64: b64("root-Pass-0123"), appDbPasswordBase64: b64(APP_PASSWORD), sourceHostTokenBase64: b64(TOKEN) };
+const SECRETS: ScriptSecrets = {
+  dbRootPasswordBase64: b64("root-Pass-0123"),
+  appDbPasswordBase64: b64(APP_PASSWORD),
+  sourceHostTokenBase64: b64(TOKEN),
+};
 /** The longest name with `_`: 64 characters once GRANT writes each `_` as `\_`. */
 const DATABASE = `${"crm_".repeat(12)}abcd`;
 /** What `DATABASE` matches as a GRANT pattern, besides itself. */
@@ -45,7 +49,9 @@ describeWithTools("database names and users at the edges, run for real", Provisi
     // The grant's database pattern, each _ escaped (the client's batch output writes a backslash as \\).
     expect(await h.query(`SELECT Db FROM mysql.db WHERE User = '${USER}';`)).toBe(DATABASE.replace(/_/g, "\\\\_"));
     await h.query(`CREATE DATABASE \`${LOOKALIKE}\`;`);
-    expect(await h.queryAs(USER, APP_PASSWORD, `USE \`${DATABASE}\`; CREATE TABLE t (id INT); SELECT COUNT(*) FROM t;`)).toBe("0");
+    expect(
+      await h.queryAs(USER, APP_PASSWORD, `USE \`${DATABASE}\`; CREATE TABLE t (id INT); SELECT COUNT(*) FROM t;`),
+    ).toBe("0");
     await expect(h.queryAs(USER, APP_PASSWORD, `USE \`${LOOKALIKE}\`; SELECT 1;`)).rejects.toThrow(/Access denied/);
   });
 });

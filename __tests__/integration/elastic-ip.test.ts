@@ -14,7 +14,11 @@ import { TEARDOWN_MS } from "../support/teardown";
 jest.setTimeout(120_000);
 
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
-const SECRETS: ScriptSecrets = { dbRootPasswordBase64: b64("root-pw"), appDbPasswordBase64: b64("app-pw"), sourceHostTokenBase64: b64("token") };
+const SECRETS: ScriptSecrets = {
+  dbRootPasswordBase64: b64("root-pw"),
+  appDbPasswordBase64: b64("app-pw"),
+  sourceHostTokenBase64: b64("token"),
+};
 const ELASTIC_IP = "198.51.100.77";
 const ELASTIC_DNS = "ec2-198-51-100-77.compute-1.amazonaws.com";
 
@@ -29,14 +33,20 @@ describeWithTools("the first boot and the Elastic IP, run for real", Provisionin
 
   const requested = (path: string) => h.metadataRequests.filter((r) => r.path === `/latest/meta-data/${path}`).length;
   const env = () => readFileSync(`${h.settings.appDir}/.env`, "utf8");
-  const uris = () => env().split("\n").filter((line) => /^(FRONTENDURI|BACKENDURI)=/.test(line));
+  const uris = () =>
+    env()
+      .split("\n")
+      .filter((line) => /^(FRONTENDURI|BACKENDURI)=/.test(line));
 
   test("reads the hostname at once when the Elastic IP is already the public address", async () => {
     const result = await h.run(renderProvisioningScript(h.settings, SECRETS, "", TEST_PUBLIC_IP));
     expect(result.exitCode).toBe(0);
     expect(result.output).not.toContain("not yet the Elastic IP");
     expect([requested("public-ipv4"), requested("public-hostname")]).toEqual([1, 1]);
-    expect(uris()).toEqual([`FRONTENDURI=http://${TEST_PUBLIC_HOSTNAME}`, `BACKENDURI=http://${TEST_PUBLIC_HOSTNAME}:3000`]);
+    expect(uris()).toEqual([
+      `FRONTENDURI=http://${TEST_PUBLIC_HOSTNAME}`,
+      `BACKENDURI=http://${TEST_PUBLIC_HOSTNAME}:3000`,
+    ]);
   });
 
   test("waits until the Elastic IP is associated, then writes the URIs of its hostname", async () => {
@@ -51,7 +61,9 @@ describeWithTools("the first boot and the Elastic IP, run for real", Provisionin
     try {
       const result = await h.run(renderProvisioningScript(h.settings, SECRETS, "", ELASTIC_IP));
       expect(result.exitCode).toBe(0);
-      expect(result.output).toContain(`the public address is ${TEST_PUBLIC_IP}, not yet the Elastic IP ${ELASTIC_IP}; waiting`);
+      expect(result.output).toContain(
+        `the public address is ${TEST_PUBLIC_IP}, not yet the Elastic IP ${ELASTIC_IP}; waiting`,
+      );
       expect(result.output).toContain(`public hostname: ${ELASTIC_DNS}`);
       expect(requested("public-ipv4")).toBeGreaterThanOrEqual(3);
       expect(uris()).toEqual([`FRONTENDURI=http://${ELASTIC_DNS}`, `BACKENDURI=http://${ELASTIC_DNS}:3000`]);
@@ -66,7 +78,9 @@ describeWithTools("the first boot and the Elastic IP, run for real", Provisionin
     expect(script).toContain(wait);
     const result = await h.run(script.replace(wait, "ELASTIC_IP_WAIT_SECONDS=3\n"));
     expect(result.exitCode).not.toBe(0);
-    expect(result.output).toContain(`ERROR: the public address is ${TEST_PUBLIC_IP}, not the Elastic IP ${ELASTIC_IP}, after 3 s`);
+    expect(result.output).toContain(
+      `ERROR: the public address is ${TEST_PUBLIC_IP}, not the Elastic IP ${ELASTIC_IP}, after 3 s`,
+    );
     expect(result.output).toContain("FAILED: step_10_read_public_hostname");
     expect(requested("public-hostname")).toBe(0);
   });

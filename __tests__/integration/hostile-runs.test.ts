@@ -16,8 +16,11 @@ import { TEARDOWN_MS } from "../support/teardown";
 jest.setTimeout(120_000);
 
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
-const secretsOf = (root: string, app: string, token: string): ScriptSecrets =>
-  ({ dbRootPasswordBase64: b64(root), appDbPasswordBase64: b64(app), sourceHostTokenBase64: b64(token) });
+const secretsOf = (root: string, app: string, token: string): ScriptSecrets => ({
+  dbRootPasswordBase64: b64(root),
+  appDbPasswordBase64: b64(app),
+  sourceHostTokenBase64: b64(token),
+});
 
 // The root password begins the app password: replaced first, it would leave the app password's tail.
 const ROOT = "Shared-Pr3fix-Secret";
@@ -60,15 +63,18 @@ describeWithTools("the provisioning script under hostile input", ProvisioningHar
 
     beforeAll(async () => {
       // A statement that MariaDB rejects right before the password: its error quotes the text from there.
-      await h.commitToRepository({
-        "export.sql": [
-          "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
-          "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
-          `INSERT INTO settings VALUES (1) '${APP}';`,
-          "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
-          "",
-        ].join("\n"),
-      }, "an export.sql that fails half way");
+      await h.commitToRepository(
+        {
+          "export.sql": [
+            "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
+            "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
+            `INSERT INTO settings VALUES (1) '${APP}';`,
+            "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
+            "",
+          ].join("\n"),
+        },
+        "an export.sql that fails half way",
+      );
       control = await h.run(withoutRedaction(renderProvisioningScript(h.settings, SECRETS)));
       logBefore = logText().length;
       redacted = await h.run(renderProvisioningScript(h.settings, SECRETS));
@@ -94,17 +100,22 @@ describeWithTools("the provisioning script under hostile input", ProvisioningHar
     test("the half import is undone and imported again, all of it, once the dump is fixed", async () => {
       const db = h.settings.databaseName;
       // The failed runs stopped with the first table in place and the database marked as importing.
-      expect(await h.query(`SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db}'`)).toBe("customers");
+      expect(await h.query(`SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db}'`)).toBe(
+        "customers",
+      );
       expect(redacted.output).toContain("stopped half way (1 tables); importing it again");
-      await h.commitToRepository({
-        "export.sql": [
-          "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
-          "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
-          "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
-          "INSERT INTO orders VALUES (10, 1), (11, 3);",
-          "",
-        ].join("\n"),
-      }, "export.sql fixed");
+      await h.commitToRepository(
+        {
+          "export.sql": [
+            "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
+            "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
+            "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
+            "INSERT INTO orders VALUES (10, 1), (11, 3);",
+            "",
+          ].join("\n"),
+        },
+        "export.sql fixed",
+      );
       const fixed = await h.run(renderProvisioningScript(h.settings, SECRETS));
       expect(fixed.exitCode).toBe(0);
       expect(await h.query(`SELECT id, name FROM ${db}.customers ORDER BY id`)).toBe("1\tAda\n2\tGrace\n3\tLinus");
@@ -127,7 +138,9 @@ describeWithTools("the provisioning script under hostile input", ProvisioningHar
       expect(rotated.exitCode).toBe(0);
       expect(await h.canLogin(h.settings.appDbUser, ROTATED)).toBe(true);
       expect(await h.canLogin(h.settings.appDbUser, APP)).toBe(false);
-      expect(rotated.output).toContain(`the password of ${h.settings.appDbUser}@localhost was not app_db_password: changed it`);
+      expect(rotated.output).toContain(
+        `the password of ${h.settings.appDbUser}@localhost was not app_db_password: changed it`,
+      );
       expectNoSecret(rotated.output, [ROOT, ROTATED, APP, TOKEN]);
       const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -181,12 +194,16 @@ describeWithTools("the provisioning script under hostile input", ProvisioningHar
       const pullCommands = seen.slice(seenBeforePull).filter((line) => line.includes(h.settings.repoUrl));
       expect(pullCommands.some((line) => / clone /.test(line))).toBe(true);
       expect(gitCommands.some((line) => /git-remote-https/.test(line))).toBe(true);
-      const percent = [...Buffer.from(TOKEN)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+      const percent = [...Buffer.from(TOKEN)]
+        .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`)
+        .join("");
       for (const form of [TOKEN, encodeURIComponent(TOKEN), percent, "x-access-token:"]) {
         expect(seen.filter((line) => line.includes(form))).toEqual([]);
       }
       // Nowhere on disk: not in the checkout, the login user's home (no credential store) or the logs.
-      const grep = spawnSync("grep", ["-rlaF", "-e", TOKEN, "-e", encodeURIComponent(TOKEN), h.dir], { encoding: "utf8" });
+      const grep = spawnSync("grep", ["-rlaF", "-e", TOKEN, "-e", encodeURIComponent(TOKEN), h.dir], {
+        encoding: "utf8",
+      });
       expect(grep.stdout.split("\n").filter((file) => file && !file.endsWith("/provision.sh"))).toEqual([]);
       expect(existsSync(join(h.settings.loginHome, ".git-credentials"))).toBe(false);
     });
@@ -231,7 +248,9 @@ describeWithTools("the provisioning script under hostile input", ProvisioningHar
       const failing = await h.run(renderProvisioningScript(h.settings, SECRETS));
       h.fault = undefined;
       expect(failing.exitCode).not.toBe(0);
-      expect(failing.newCalls.filter((call) => /^(fallocate|mkswap|swapon \/)/.test(call))).toEqual([`swapon ${h.settings.swapFile}`]);
+      expect(failing.newCalls.filter((call) => /^(fallocate|mkswap|swapon \/)/.test(call))).toEqual([
+        `swapon ${h.settings.swapFile}`,
+      ]);
       expect(readFileSync(h.settings.swapFile).equals(formatted)).toBe(true);
       expect(statSync(h.settings.swapFile).mode & 0o777).toBe(0o600);
     });

@@ -28,9 +28,12 @@ jest.setTimeout(240_000);
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 const TOKEN = "ghp_FaultsT0ken/+=";
 const SECRETS: ScriptSecrets = {
-  dbRootPasswordBase64: b64("root 'faults' pass"), appDbPasswordBase64: b64("app faults pass"), sourceHostTokenBase64: b64(TOKEN),
+  dbRootPasswordBase64: b64("root 'faults' pass"),
+  appDbPasswordBase64: b64("app faults pass"),
+  sourceHostTokenBase64: b64(TOKEN),
 };
-const server = (answer: string) => `require('http').createServer((q, r) => r.end('${answer}')).listen(process.env.PORT);\n`;
+const server = (answer: string) =>
+  `require('http').createServer((q, r) => r.end('${answer}')).listen(process.env.PORT);\n`;
 /** A server that runs and never listens: the health check waits out HEALTH_SECONDS. */
 const SILENT_SERVER = "setInterval(() => undefined, 1000);\n";
 /** Short limits, so that a test waits seconds, not minutes. */
@@ -74,7 +77,9 @@ class Host {
   }
 
   releases(): string[] {
-    return readdirSync(this.ops.releasesDirectory).filter((name) => /^\d{4}-/.test(name)).sort();
+    return readdirSync(this.ops.releasesDirectory)
+      .filter((name) => /^\d{4}-/.test(name))
+      .sort();
   }
 
   /** Everything in the releases directory that is not a release (a build's or a prune's leftover). */
@@ -104,7 +109,10 @@ class Host {
   }
 }
 
-async function startHost(header: Record<string, number>, beforeProvisioning?: (h: ProvisioningHarness) => void): Promise<Host> {
+async function startHost(
+  header: Record<string, number>,
+  beforeProvisioning?: (h: ProvisioningHarness) => void,
+): Promise<Host> {
   const h = await ProvisioningHarness.start({ sourceHostToken: TOKEN, app: true });
   try {
     beforeProvisioning?.(h);
@@ -164,7 +172,9 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     await host.actionEnded();
     await expectV2Serves();
     expect(host.releases()).toEqual(before);
-    expect(host.audit().pop()).toMatch(new RegExp(`^alice release silent: ${v2} -> ${v2}: 0003-\\w{7} did not answer; ${v2} serves again \\(exit 3\\)$`));
+    expect(host.audit().pop()).toMatch(
+      new RegExp(`^alice release silent: ${v2} -> ${v2}: 0003-\\w{7} did not answer; ${v2} serves again \\(exit 3\\)$`),
+    );
     expect(host.state()).toMatch(/^failed 0003-\w{7}$/m);
   });
 
@@ -180,17 +190,29 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     await expectV2Serves();
     // The action's next write got SIGPIPE (or its health check ended first).
     expect(host.audit().pop()).toMatch(
-      new RegExp(`^alice release silent: ${v2} -> ${v2}: 0003-\\w{7} (did not answer|was interrupted by SIGPIPE); ${v2} serves again \\(exit 3\\)$`));
+      new RegExp(
+        `^alice release silent: ${v2} -> ${v2}: 0003-\\w{7} (did not answer|was interrupted by SIGPIPE); ${v2} serves again \\(exit 3\\)$`,
+      ),
+    );
   });
 
-  test.each(["HUP", "INT", "PIPE", "TERM"])("SIG%s to the action itself at the health check of a good release: v2 serves again, and the audit line says why", async (signal) => {
-    const release = await host.runWithFault(`ops:${signal.toLowerCase()}-health` as NonNullable<typeof h.fault>, ["release", "v3"]);
-    expect(release.exitCode).toBe(3);
-    expect(release.output).toContain(`ERROR: 0003-`);
-    await expectV2Serves();
-    expect(host.audit().pop()).toMatch(
-      new RegExp(`^alice release v3: ${v2} -> ${v2}: 0003-\\w{7} was interrupted by SIG${signal}; ${v2} serves again \\(exit 3\\)$`));
-  });
+  test.each(["HUP", "INT", "PIPE", "TERM"])(
+    "SIG%s to the action itself at the health check of a good release: v2 serves again, and the audit line says why",
+    async (signal) => {
+      const release = await host.runWithFault(`ops:${signal.toLowerCase()}-health` as NonNullable<typeof h.fault>, [
+        "release",
+        "v3",
+      ]);
+      expect(release.exitCode).toBe(3);
+      expect(release.output).toContain(`ERROR: 0003-`);
+      await expectV2Serves();
+      expect(host.audit().pop()).toMatch(
+        new RegExp(
+          `^alice release v3: ${v2} -> ${v2}: 0003-\\w{7} was interrupted by SIG${signal}; ${v2} serves again \\(exit 3\\)$`,
+        ),
+      );
+    },
+  );
 
   test("SIGKILL during the build: nothing switched; the next action removes the build", async () => {
     const killed = await host.runWithFault("ops:kill-build", ["release", "v3"]);
@@ -211,7 +233,9 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     const unverified = host.current();
     expect(unverified).toMatch(/^0003-/);
     const status = await host.run(["status"]);
-    expect(status.output).toContain(`unverified: ${unverified}; the next action keeps it if it answers, else puts ${v2} back, as a boot does`);
+    expect(status.output).toContain(
+      `unverified: ${unverified}; the next action keeps it if it answers, else puts ${v2} back, as a boot does`,
+    );
     // The kill left the front holding (its element expires by itself on a host, not with this stand-in).
     expect(host.front()).toBe("held");
     // The boot: nftables loads the saved ruleset (the front open), then the refresh unit runs before the app.
@@ -221,7 +245,9 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     expect(host.current()).toBe(v2);
     await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["restart"]);
     await until("v2 answering", async () => (await host.body()) === "crm v2");
-    expect(host.audit().pop()).toBe(`alice release v3: ${v2} -> ${v2}: cut off; at boot ${v2} serves, not ${unverified}`);
+    expect(host.audit().pop()).toBe(
+      `alice release v3: ${v2} -> ${v2}: cut off; at boot ${v2} serves, not ${unverified}`,
+    );
     rmSync(join(host.ops.releasesDirectory, unverified), { recursive: true, force: true });
     await expectV2Serves();
   });
@@ -263,7 +289,10 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     expect((await host.run(["rollback", newest])).exitCode).toBe(0);
     expect((await host.run(["rollback"])).exitCode).toBe(0);
     expect(host.current()).toBe(v2);
-    expect(host.audit().slice(-2)).toEqual([`alice rollback ${newest}: ${v2} -> ${newest}: ok`, `alice rollback: ${newest} -> ${v2}: ok`]);
+    expect(host.audit().slice(-2)).toEqual([
+      `alice rollback ${newest}: ${v2} -> ${newest}: ok`,
+      `alice rollback: ${newest} -> ${v2}: ok`,
+    ]);
   });
 
   test("an argument with a line break is one audit line, escaped", async () => {
@@ -273,7 +302,9 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     expect(result.exitCode).toBe(1);
     const lines = host.audit();
     expect(lines.length).toBe(before + 1);
-    expect(lines.pop()).toBe(`alice rollback ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok: ${v2} -> ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok: no release ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok (exit 1)`);
+    expect(lines.pop()).toBe(
+      `alice rollback ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok: ${v2} -> ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok: no release ${v2}\\n2030-01-01T00:00:00Z mallory release evil: - -> -: ok (exit 1)`,
+    );
   });
 
   test("an empty .env is never copied: the rollback is refused and the other release's .env stays", async () => {
@@ -286,7 +317,9 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     try {
       const refused = await host.run(["rollback", first]);
       expect(refused.exitCode).toBe(1);
-      expect(refused.output).toContain(`ERROR: ${join(host.ops.releasesDirectory, v2, ".env")} holds no DB_PASSWORD; not copying it`);
+      expect(refused.output).toContain(
+        `ERROR: ${join(host.ops.releasesDirectory, v2, ".env")} holds no DB_PASSWORD; not copying it`,
+      );
       expect(readFileSync(target, "utf8")).toBe(targetBefore);
       expect(host.current()).toBe(v2);
     } finally {
@@ -304,7 +337,10 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
       const status = await host.run(["status"]);
       expect(status.output).not.toMatch(/^lock:/m);
       const back = await host.run(["rollback", v2]);
-      expect({ code: back.exitCode, output: back.output }).toEqual({ code: 0, output: expect.not.stringContaining("busy") });
+      expect({ code: back.exitCode, output: back.output }).toEqual({
+        code: 0,
+        output: expect.not.stringContaining("busy"),
+      });
     } finally {
       process.kill(leftover, "SIGKILL");
     }
@@ -317,7 +353,12 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     const seen = h.calls().length;
     let status: RunResult, second: RunResult, statusCalls: string[];
     try {
-      await until("the release's lock", () => h.calls().slice(seen).some((call) => call.startsWith("flock ")));
+      await until("the release's lock", () =>
+        h
+          .calls()
+          .slice(seen)
+          .some((call) => call.startsWith("flock ")),
+      );
       const before = h.calls().length;
       status = await host.run(["status"]);
       statusCalls = h.calls().slice(before);
@@ -340,7 +381,13 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
   test("the token is held by no process of the login user during a release: git runs as root, the build never sees it", async () => {
     /** Every process holding the token in its environment or arguments, with its ancestors' names. */
     const holders = new Map<number, string[]>();
-    const read = (file: string) => { try { return readFileSync(file); } catch { return Buffer.alloc(0); } };
+    const read = (file: string) => {
+      try {
+        return readFileSync(file);
+      } catch {
+        return Buffer.alloc(0);
+      }
+    };
     const ancestry = (pid: number): string[] => {
       const names: string[] = [];
       // Up to the action's unit (the systemd-run stand-in starts it; systemd does on a host).
@@ -360,7 +407,8 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
         for (const name of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
           const pid = parseInt(name, 10);
           if (holders.has(pid) || pid === process.pid) continue;
-          if ([read(`/proc/${pid}/environ`), read(`/proc/${pid}/cmdline`)].some((data) => data.includes(TOKEN))) holders.set(pid, ancestry(pid));
+          if ([read(`/proc/${pid}/environ`), read(`/proc/${pid}/cmdline`)].some((data) => data.includes(TOKEN)))
+            holders.set(pid, ancestry(pid));
         }
         samples++;
         await new Promise((resolve) => setTimeout(resolve, 10));
@@ -398,7 +446,13 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     // The tool's configuration's copy of the setting (readonly -p), as a source host that moved would have it.
     const line = `declare -r REPO_URL="${url}"`;
     expect(command).toContain(line);
-    writeFileSync(conf, command.replace(line, `declare -r REPO_URL="https://127.0.0.1:${(stuck.address() as AddressInfo).port}/crm-app.git"`));
+    writeFileSync(
+      conf,
+      command.replace(
+        line,
+        `declare -r REPO_URL="https://127.0.0.1:${(stuck.address() as AddressInfo).port}/crm-app.git"`,
+      ),
+    );
     let release: RunResult;
     try {
       release = await host.run(["release", "v3"]);
@@ -422,11 +476,17 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     try {
       await until("the leftover's lock", () => spawnSync("flock", ["-n", host.ops.lockFile, "true"]).status !== 0);
       // flock holds the lock before its child has become sleep: the child's name is waited for too.
-      const sleeperOf = () => spawnSync("pgrep", ["-P", String(leftover.pid), "-x", "sleep"], { encoding: "utf8" }).stdout.trim();
+      const sleeperOf = () =>
+        spawnSync("pgrep", ["-P", String(leftover.pid), "-x", "sleep"], { encoding: "utf8" }).stdout.trim();
       await until("the leftover's sleep", () => sleeperOf() !== "");
       const sleeper = sleeperOf();
       const status = await host.run(["status"]);
-      expect(status.output).toMatch(new RegExp(`^lock: stale: no action holds it but pid ${leftover.pid} ${sleeper} \\(flock .*\\); end it with sudo kill ${leftover.pid} ${sleeper}$`, "m"));
+      expect(status.output).toMatch(
+        new RegExp(
+          `^lock: stale: no action holds it but pid ${leftover.pid} ${sleeper} \\(flock .*\\); end it with sudo kill ${leftover.pid} ${sleeper}$`,
+          "m",
+        ),
+      );
       const refused = await host.run(["rollback", v2]);
       expect(refused.exitCode).toBe(75);
       expect(refused.output).toContain(`busy: stale: no action holds it but pid ${leftover.pid} ${sleeper}`);
@@ -444,7 +504,9 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     const unverified = host.current();
     const lines = host.audit().length;
     const status = await host.run(["status"]);
-    expect(status.output).toContain(`unverified: ${unverified}; the next action keeps it if it answers, else puts ${v2} back, as a boot does`);
+    expect(status.output).toContain(
+      `unverified: ${unverified}; the next action keeps it if it answers, else puts ${v2} back, as a boot does`,
+    );
     expect(host.audit()).toHaveLength(lines);
     const patch = await host.run(["patch"]);
     expect(patch.exitCode).toBe(0);
@@ -506,175 +568,220 @@ describeWithTools("the ops command under faults, run for real", ProvisioningHarn
     expect([...path].sort().reverse()).toEqual(path);
     expect(new Set(path).size).toBe(path.length);
     expect(path).toContain(v2);
-    expect(host.audit().pop()).toMatch(new RegExp(`^alice rollback: ${path[path.length - 1]} -> -: no good release before .* \\(exit 1\\)$`));
+    expect(host.audit().pop()).toMatch(
+      new RegExp(`^alice rollback: ${path[path.length - 1]} -> -: no good release before .* \\(exit 1\\)$`),
+    );
     expect((await host.run(["rollback", v2])).exitCode).toBe(0);
     await expectV2Serves();
   });
 });
 
-describeWithTools("the first release's adoption of the first boot's checkout, killed at each line", ProvisioningHarness.toolsMissing(), () => {
-  let host: Host;
-  let h: ProvisioningHarness;
+describeWithTools(
+  "the first release's adoption of the first boot's checkout, killed at each line",
+  ProvisioningHarness.toolsMissing(),
+  () => {
+    let host: Host;
+    let h: ProvisioningHarness;
 
-  beforeAll(async () => {
-    host = await startHost(HEADER);
-    h = host.h;
-    await h.pushCommit({ "server.js": server("crm v2") }, "v2", "refs/tags/v2");
-  });
-
-  afterAll(async () => {
-    await h?.stop();
-  }, TEARDOWN_MS);
-
-  /** The first boot's layout again: its checkout (release 0001, whatever moved it) a plain <app_dir>, no releases, no state. */
-  async function firstBootLayout(): Promise<void> {
-    const appDir = h.settings.appDir;
-    const first = existsSync(host.ops.releasesDirectory) ? readdirSync(host.ops.releasesDirectory).find((name) => name.startsWith("0001-")) : undefined;
-    if (first) {
-      rmSync(appDir, { force: true });
-      spawnSync("mv", ["-T", join(host.ops.releasesDirectory, first), appDir]);
-    }
-    rmSync(host.ops.releasesDirectory, { recursive: true, force: true });
-    rmSync(`${appDir}.ops-link`, { force: true });
-    rmSync(host.ops.stateFile, { force: true });
-    await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["restart"]);
-    await until("the checkout answering", async () => (await host.body()) === "crm");
-  }
-
-  // Each as_login line of adopt_first_checkout and of its point_app_dir, and the first line after it.
-  const lines = (appDir: string, releases: string) => [
-    ["mkdir -p", `mkdir -p ${releases}`],
-    ["rev-parse", `git -C ${appDir} rev-parse HEAD`],
-    ["the move", `mv -T ${appDir} `],
-    ["the link", "ln -sfn "],
-    ["the link's rename", `mv -fT ${appDir}.ops-link ${appDir} `],
-    ["the build's checkout", `git -C ${releases}/.new rev-parse`],
-  ];
-
-  test.each([0, 1, 2, 3, 4, 5])("killed at line %i: the next action finds the app's directory, and the release works", async (index) => {
-    await firstBootLayout();
-    const [, words] = lines(h.settings.appDir, host.ops.releasesDirectory)[index];
-    const killed = await host.runWithFault(`ops:kill-at:${words}`, ["release", "v2"]);
-    expect(killed.exitCode).toBe(137);
-    await host.actionEnded();
-    const release = await host.run(["release", "v2"]);
-    expect({ code: release.exitCode, output: release.output }).toEqual({ code: 0, output: expect.not.stringContaining("ERROR") });
-    expect(await host.body()).toBe("crm v2");
-    expect(host.releases()).toEqual([expect.stringMatching(/^0001-/), expect.stringMatching(/^0002-/)]);
-    expect(host.state()).toMatch(/^good 0001-\w{7}$/m);
-    expect(host.state()).not.toMatch(/^(adopting|unverified) /m);
-    expect(host.leftovers()).toEqual([]);
-  });
-
-  test("killed between the move and the link: status says so, the boot links the checkout as release 0001, the app comes back, the next release works", async () => {
-    await firstBootLayout();
-    const killed = await host.runWithFault(`ops:kill-at:ln -sfn `, ["release", "v2"]);
-    expect(killed.exitCode).toBe(137);
-    await host.actionEnded();
-    expect(existsSync(h.settings.appDir)).toBe(false);
-    expect((await host.run(["status"])).output).toMatch(/^adopting: the first boot's checkout as 0001-\w{7}; the next action or a boot finishes it$/m);
-    const boot = await h.runCommand(refreshScriptPath(h.settings), []);
-    expect(boot.exitCode).toBe(0);
-    const first = host.current();
-    expect(first).toMatch(/^0001-/);
-    expect(host.audit().pop()).toBe(`alice release v2: - -> ${first}: cut off; the first boot's checkout is release ${first}`);
-    await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["restart"]);
-    await until("the checkout answering again", async () => (await host.body()) === "crm");
-    expect((await host.run(["release", "v2"])).exitCode).toBe(0);
-    expect(await host.body()).toBe("crm v2");
-    expect(host.state()).toMatch(new RegExp(`^good ${first}$`, "m"));
-  });
-});
-
-describeWithTools("the ops command on a full disk (a small tmpfs as the login user's home)", ProvisioningHarness.toolsMissing(), () => {
-  let host: Host;
-  let h: ProvisioningHarness;
-  let home = "";
-  const freeKiB = () => parseInt(spawnSync("df", ["--output=avail", "-k", home], { encoding: "utf8" }).stdout.trim().split("\n").pop() ?? "0", 10);
-
-  beforeAll(async () => {
-    host = await startHost({ ...HEADER, FREE_MARGIN_MB: 4 }, (harness) => {
-      home = harness.settings.loginHome;
-      const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=24m,mode=755", "tmpfs", home], { encoding: "utf8" });
-      if (mounted.status !== 0) throw new Error(`mount tmpfs: ${mounted.stderr}`);
+    beforeAll(async () => {
+      host = await startHost(HEADER);
+      h = host.h;
+      await h.pushCommit({ "server.js": server("crm v2") }, "v2", "refs/tags/v2");
     });
-    h = host.h;
-    await h.pushCommit({ "server.js": server("crm v2") }, "v2", "refs/tags/v2");
-    expect((await host.run(["release", "v2"])).exitCode).toBe(0);
-  });
 
-  afterAll(async () => {
-    if (h) {
-      await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["stop"]);
-      spawnSync("umount", ["--lazy", home]);
-      await h.stop();
+    afterAll(async () => {
+      await h?.stop();
+    }, TEARDOWN_MS);
+
+    /** The first boot's layout again: its checkout (release 0001, whatever moved it) a plain <app_dir>, no releases, no state. */
+    async function firstBootLayout(): Promise<void> {
+      const appDir = h.settings.appDir;
+      const first = existsSync(host.ops.releasesDirectory)
+        ? readdirSync(host.ops.releasesDirectory).find((name) => name.startsWith("0001-"))
+        : undefined;
+      if (first) {
+        rmSync(appDir, { force: true });
+        spawnSync("mv", ["-T", join(host.ops.releasesDirectory, first), appDir]);
+      }
+      rmSync(host.ops.releasesDirectory, { recursive: true, force: true });
+      rmSync(`${appDir}.ops-link`, { force: true });
+      rmSync(host.ops.stateFile, { force: true });
+      await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["restart"]);
+      await until("the checkout answering", async () => (await host.body()) === "crm");
     }
-  }, TEARDOWN_MS);
 
-  test("less free space than the current release's size and FREE_MARGIN_MB: refused before the clone, nothing fetched, v2 serves", async () => {
-    const v2 = host.current();
-    const filler = join(home, "filler");
-    writeFileSync(filler, Buffer.alloc((freeKiB() - 2048) * 1024));
-    const requests = h.gitRequests.length;
-    let refused: RunResult;
-    try {
-      refused = await host.run(["release", "main"]);
-    } finally {
-      rmSync(filler);
-    }
-    expect(refused.exitCode).toBe(1);
-    expect(refused.output).toMatch(new RegExp(`ERROR: \\d MiB free on ${host.ops.releasesDirectory}, a build needs [4-9] \\(the current release's size and 4\\); ${v2} still serves`));
-    expect(h.gitRequests.length).toBe(requests);
-    expect(host.leftovers()).toEqual([]);
-    expect(host.audit().pop()).toMatch(new RegExp(`^alice release main: ${v2} -> -: \\d MiB free on .* \\(exit 1\\)$`));
-    expect(await host.body()).toBe("crm v2");
-  });
+    // Each as_login line of adopt_first_checkout and of its point_app_dir, and the first line after it.
+    const lines = (appDir: string, releases: string) => [
+      ["mkdir -p", `mkdir -p ${releases}`],
+      ["rev-parse", `git -C ${appDir} rev-parse HEAD`],
+      ["the move", `mv -T ${appDir} `],
+      ["the link", "ln -sfn "],
+      ["the link's rename", `mv -fT ${appDir}.ops-link ${appDir} `],
+      ["the build's checkout", `git -C ${releases}/.new rev-parse`],
+    ];
 
-  test("a release too big for the disk fails in its clone; its leftovers go, the free space comes back, v2 serves", async () => {
-    const v2 = host.current();
-    const free = freeKiB();
-    // Incompressible, and more than half the free space: the pack and the checkout together do not fit.
-    const big = randomBytes(Math.ceil(free * 1024 * 0.6));
-    await h.pushCommit({ "server.js": server("crm big"), "big.bin": big.toString("base64") }, "big", "refs/heads/big");
-    const result = await host.run(["release", "big"]);
-    expect(result.exitCode).not.toBe(0);
-    expect(host.current()).toBe(v2);
-    expect(host.leftovers()).toEqual([]);
-    expect(Math.abs(freeKiB() - free)).toBeLessThan(256);
-    expect(await host.body()).toBe("crm v2");
-  });
+    test.each([0, 1, 2, 3, 4, 5])(
+      "killed at line %i: the next action finds the app's directory, and the release works",
+      async (index) => {
+        await firstBootLayout();
+        const [, words] = lines(h.settings.appDir, host.ops.releasesDirectory)[index];
+        const killed = await host.runWithFault(`ops:kill-at:${words}`, ["release", "v2"]);
+        expect(killed.exitCode).toBe(137);
+        await host.actionEnded();
+        const release = await host.run(["release", "v2"]);
+        expect({ code: release.exitCode, output: release.output }).toEqual({
+          code: 0,
+          output: expect.not.stringContaining("ERROR"),
+        });
+        expect(await host.body()).toBe("crm v2");
+        expect(host.releases()).toEqual([expect.stringMatching(/^0001-/), expect.stringMatching(/^0002-/)]);
+        expect(host.state()).toMatch(/^good 0001-\w{7}$/m);
+        expect(host.state()).not.toMatch(/^(adopting|unverified) /m);
+        expect(host.leftovers()).toEqual([]);
+      },
+    );
 
-  test("the disk fills during the build: the .env copy fails before the switch, the new release goes, the live .env is whole", async () => {
-    const v2 = host.current();
-    const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
-    const full = await host.runWithFault("ops:fill-build", ["release", "main"]);
-    expect(full.exitCode).toBe(1);
-    expect(host.current()).toBe(v2);
-    expect(host.releases()).toHaveLength(2);
-    expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
-    expect(host.audit().pop()).toMatch(new RegExp(`^alice release main: ${v2} -> -: .* \\(exit 1\\)$`));
-    rmSync(join(home, "filler"));
-    expect((await host.run(["release", "main"])).exitCode).toBe(0);
-    expect(await host.body()).toBe("crm");
-  });
-});
+    test("killed between the move and the link: status says so, the boot links the checkout as release 0001, the app comes back, the next release works", async () => {
+      await firstBootLayout();
+      const killed = await host.runWithFault(`ops:kill-at:ln -sfn `, ["release", "v2"]);
+      expect(killed.exitCode).toBe(137);
+      await host.actionEnded();
+      expect(existsSync(h.settings.appDir)).toBe(false);
+      expect((await host.run(["status"])).output).toMatch(
+        /^adopting: the first boot's checkout as 0001-\w{7}; the next action or a boot finishes it$/m,
+      );
+      const boot = await h.runCommand(refreshScriptPath(h.settings), []);
+      expect(boot.exitCode).toBe(0);
+      const first = host.current();
+      expect(first).toMatch(/^0001-/);
+      expect(host.audit().pop()).toBe(
+        `alice release v2: - -> ${first}: cut off; the first boot's checkout is release ${first}`,
+      );
+      await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["restart"]);
+      await until("the checkout answering again", async () => (await host.body()) === "crm");
+      expect((await host.run(["release", "v2"])).exitCode).toBe(0);
+      expect(await host.body()).toBe("crm v2");
+      expect(host.state()).toMatch(new RegExp(`^good ${first}$`, "m"));
+    });
+  },
+);
+
+describeWithTools(
+  "the ops command on a full disk (a small tmpfs as the login user's home)",
+  ProvisioningHarness.toolsMissing(),
+  () => {
+    let host: Host;
+    let h: ProvisioningHarness;
+    let home = "";
+    const freeKiB = () =>
+      parseInt(
+        spawnSync("df", ["--output=avail", "-k", home], { encoding: "utf8" }).stdout.trim().split("\n").pop() ?? "0",
+        10,
+      );
+
+    beforeAll(async () => {
+      host = await startHost({ ...HEADER, FREE_MARGIN_MB: 4 }, (harness) => {
+        home = harness.settings.loginHome;
+        const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=24m,mode=755", "tmpfs", home], {
+          encoding: "utf8",
+        });
+        if (mounted.status !== 0) throw new Error(`mount tmpfs: ${mounted.stderr}`);
+      });
+      h = host.h;
+      await h.pushCommit({ "server.js": server("crm v2") }, "v2", "refs/tags/v2");
+      expect((await host.run(["release", "v2"])).exitCode).toBe(0);
+    });
+
+    afterAll(async () => {
+      if (h) {
+        await h.runCommand(join(h.dir, "stand-ins", "app-unit.sh"), ["stop"]);
+        spawnSync("umount", ["--lazy", home]);
+        await h.stop();
+      }
+    }, TEARDOWN_MS);
+
+    test("less free space than the current release's size and FREE_MARGIN_MB: refused before the clone, nothing fetched, v2 serves", async () => {
+      const v2 = host.current();
+      const filler = join(home, "filler");
+      writeFileSync(filler, Buffer.alloc((freeKiB() - 2048) * 1024));
+      const requests = h.gitRequests.length;
+      let refused: RunResult;
+      try {
+        refused = await host.run(["release", "main"]);
+      } finally {
+        rmSync(filler);
+      }
+      expect(refused.exitCode).toBe(1);
+      expect(refused.output).toMatch(
+        new RegExp(
+          `ERROR: \\d MiB free on ${host.ops.releasesDirectory}, a build needs [4-9] \\(the current release's size and 4\\); ${v2} still serves`,
+        ),
+      );
+      expect(h.gitRequests.length).toBe(requests);
+      expect(host.leftovers()).toEqual([]);
+      expect(host.audit().pop()).toMatch(
+        new RegExp(`^alice release main: ${v2} -> -: \\d MiB free on .* \\(exit 1\\)$`),
+      );
+      expect(await host.body()).toBe("crm v2");
+    });
+
+    test("a release too big for the disk fails in its clone; its leftovers go, the free space comes back, v2 serves", async () => {
+      const v2 = host.current();
+      const free = freeKiB();
+      // Incompressible, and more than half the free space: the pack and the checkout together do not fit.
+      const big = randomBytes(Math.ceil(free * 1024 * 0.6));
+      await h.pushCommit(
+        { "server.js": server("crm big"), "big.bin": big.toString("base64") },
+        "big",
+        "refs/heads/big",
+      );
+      const result = await host.run(["release", "big"]);
+      expect(result.exitCode).not.toBe(0);
+      expect(host.current()).toBe(v2);
+      expect(host.leftovers()).toEqual([]);
+      expect(Math.abs(freeKiB() - free)).toBeLessThan(256);
+      expect(await host.body()).toBe("crm v2");
+    });
+
+    test("the disk fills during the build: the .env copy fails before the switch, the new release goes, the live .env is whole", async () => {
+      const v2 = host.current();
+      const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
+      const full = await host.runWithFault("ops:fill-build", ["release", "main"]);
+      expect(full.exitCode).toBe(1);
+      expect(host.current()).toBe(v2);
+      expect(host.releases()).toHaveLength(2);
+      expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
+      expect(host.audit().pop()).toMatch(new RegExp(`^alice release main: ${v2} -> -: .* \\(exit 1\\)$`));
+      rmSync(join(home, "filler"));
+      expect((await host.run(["release", "main"])).exitCode).toBe(0);
+      expect(await host.body()).toBe("crm");
+    });
+  },
+);
 
 const motoServer = findMotoServer();
 const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? [] : ["the AWS CLI (aws)"];
 
-describeWithTools("rotate-secrets under faults (Parameter Store on moto), run for real",
-  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing], () => {
+describeWithTools(
+  "rotate-secrets under faults (Parameter Store on moto), run for real",
+  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing],
+  () => {
     const names = { region: "us-east-1", ...secretParameterNames("CrmHostStack") } satisfies SecretParameterNames;
     let moto: MotoServer;
     let ssm: SSMClient;
     let h: ProvisioningHarness;
     let host: Host;
     let n = 0;
-    const put = (name: string, value: string) => ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
+    const put = (name: string, value: string) =>
+      ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
     /** New values in Parameter Store (as `npm run secrets -- <stack> rotate` puts them), the token too. */
     async function newValues(): Promise<{ root: string; app: string }> {
       n++;
-      const values = { root: `root-${n}-${Date.now()}`, app: `app-${n}-${Date.now()}`, token: `ghp_Rotated${n}x${Date.now()}` };
+      const values = {
+        root: `root-${n}-${Date.now()}`,
+        app: `app-${n}-${Date.now()}`,
+        token: `ghp_Rotated${n}x${Date.now()}`,
+      };
       await put(names.dbRootPassword, values.root);
       await put(names.appDbPassword, values.app);
       await put(names.sourceHostToken, values.token);
@@ -684,7 +791,9 @@ describeWithTools("rotate-secrets under faults (Parameter Store on moto), run fo
     /** The app logs in as it would: with the .env's DB_USER and DB_PASSWORD. */
     async function appLogsIn(password: string): Promise<boolean> {
       const env = readFileSync(join(h.settings.appDir, ".env"), "utf8");
-      return env.includes(`\nDB_PASSWORD=${password}\n`) && h.canLogin(/^DB_USER=(.*)$/m.exec(env)?.[1] ?? "", password);
+      return (
+        env.includes(`\nDB_PASSWORD=${password}\n`) && h.canLogin(/^DB_USER=(.*)$/m.exec(env)?.[1] ?? "", password)
+      );
     }
     /** The .env's credentials log in: what the app uses when it (re)starts. */
     async function envLogsIn(): Promise<boolean> {
@@ -695,7 +804,11 @@ describeWithTools("rotate-secrets under faults (Parameter Store on moto), run fo
 
     beforeAll(async () => {
       moto = await MotoServer.start(motoServer!);
-      ssm = new SSMClient({ region: names.region, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+      ssm = new SSMClient({
+        region: names.region,
+        endpoint: moto.endpoint,
+        credentials: { accessKeyId: "moto", secretAccessKey: "moto" },
+      });
       h = await ProvisioningHarness.start({ sourceHostToken: TOKEN, app: true, awsEndpoint: moto.endpoint });
       await put(names.dbRootPassword, "first root");
       await put(names.appDbPassword, "first-app");
@@ -718,7 +831,9 @@ describeWithTools("rotate-secrets under faults (Parameter Store on moto), run fo
       await put(names.appDbPassword, "x'y\"z`w #1");
       const refused = await host.run(["rotate-secrets"]);
       expect(refused.exitCode).toBe(1);
-      expect(refused.output).toContain(`the value of ${names.appDbPassword} cannot be written to .env; nothing changed`);
+      expect(refused.output).toContain(
+        `the value of ${names.appDbPassword} cannot be written to .env; nothing changed`,
+      );
       expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
       expect(await rootHash()).toBe(before);
       expect(await appLogsIn("first-app")).toBe(true);
@@ -737,7 +852,10 @@ describeWithTools("rotate-secrets under faults (Parameter Store on moto), run fo
       // Cut off, the app can still connect: its .env (read at its next start) holds a password that logs in.
       expect(await envLogsIn()).toBe(true);
       const again = await host.run(["rotate-secrets"]);
-      expect({ code: again.exitCode, output: again.output }).toEqual({ code: 0, output: expect.stringContaining("secrets rotated") });
+      expect({ code: again.exitCode, output: again.output }).toEqual({
+        code: 0,
+        output: expect.stringContaining("secrets rotated"),
+      });
       expect(await appLogsIn(values.app)).toBe(true);
       expect(await h.canLogin(h.settings.appDbUser, "first-app")).toBe(false);
       expect(await rootHash()).toContain(nativePasswordHash(values.root));
@@ -745,4 +863,5 @@ describeWithTools("rotate-secrets under faults (Parameter Store on moto), run fo
       await until("the app answering", async () => (await host.body()) === "crm");
       expect(host.audit().pop()).toBe("alice rotate-secrets: - -> -: ok");
     });
-  });
+  },
+);

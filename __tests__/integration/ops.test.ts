@@ -3,7 +3,17 @@
  * against the harness's parts: MariaDB, the git server over https that insists on the token, the
  * metadata stand-in (which serves the user data), and an app unit that runs the checkout's server.js.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "fs";
 import { join } from "path";
 import { opsPaths, renderOpsTool, renderProvisioningScript, renderServiceUnit } from "../../userdata";
 import { ScriptSecrets } from "../../settings/provisioning-settings";
@@ -25,7 +35,8 @@ const SECRETS: ScriptSecrets = {
   sourceHostTokenBase64: b64(TOKEN),
 };
 const SECRET_FORMS = [ROOT_PASSWORD, APP_PASSWORD, TOKEN, encodeURIComponent(TOKEN), ...Object.values(SECRETS)];
-const server = (answer: string) => `require('http').createServer((q, r) => r.end('${answer}')).listen(process.env.PORT);\n`;
+const server = (answer: string) =>
+  `require('http').createServer((q, r) => r.end('${answer}')).listen(process.env.PORT);\n`;
 
 describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMissing(), () => {
   let h: ProvisioningHarness;
@@ -39,7 +50,10 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     return result;
   }
   const current = () => readlinkSync(h.settings.appDir).split("/").pop() ?? "";
-  const releases = () => readdirSync(ops.releasesDirectory).filter((name) => /^\d{4}-/.test(name)).sort();
+  const releases = () =>
+    readdirSync(ops.releasesDirectory)
+      .filter((name) => /^\d{4}-/.test(name))
+      .sort();
   const audit = () => actionAuditLines(ops.auditLog);
 
   beforeAll(async () => {
@@ -69,7 +83,9 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(statSync(ops.command).mode & 0o777).toBe(0o700);
     const command = readFileSync(ops.command, "utf8");
     for (const form of SECRET_FORMS) expect(command).not.toContain(form);
-    expect(readFileSync(ops.auditLog, "utf8")).toMatch(/^\S+Z alice install-tool: none -> [0-9a-f]{12}: ok \(tool [0-9a-f]{12}\)\n$/);
+    expect(readFileSync(ops.auditLog, "utf8")).toMatch(
+      /^\S+Z alice install-tool: none -> [0-9a-f]{12}: ok \(tool [0-9a-f]{12}\)\n$/,
+    );
 
     const refused = await run("release", "main");
     expect(refused.exitCode).toBe(1);
@@ -106,7 +122,9 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(released.output).toContain(`building v2 (${sha})`);
     expect(released.output).toMatch(/crm-test\.service answers HTTP 200 on \//);
     // The front (installed before the action: ensure_front) held the requests from before the restart until the answer.
-    expect(released.output).toMatch(/Caddy is the front of the app\n[^]*requests held at the front\n[^]*answers HTTP 200 on \/\n\S+ \S+ the front passes the requests to the app again\n/);
+    expect(released.output).toMatch(
+      /Caddy is the front of the app\n[^]*requests held at the front\n[^]*answers HTTP 200 on \/\n\S+ \S+ the front passes the requests to the app again\n/,
+    );
     expect(h.frontState()).toBe("open");
     expect(current()).toBe(`0002-${sha.slice(0, 7)}`);
     expect(lstatSync(h.settings.appDir).isSymbolicLink()).toBe(true);
@@ -117,8 +135,12 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(statSync(join(h.settings.appDir, ".env")).mode & 0o777).toBe(0o600);
     expect(existsSync(join(ops.releasesDirectory, releases()[0], "export.sql"))).toBe(true);
     // Built as step 14 builds, in the new release, before the switch.
-    expect(released.newCalls).toContain(`yarn install --ignore-engines (in ${join(ops.releasesDirectory, ".new")}, NODE_ENV=production)`);
-    expect(audit().pop()).toMatch(new RegExp(`^\\S+Z alice release v2: 0001-[0-9a-f]{7} -> 0002-${sha.slice(0, 7)}: ok$`));
+    expect(released.newCalls).toContain(
+      `yarn install --ignore-engines (in ${join(ops.releasesDirectory, ".new")}, NODE_ENV=production)`,
+    );
+    expect(audit().pop()).toMatch(
+      new RegExp(`^\\S+Z alice release v2: 0001-[0-9a-f]{7} -> 0002-${sha.slice(0, 7)}: ok$`),
+    );
     const listed = await run("releases");
     expect(listed.output).toMatch(new RegExp(`^  0001-[0-9a-f]{7} initial\n\\* 0002-${sha.slice(0, 7)} v2\n$`));
   });
@@ -130,7 +152,9 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(unknown.output).toContain(`ERROR: unknown ref no-such-branch; ${before.current} still serves`);
     const option = await run("release", "--upload-pack=touch /tmp/x");
     expect(option.exitCode).toBe(1);
-    expect(option.output).toContain("ERROR: release takes one branch, tag or commit: letters, digits and . _ / -, starting with a letter or digit, that git check-ref-format accepts; got '--upload-pack=touch /tmp/x'");
+    expect(option.output).toContain(
+      "ERROR: release takes one branch, tag or commit: letters, digits and . _ / -, starting with a letter or digit, that git check-ref-format accepts; got '--upload-pack=touch /tmp/x'",
+    );
     await h.pushCommit({ "package.json": "{ not json" }, "broken package.json", "refs/heads/unbuildable");
     const unbuildable = await run("release", "unbuildable");
     expect(unbuildable.exitCode).toBe(1);
@@ -145,7 +169,11 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     // A failed build leaves nothing behind (its output is above).
     expect(readdirSync(ops.releasesDirectory).filter((name) => name.startsWith("."))).toEqual([]);
     expect((await answer(h.appPort))?.body).toBe("crm v2");
-    expect(audit().slice(-5).map((line) => line.replace(/^\S+Z alice /, ""))).toEqual([
+    expect(
+      audit()
+        .slice(-5)
+        .map((line) => line.replace(/^\S+Z alice /, "")),
+    ).toEqual([
       `release no-such-branch: ${before.current} -> -: unknown ref no-such-branch; ${before.current} still serves (exit 1)`,
       "release --upload-pack=touch /tmp/x: - -> -: release takes one branch, tag or commit: letters, digits and . _ / -, starting with a letter or digit, that git check-ref-format accepts; got '--upload-pack=touch /tmp/x' (exit 1)",
       `release unbuildable: ${before.current} -> -: unbuildable does not build; ${before.current} still serves (exit 1)`,
@@ -163,16 +191,25 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(broken.output).toContain("the server exited with status 3");
     expect(broken.output).toMatch(/ERROR: 0003-[0-9a-f]{7} did not answer; 0002-[0-9a-f]{7} serves again/);
     // Held from before the new release's start until the previous one answered again: the new one never got a request.
-    const held = broken.output.split("\n").filter((line) => /requests held|exited with status|answers HTTP|passes the requests/.test(line))
+    const held = broken.output
+      .split("\n")
+      .filter((line) => /requests held|exited with status|answers HTTP|passes the requests/.test(line))
       .map((line) => line.replace(/^\S+ \S+ /, "").replace(/\S+\.service answers/, "answers"));
-    expect(held).toEqual(["requests held at the front", "the server exited with status 3", "requests held at the front",
-      "answers HTTP 200 on /", "the front passes the requests to the app again"]);
+    expect(held).toEqual([
+      "requests held at the front",
+      "the server exited with status 3",
+      "requests held at the front",
+      "answers HTTP 200 on /",
+      "the front passes the requests to the app again",
+    ]);
     expect(h.frontState()).toBe("open");
     // Told by the unit's state, not by waiting out HEALTH_SECONDS.
     expect(Date.now() - started).toBeLessThan(30_000);
     expect({ current: current(), releases: releases() }).toEqual(before);
     expect((await answer(h.appPort))?.body).toBe("crm v2");
-    expect(audit().pop()).toMatch(/ alice release broken: 0002-\w{7} -> 0002-\w{7}: 0003-\w{7} did not answer; 0002-\w{7} serves again \(exit 3\)$/);
+    expect(audit().pop()).toMatch(
+      / alice release broken: 0002-\w{7} -> 0002-\w{7}: 0003-\w{7} did not answer; 0002-\w{7} serves again \(exit 3\)$/,
+    );
   });
 
   test("one lock: a second release, and the provisioning script, are refused while a release runs, naming it", async () => {
@@ -185,7 +222,11 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
         if (Date.now() > deadline) throw new Error("the first release never took the lock");
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      [second, status, provision] = await Promise.all([run("release", "main"), run("status"), h.runCommand(join(h.dir, "provision.sh"), [])]);
+      [second, status, provision] = await Promise.all([
+        run("release", "main"),
+        run("status"),
+        h.runCommand(join(h.dir, "provision.sh"), []),
+      ]);
     } finally {
       await first;
       h.gitDelayMs = 0;
@@ -216,9 +257,17 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     const again = await run("rollback", oldest);
     expect(again.exitCode).toBe(0);
     const listed = await run("releases");
-    expect(listed.output.split("\n").filter((line) => line.startsWith("*"))).toEqual([expect.stringMatching(`^\\* ${oldest} `)]);
-    expect(audit().slice(-3).map((line) => line.replace(/^\S+Z alice /, ""))).toEqual([
-      `rollback: ${newest} -> ${v2}: ok`, `rollback ${oldest}: ${v2} -> ${oldest}: ok`, `rollback ${oldest}: ${oldest} -> ${oldest}: ok`,
+    expect(listed.output.split("\n").filter((line) => line.startsWith("*"))).toEqual([
+      expect.stringMatching(`^\\* ${oldest} `),
+    ]);
+    expect(
+      audit()
+        .slice(-3)
+        .map((line) => line.replace(/^\S+Z alice /, "")),
+    ).toEqual([
+      `rollback: ${newest} -> ${v2}: ok`,
+      `rollback ${oldest}: ${v2} -> ${oldest}: ok`,
+      `rollback ${oldest}: ${oldest} -> ${oldest}: ok`,
     ]);
   });
 
@@ -256,7 +305,9 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     const plain = await run("patch");
     expect(plain.exitCode).toBe(0);
     expect(plain.newCalls.filter((call) => call.startsWith("dnf ") || call.startsWith("systemctl reboot"))).toEqual([
-      "dnf check-release-update", "dnf -y upgrade --releasever=latest", "dnf needs-restarting -r",
+      "dnf check-release-update",
+      "dnf -y upgrade --releasever=latest",
+      "dnf needs-restarting -r",
     ]);
     const pinned = await run("patch", "2023.9.20251117");
     expect(pinned.newCalls).toContain("dnf -y upgrade --releasever=2023.9.20251117");
@@ -273,9 +324,15 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
       rmSync(join(h.dir, "needs-reboot"));
     }
     const os = readFileSync("/etc/os-release", "utf8").match(/^PRETTY_NAME=(.*)$/m)?.[1];
-    expect(audit().slice(-4).map((line) => line.replace(/^\S+Z alice /, ""))).toEqual([
-      `patch: ${os} -> ${os}: ok`, `patch 2023.9.20251117: ${os} -> ${os}: ok`,
-      "patch latest;reboot: - -> -: patch takes latest or a release such as 2023.9.20251117 (exit 1)", `patch: ${os} -> ${os} (reboot): ok`,
+    expect(
+      audit()
+        .slice(-4)
+        .map((line) => line.replace(/^\S+Z alice /, "")),
+    ).toEqual([
+      `patch: ${os} -> ${os}: ok`,
+      `patch 2023.9.20251117: ${os} -> ${os}: ok`,
+      "patch latest;reboot: - -> -: patch takes latest or a release such as 2023.9.20251117 (exit 1)",
+      `patch: ${os} -> ${os} (reboot): ok`,
     ]);
   });
 
@@ -289,7 +346,9 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(again.output).toContain("export.sql was imported before; not importing it again");
     expect(readFileSync(join(h.settings.appDir, ".env"), "utf8")).toBe(env);
     expect(await h.query(`SELECT * FROM ${h.settings.databaseName}.customers ORDER BY id`)).toBe(rows);
-    expect(readFileSync(join(h.host.unitDirectory, `${h.settings.appName}.service`), "utf8")).toBe(renderServiceUnit(h.settings));
+    expect(readFileSync(join(h.host.unitDirectory, `${h.settings.appName}.service`), "utf8")).toBe(
+      renderServiceUnit(h.settings),
+    );
     expect(current()).toBe(release);
     expect((await answer(h.appPort))?.body).toBe("crm v2");
   });
@@ -311,7 +370,8 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
 
   test("run: a one-off command in the serving release with the unit's environment and none of root's; its status is the tool's; audited", async () => {
     const release = current();
-    const script = 'printf "%s %s %s %s %s\n" "$(pwd -P)" "$NODE_ENV" "$USER" "${SUDO_USER:-none}" "$(command -v node)"';
+    const script =
+      'printf "%s %s %s %s %s\n" "$(pwd -P)" "$NODE_ENV" "$USER" "${SUDO_USER:-none}" "$(command -v node)"';
     const printed = await run("run", "sh", "-c", script);
     expect(printed.exitCode).toBe(0);
     const where = `${join(ops.releasesDirectory, release)} production ${h.settings.loginUser} none`;
@@ -321,8 +381,10 @@ describeWithTools("the ops command, run for real", ProvisioningHarness.toolsMiss
     expect(node.exitCode).toBe(0);
     expect(node.newCalls).toContain("node -e console.log(process.env.NODE_ENV)");
     // Its standard input is the session's; a word with quotes, spaces and $ arrives as one argument.
-    const echoed = await h.runCommand(ops.command, ["run", "sh", "-c", 'cat; printf "%s|" "$0"', `it's "$HOME" a b`],
-      { env: { SUDO_USER: "alice" }, input: "from stdin\n" });
+    const echoed = await h.runCommand(ops.command, ["run", "sh", "-c", 'cat; printf "%s|" "$0"', `it's "$HOME" a b`], {
+      env: { SUDO_USER: "alice" },
+      input: "from stdin\n",
+    });
     expect(echoed.exitCode).toBe(0);
     expect(echoed.output).toContain(`from stdin\nit's "$HOME" a b|`);
     const failed = await run("run", "sh", "-c", "exit 7");

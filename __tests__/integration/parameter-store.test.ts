@@ -26,14 +26,21 @@ const FIRST = {
   token: `ghp_ParamStore:/?[]@!$&'()*+,;= %{x}`,
 };
 const ROTATED = { root: `new root ${Date.now()} '"`, app: `new-app-${Date.now()}`, token: `ghp_Rotated${Date.now()}` };
-const forms = (values: Record<string, string>) => Object.values(values)
-  .flatMap((value) => [value, encodeURIComponent(value), Buffer.from(value).toString("base64"), Buffer.from(value).toString("hex")]);
+const forms = (values: Record<string, string>) =>
+  Object.values(values).flatMap((value) => [
+    value,
+    encodeURIComponent(value),
+    Buffer.from(value).toString("base64"),
+    Buffer.from(value).toString("hex"),
+  ]);
 
 const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? [] : ["the AWS CLI (aws)"];
 const motoServer = findMotoServer();
 
-describeWithTools("provisioning script in parameter-store mode, run for real against moto",
-  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing], () => {
+describeWithTools(
+  "provisioning script in parameter-store mode, run for real against moto",
+  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing],
+  () => {
     let moto: MotoServer;
     let ssm: SSMClient;
     let h: ProvisioningHarness;
@@ -41,11 +48,16 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
     let missing: RunResult;
     let provisioned: RunResult;
 
-    const put = (name: string, value: string) => ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
+    const put = (name: string, value: string) =>
+      ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
 
     beforeAll(async () => {
       moto = await MotoServer.start(motoServer!);
-      ssm = new SSMClient({ region: REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+      ssm = new SSMClient({
+        region: REGION,
+        endpoint: moto.endpoint,
+        credentials: { accessKeyId: "moto", secretAccessKey: "moto" },
+      });
       // The app's unit runs server.js for real: rotate-secrets restarts it and waits for its answer (restart_app).
       h = await ProvisioningHarness.start({ sourceHostToken: FIRST.token, awsEndpoint: moto.endpoint, app: true });
       script = renderProvisioningScript(h.settings, NAMES);
@@ -75,15 +87,24 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
       expect(readFileSync(h.settings.logFile, "utf8")).toContain(message);
       expect(missing.output).not.toContain("START step_01");
       // Nothing but Parameter Store (the modules, then the secrets) and the metadata's Region and token the modules' read takes.
-      expect(missing.newCalls.filter((call) => !call.startsWith("aws ") && !/^curl .*\/latest\/(api\/token|meta-data\/placement\/region)$/.test(call))).toEqual([]);
+      expect(
+        missing.newCalls.filter(
+          (call) =>
+            !call.startsWith("aws ") && !/^curl .*\/latest\/(api\/token|meta-data\/placement\/region)$/.test(call),
+        ),
+      ).toEqual([]);
     });
 
     test("with all three, the run provisions with the parameters' values", async () => {
       expect(provisioned.exitCode).toBe(0);
       for (const step of STEP_FUNCTIONS) expect(provisioned.output).toContain(`DONE ${step}`);
-      expect(provisioned.output).toContain(`secrets read from Parameter Store (${REGION}): ${NAMES.dbRootPassword} ${NAMES.appDbPassword} ${NAMES.sourceHostToken}`);
+      expect(provisioned.output).toContain(
+        `secrets read from Parameter Store (${REGION}): ${NAMES.dbRootPassword} ${NAMES.appDbPassword} ${NAMES.sourceHostToken}`,
+      );
       expect(await h.canLogin(h.settings.appDbUser, FIRST.app)).toBe(true);
-      expect(await h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'")).toContain(nativePasswordHash(FIRST.root));
+      expect(await h.query("SELECT Priv FROM mysql.global_priv WHERE User = 'root' AND Host = 'localhost'")).toContain(
+        nativePasswordHash(FIRST.root),
+      );
       expect(h.gitRequests.some((request) => request.authorized)).toBe(true);
       expect(existsSync("/tmp/pwned-ps-root")).toBe(false);
     });
@@ -91,8 +112,15 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
     test("the AWS CLI got names only: no value in its arguments, and none in the output or the log", () => {
       const awsCalls = provisioned.calls.filter((call) => call.startsWith("aws "));
       expect(awsCalls.length).toBeGreaterThanOrEqual(2);
-      expect(awsCalls.at(-1)).toContain(`ssm get-parameters --region ${REGION} --with-decryption --names ${NAMES.dbRootPassword}`);
-      const texts = [...provisioned.calls, provisioned.output, missing.output, readFileSync(h.settings.logFile, "utf8")];
+      expect(awsCalls.at(-1)).toContain(
+        `ssm get-parameters --region ${REGION} --with-decryption --names ${NAMES.dbRootPassword}`,
+      );
+      const texts = [
+        ...provisioned.calls,
+        provisioned.output,
+        missing.output,
+        readFileSync(h.settings.logFile, "utf8"),
+      ];
       expect(forms(FIRST).filter((form) => texts.some((text) => text.includes(form)))).toEqual([]);
     });
 
@@ -103,7 +131,10 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
       await put(NAMES.sourceHostToken, ROTATED.token);
       h.sourceHostToken = ROTATED.token;
       const rotated = await h.runCommand(h.opsCommand, ["rotate-secrets"]);
-      expect({ code: rotated.exitCode, output: rotated.output }).toEqual({ code: 0, output: expect.stringContaining("secrets rotated") });
+      expect({ code: rotated.exitCode, output: rotated.output }).toEqual({
+        code: 0,
+        output: expect.stringContaining("secrets rotated"),
+      });
       // runCommand installed the tool first, as npm run ops does.
       expect((statSync(h.opsCommand).mode & 0o777).toString(8)).toBe("700");
       expect(await h.canLogin(h.settings.appDbUser, ROTATED.app)).toBe(true);
@@ -115,7 +146,11 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
       expect(readFileSync(`${h.settings.appDir}/.env`, "utf8")).toContain(`DB_PASSWORD=${ROTATED.app}\n`);
       expect(rotated.newCalls).toContain(`systemctl restart ${h.settings.appName}.service`);
       const log = readFileSync(h.settings.logFile, "utf8");
-      expect(forms({ ...FIRST, ...ROTATED }).filter((form) => [rotated.output, log, ...rotated.calls].some((text) => text.includes(form)))).toEqual([]);
+      expect(
+        forms({ ...FIRST, ...ROTATED }).filter((form) =>
+          [rotated.output, log, ...rotated.calls].some((text) => text.includes(form)),
+        ),
+      ).toEqual([]);
     });
 
     test("a token the source host refuses stops the rotation before anything changes", async () => {
@@ -126,12 +161,21 @@ describeWithTools("provisioning script in parameter-store mode, run for real aga
       expect(conf).toContain('declare -r PAUSE="10"\n');
       const quick = join(h.dir, "ops-without-pauses");
       writeFileSync(quick, readFileSync(h.opsCommand, "utf8"), { mode: 0o700 });
-      writeFileSync(`${quick}.conf`, conf.replace('declare -r PAUSE="10"\n', 'declare -r PAUSE="0"\n'), { mode: 0o600 });
+      writeFileSync(`${quick}.conf`, conf.replace('declare -r PAUSE="10"\n', 'declare -r PAUSE="0"\n'), {
+        mode: 0o600,
+      });
       const refused = await h.runCommand(quick, ["rotate-secrets"]);
       expect(refused.exitCode).not.toBe(0);
-      expect(refused.output).toContain(`the source host refuses the token in ${NAMES.sourceHostToken}; nothing changed`);
+      expect(refused.output).toContain(
+        `the source host refuses the token in ${NAMES.sourceHostToken}; nothing changed`,
+      );
       expect(await h.canLogin(h.settings.appDbUser, ROTATED.app)).toBe(true);
       // Neither the app's unit nor the database's (the front's install before the action is another matter: ensure_front).
-      expect(refused.newCalls.filter((call) => call.startsWith("systemctl") && (call.includes(h.settings.appName) || call.includes("mariadb")))).toEqual([]);
+      expect(
+        refused.newCalls.filter(
+          (call) => call.startsWith("systemctl") && (call.includes(h.settings.appName) || call.includes("mariadb")),
+        ),
+      ).toEqual([]);
     });
-  });
+  },
+);

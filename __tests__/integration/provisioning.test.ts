@@ -5,10 +5,23 @@
 import { spawnSync } from "child_process";
 import { existsSync, readFileSync, statSync } from "fs";
 import { join } from "path";
-import { nativePasswordHash, ProvisioningHarness, RunResult, startedUnitCalls, TEST_PUBLIC_HOSTNAME } from "../support/provisioning-harness";
+import {
+  nativePasswordHash,
+  ProvisioningHarness,
+  RunResult,
+  startedUnitCalls,
+  TEST_PUBLIC_HOSTNAME,
+} from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import {
-  NODE_MAJOR, NODE_VERSION, NVM_INSTALL_URL, PACKAGES, renderProvisioningScript, renderServiceUnit, STEP_FUNCTIONS, SWAP_SIZE,
+  NODE_MAJOR,
+  NODE_VERSION,
+  NVM_INSTALL_URL,
+  PACKAGES,
+  renderProvisioningScript,
+  renderServiceUnit,
+  STEP_FUNCTIONS,
+  SWAP_SIZE,
 } from "../../userdata";
 import { hostModules } from "../../userdata/script";
 import { ScriptSecrets, validateProvisioningSettings } from "../../settings/provisioning-settings";
@@ -27,11 +40,23 @@ const SECRETS: ScriptSecrets = {
   sourceHostTokenBase64: b64(TOKEN),
 };
 /** Every form in which a secret could leak into a log. */
-const percentEncoded = (text: string) => [...Buffer.from(text, "utf8")]
-  .map((byte) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`))
-  .join("");
-const SECRET_FORMS = [ROOT_PASSWORD, APP_PASSWORD, TOKEN, encodeURIComponent(TOKEN), percentEncoded(TOKEN),
-  Buffer.from(APP_PASSWORD).toString("hex"), Buffer.from(ROOT_PASSWORD).toString("hex")];
+const percentEncoded = (text: string) =>
+  [...Buffer.from(text, "utf8")]
+    .map((byte) =>
+      /[A-Za-z0-9._~-]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
+const SECRET_FORMS = [
+  ROOT_PASSWORD,
+  APP_PASSWORD,
+  TOKEN,
+  encodeURIComponent(TOKEN),
+  percentEncoded(TOKEN),
+  Buffer.from(APP_PASSWORD).toString("hex"),
+  Buffer.from(ROOT_PASSWORD).toString("hex"),
+];
 
 describeWithTools("provisioning script, run for real", ProvisioningHarness.toolsMissing(), () => {
   let h: ProvisioningHarness;
@@ -78,7 +103,9 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     expect(await h.canLogin(appDbUser, "")).toBe(false);
     const grants = await h.query(`SHOW GRANTS FOR '${appDbUser}'@'localhost'`);
     // On the one database: its _ escaped, which the client's batch output writes as \\_.
-    expect(grants).toContain(`GRANT ALL PRIVILEGES ON \`${databaseName.replace(/_/g, "\\\\_")}\`.* TO \`${appDbUser}\`@\`localhost\``);
+    expect(grants).toContain(
+      `GRANT ALL PRIVILEGES ON \`${databaseName.replace(/_/g, "\\\\_")}\`.* TO \`${appDbUser}\`@\`localhost\``,
+    );
     expect(grants.split("\n")).toHaveLength(2);
   });
 
@@ -89,8 +116,9 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
   });
 
   test("export.sql was imported as the app user", async () => {
-    expect(await h.query(`SELECT id, name FROM ${h.settings.databaseName}.customers ORDER BY id`))
-      .toBe("1\tAda\n2\tGrace\n3\tLinus");
+    expect(await h.query(`SELECT id, name FROM ${h.settings.databaseName}.customers ORDER BY id`)).toBe(
+      "1\tAda\n2\tGrace\n3\tLinus",
+    );
   });
 
   test("the checkout is there, with a credential-free remote and no token anywhere in .git", () => {
@@ -115,25 +143,32 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
 
   test(".env has the five settings, the other lines intact, mode 600", () => {
     const file = join(h.settings.appDir, ".env");
-    expect(readFileSync(file, "utf8")).toBe([
-      "# settings of the CRM server",
-      "PORT=3000",
-      `FRONTENDURI=http://${TEST_PUBLIC_HOSTNAME}`,
-      "SESSION_SECRET=keep-me",
-      `DB_USER=${h.settings.appDbUser}`,
-      `DB_PASSWORD=${APP_PASSWORD}`,
-      `DB_NAME=${h.settings.databaseName}`,
-      `BACKENDURI=http://${TEST_PUBLIC_HOSTNAME}:3000`,
-      "",
-    ].join("\n"));
+    expect(readFileSync(file, "utf8")).toBe(
+      [
+        "# settings of the CRM server",
+        "PORT=3000",
+        `FRONTENDURI=http://${TEST_PUBLIC_HOSTNAME}`,
+        "SESSION_SECRET=keep-me",
+        `DB_USER=${h.settings.appDbUser}`,
+        `DB_PASSWORD=${APP_PASSWORD}`,
+        `DB_NAME=${h.settings.databaseName}`,
+        `BACKENDURI=http://${TEST_PUBLIC_HOSTNAME}:3000`,
+        "",
+      ].join("\n"),
+    );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // The real dotenv package, both of its parsers, reads back exactly what was given.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const dotenv = require("dotenv");
     for (const fast of [false, true]) {
       expect(dotenv.parse(readFileSync(file, "utf8"), { fast })).toEqual({
-        PORT: "3000", FRONTENDURI: `http://${TEST_PUBLIC_HOSTNAME}`, SESSION_SECRET: "keep-me", DB_USER: h.settings.appDbUser,
-        DB_PASSWORD: APP_PASSWORD, DB_NAME: h.settings.databaseName, BACKENDURI: `http://${TEST_PUBLIC_HOSTNAME}:3000`,
+        PORT: "3000",
+        FRONTENDURI: `http://${TEST_PUBLIC_HOSTNAME}`,
+        SESSION_SECRET: "keep-me",
+        DB_USER: h.settings.appDbUser,
+        DB_PASSWORD: APP_PASSWORD,
+        DB_NAME: h.settings.databaseName,
+        BACKENDURI: `http://${TEST_PUBLIC_HOSTNAME}:3000`,
       });
     }
   });
@@ -155,14 +190,20 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
 
   test("the stand-ins were called as expected, in order", () => {
     const { appDir, swapFile, loginHome, appName } = h.settings;
-    const relevant = first.newCalls.filter((line) => !/^(mariadb|mysql|curl -fsS|chown|flock) /.test(line))
+    const relevant = first.newCalls
+      .filter((line) => !/^(mariadb|mysql|curl -fsS|chown|flock) /.test(line))
       .map((line) => line.replace(/ -o \S+ /, " -o <temporary file> "));
     expect(relevant).toEqual([
       // First, the modules, in one call (provision.sh, load_modules); then, before step 1, the telemetry timer (userdata/telemetry.sh).
-      `aws ssm get-parameters --region us-east-1 --names ${hostModules(h.settings).map((m) => `/${appName}/modules/${m.module}`).join(" ")} `
-        + "--query Parameters[].[Name,Value] --output text",
+      `aws ssm get-parameters --region us-east-1 --names ${hostModules(h.settings)
+        .map((m) => `/${appName}/modules/${m.module}`)
+        .join(" ")} ` + "--query Parameters[].[Name,Value] --output text",
       // Units systemd has not loaded: read from their files, no reload (load_units, enable_unit).
-      ...startedUnitCalls([`${appName}-telemetry.service`, `${appName}-telemetry.timer`], `${appName}-telemetry.timer`, false),
+      ...startedUnitCalls(
+        [`${appName}-telemetry.service`, `${appName}-telemetry.timer`],
+        `${appName}-telemetry.timer`,
+        false,
+      ),
       "dnf -y upgrade",
       "dnf -y groupinstall Development Tools",
       `dnf -y install ${PACKAGES.join(" ")}`,
@@ -222,7 +263,11 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
       const { appName } = h.settings;
       expect(calls).toEqual([
         // Enabled by the first run: asked, not enabled again.
-        ...startedUnitCalls([`${appName}-telemetry.service`, `${appName}-telemetry.timer`], `${appName}-telemetry.timer`, true),
+        ...startedUnitCalls(
+          [`${appName}-telemetry.service`, `${appName}-telemetry.timer`],
+          `${appName}-telemetry.timer`,
+          true,
+        ),
         "systemctl is-enabled --quiet nftables",
         ...startedUnitCalls([], "mariadb", true),
         "swapon --show=NAME --noheadings",
@@ -257,7 +302,8 @@ describeWithTools("provisioning script, run for real", ProvisioningHarness.tools
     const result = await h.run(renderProvisioningScript(h.settings, bad));
     expect(result.exitCode).not.toBe(0);
     expect(result.output).toContain(
-      "ERROR: the secret application database password (APP_DB_PASSWORD_B64) contains control characters");
+      "ERROR: the secret application database password (APP_DB_PASSWORD_B64) contains control characters",
+    );
     expect(result.output).not.toContain("line one");
     expect(result.output).not.toContain("START step_01");
     expect(result.newCalls).toEqual([]);

@@ -12,13 +12,25 @@ import { ChildProcess, spawnSync } from "child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { secretParameterNames } from "../../constructs/secret-parameters";
-import { opsPaths, renderProvisioningScript, renderTelemetryService, renderTelemetryTimer, telemetryPaths } from "../../userdata";
+import {
+  opsPaths,
+  renderProvisioningScript,
+  renderTelemetryService,
+  renderTelemetryTimer,
+  telemetryPaths,
+} from "../../userdata";
 import { HOST_METRIC_NAMESPACE, HOST_METRICS, hostLogGroupName } from "../../settings/host-metrics";
 import { SecretParameterNames } from "../../settings/provisioning-settings";
 import { TEST_ROLE_CREDENTIALS } from "../support/harness/metadata-service";
 import { answersWith } from "../support/app-answer";
 import { findMotoServer, MotoServer } from "../support/moto-server";
-import { JOURNAL_REMOTE, ProvisioningHarness, RunResult, TEST_INSTANCE_ID, TEST_REGION } from "../support/provisioning-harness";
+import {
+  JOURNAL_REMOTE,
+  ProvisioningHarness,
+  RunResult,
+  TEST_INSTANCE_ID,
+  TEST_REGION,
+} from "../support/provisioning-harness";
 import { awsJson, motoEnvironment } from "../support/real-provider";
 import { mustExec } from "../support/harness/shared";
 import { describeWithTools } from "../support/required-tools";
@@ -33,8 +45,10 @@ const awsMissing = spawnSync("bash", ["-c", "command -v aws"]).status === 0 ? []
 const journalMissing = existsSync(JOURNAL_REMOTE) ? [] : [`${JOURNAL_REMOTE} (Debian's systemd-journal-remote)`];
 const motoServer = findMotoServer();
 
-describeWithTools("the host's metrics and logs, shipped for real to moto with curl's SigV4 signing",
-  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing, ...journalMissing], () => {
+describeWithTools(
+  "the host's metrics and logs, shipped for real to moto with curl's SigV4 signing",
+  [...ProvisioningHarness.toolsMissing(), ...(motoServer ? [] : ["moto_server"]), ...awsMissing, ...journalMissing],
+  () => {
     let moto: MotoServer;
     let signatures: SignatureCheckingProxy;
     let h: ProvisioningHarness;
@@ -47,8 +61,16 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
       const all: string[] = [];
       let token: string | undefined;
       for (let page = 0; page < 100; page++) {
-        const out = await aws("logs", "get-log-events", "--log-group-name", LOG_GROUP, "--log-stream-name", `${TEST_INSTANCE_ID}/${stream}`,
-          "--start-from-head", ...(token ? ["--next-token", token] : [])) as { events: { message: string }[]; nextForwardToken: string };
+        const out = (await aws(
+          "logs",
+          "get-log-events",
+          "--log-group-name",
+          LOG_GROUP,
+          "--log-stream-name",
+          `${TEST_INSTANCE_ID}/${stream}`,
+          "--start-from-head",
+          ...(token ? ["--next-token", token] : []),
+        )) as { events: { message: string }[]; nextForwardToken: string };
         all.push(...out.events.map((event) => event.message));
         if (out.events.length === 0 || out.nextForwardToken === token) break;
         token = out.nextForwardToken;
@@ -57,9 +79,26 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
     };
     const statistics = async (metric: string, dimensions: string[]) => {
       const now = Date.now();
-      const out = await aws("cloudwatch", "get-metric-statistics", "--namespace", HOST_METRIC_NAMESPACE, "--metric-name", metric,
-        "--dimensions", ...dimensions, "--start-time", new Date(now - 3600_000).toISOString(), "--end-time", new Date(now + 3600_000).toISOString(),
-        "--period", "86400", "--statistics", "Minimum", "Maximum", "SampleCount") as { Datapoints: { Minimum: number; Maximum: number; SampleCount: number }[] };
+      const out = (await aws(
+        "cloudwatch",
+        "get-metric-statistics",
+        "--namespace",
+        HOST_METRIC_NAMESPACE,
+        "--metric-name",
+        metric,
+        "--dimensions",
+        ...dimensions,
+        "--start-time",
+        new Date(now - 3600_000).toISOString(),
+        "--end-time",
+        new Date(now + 3600_000).toISOString(),
+        "--period",
+        "86400",
+        "--statistics",
+        "Minimum",
+        "Maximum",
+        "SampleCount",
+      )) as { Datapoints: { Minimum: number; Maximum: number; SampleCount: number }[] };
       return out.Datapoints[0];
     };
     const instance = `Name=InstanceId,Value=${TEST_INSTANCE_ID}`;
@@ -74,11 +113,22 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
     beforeAll(async () => {
       moto = await MotoServer.start(motoServer!);
       // The host's calls (the AWS CLI's of the modules, curl's of the telemetry) with the role's key; the harness's SSM client with moto's.
-      signatures = new SignatureCheckingProxy(Number(new URL(moto.endpoint).port), { [TEST_ROLE_CREDENTIALS.accessKeyId]: TEST_ROLE_CREDENTIALS.secretAccessKey, moto: "moto" });
+      signatures = new SignatureCheckingProxy(Number(new URL(moto.endpoint).port), {
+        [TEST_ROLE_CREDENTIALS.accessKeyId]: TEST_ROLE_CREDENTIALS.secretAccessKey,
+        moto: "moto",
+      });
       await signatures.start();
       h = await ProvisioningHarness.start({ app: true, awsEndpoint: signatures.endpoint });
-      const ssm = new SSMClient({ region: TEST_REGION, endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
-      for (const [name, value] of [[NAMES.dbRootPassword, "root-pw"], [NAMES.appDbPassword, "app-pw"], [NAMES.sourceHostToken, h.sourceHostToken]]) {
+      const ssm = new SSMClient({
+        region: TEST_REGION,
+        endpoint: moto.endpoint,
+        credentials: { accessKeyId: "moto", secretAccessKey: "moto" },
+      });
+      for (const [name, value] of [
+        [NAMES.dbRootPassword, "root-pw"],
+        [NAMES.appDbPassword, "app-pw"],
+        [NAMES.sourceHostToken, h.sourceHostToken],
+      ]) {
         await ssm.send(new PutParameterCommand({ Name: name, Value: value, Type: "SecureString", Overwrite: true }));
       }
       ssm.destroy();
@@ -98,11 +148,17 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
       expect(provisioned.exitCode).toBe(0);
       const paths = telemetryPaths(h.settings);
       expect((statSync(paths.script).mode & 0o777).toString(8)).toBe("700");
-      expect(readFileSync(join(h.host.unitDirectory, "crm-test-telemetry.service"), "utf8")).toBe(renderTelemetryService(h.settings));
-      expect(readFileSync(join(h.host.unitDirectory, "crm-test-telemetry.timer"), "utf8")).toBe(renderTelemetryTimer(h.settings));
+      expect(readFileSync(join(h.host.unitDirectory, "crm-test-telemetry.service"), "utf8")).toBe(
+        renderTelemetryService(h.settings),
+      );
+      expect(readFileSync(join(h.host.unitDirectory, "crm-test-telemetry.timer"), "utf8")).toBe(
+        renderTelemetryTimer(h.settings),
+      );
       const calls = provisioned.newCalls;
       expect(calls.indexOf("systemctl start crm-test-telemetry.timer")).toBeGreaterThanOrEqual(0);
-      expect(calls.indexOf("systemctl start crm-test-telemetry.timer")).toBeLessThan(calls.findIndex((call) => call.startsWith("dnf ")));
+      expect(calls.indexOf("systemctl start crm-test-telemetry.timer")).toBeLessThan(
+        calls.findIndex((call) => call.startsWith("dnf ")),
+      );
       expect(calls).toContain("systemctl enable --no-reload crm-test-telemetry.timer");
     });
 
@@ -115,7 +171,11 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
       const first = await round();
       if (first.exitCode !== 0 || process.env.TELEMETRY_DEBUG) console.error(first.output);
       expect({ code: first.exitCode, output: first.output }).toEqual({ code: 0, output: expect.any(String) });
-      expect(await statistics(HOST_METRICS.appHealthy, [instance])).toMatchObject({ Minimum: 1, Maximum: 1, SampleCount: 1 });
+      expect(await statistics(HOST_METRICS.appHealthy, [instance])).toMatchObject({
+        Minimum: 1,
+        Maximum: 1,
+        SampleCount: 1,
+      });
       const disk = await statistics(HOST_METRICS.diskUsedPercent, [instance, "Name=Volume,Value=root"]);
       expect(disk.Maximum).toBeGreaterThan(0);
       expect(disk.Maximum).toBeLessThanOrEqual(100);
@@ -128,11 +188,18 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
       const provisioningLog = readFileSync(h.settings.logFile, "utf8").split("\n").slice(0, -1);
       // Every line but the empty ones, which CloudWatch Logs refuses.
       expect(await messages("provisioning")).toEqual(provisioningLog.filter((line) => line !== ""));
-      expect(await messages("ops")).toEqual(readFileSync(opsPaths(h.settings).auditLog, "utf8").split("\n").slice(0, -1));
+      expect(await messages("ops")).toEqual(
+        readFileSync(opsPaths(h.settings).auditLog, "utf8").split("\n").slice(0, -1),
+      );
       // Signed as AWS checks it; no secret (the app's, the role's) in any command's arguments.
       expect(signatures.refused).toEqual([]);
-      expect(first.calls.filter((call) => call.startsWith("curl ") && call.includes("--aws-sigv4 aws:amz:us-east-1:logs")).length).toBeGreaterThanOrEqual(3);
-      expect(first.calls.filter((call) => /r00t|root-pw|app-pw|moto-test-secret|moto-test-session/.test(call))).toEqual([]);
+      expect(
+        first.calls.filter((call) => call.startsWith("curl ") && call.includes("--aws-sigv4 aws:amz:us-east-1:logs"))
+          .length,
+      ).toBeGreaterThanOrEqual(3);
+      expect(first.calls.filter((call) => /r00t|root-pw|app-pw|moto-test-secret|moto-test-session/.test(call))).toEqual(
+        [],
+      );
     });
 
     test("a round with nothing new sends nothing; new lines of a file are shipped once, a line still being written waits", async () => {
@@ -145,14 +212,25 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
       expect((await messages("provisioning")).slice(before.length)).toEqual(["appended whole line"]);
       writeFileSync(h.settings.logFile, " line, now whole\n", { flag: "a" });
       await round();
-      expect((await messages("provisioning")).slice(before.length)).toEqual(["appended whole line", "partial line, now whole"]);
+      expect((await messages("provisioning")).slice(before.length)).toEqual([
+        "appended whole line",
+        "partial line, now whole",
+      ]);
     });
 
     test("stops in the middle of rounds (SIGTERM, as systemctl restart sends) lose no entry and send none twice", async () => {
       const cutShort: boolean[] = [];
       for (const delayMs of [150, 600, 1200, 2500]) {
         await addJournal(1200, `batch-${delayMs}`);
-        const stopped = await round((child) => setTimeout(() => { try { process.kill(-child.pid!, "SIGTERM"); } catch { /* ended */ } }, delayMs));
+        const stopped = await round((child) =>
+          setTimeout(() => {
+            try {
+              process.kill(-child.pid!, "SIGTERM");
+            } catch {
+              /* ended */
+            }
+          }, delayMs),
+        );
         expect(stopped.exitCode).not.toBeNull();
         cutShort.push((await messages("app")).length < journal.length);
       }
@@ -174,9 +252,15 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
       const dir = mkdtempSync(join(h.dir, `stop-at-${command}-`));
       const mark = join(dir, "fired");
       const real = spawnSync("bash", ["-c", `command -v ${command}`], { encoding: "utf8" }).stdout.trim();
-      writeFileSync(join(dir, command), `#!/bin/bash\nREAL='${real}'\nif [[ ! -e '${mark}' ]]; then : >'${mark}'; ${then}; kill -TERM 0; fi\nexec "$REAL" "$@"\n`,
-        { mode: 0o755 });
-      const run = await h.runCommand(telemetryPaths(h.settings).script, [], { timeoutMs: 120_000, env: { PATH: `${dir}:${h.scriptEnv().PATH}` } });
+      writeFileSync(
+        join(dir, command),
+        `#!/bin/bash\nREAL='${real}'\nif [[ ! -e '${mark}' ]]; then : >'${mark}'; ${then}; kill -TERM 0; fi\nexec "$REAL" "$@"\n`,
+        { mode: 0o755 },
+      );
+      const run = await h.runCommand(telemetryPaths(h.settings).script, [], {
+        timeoutMs: 120_000,
+        env: { PATH: `${dir}:${h.scriptEnv().PATH}` },
+      });
       return { ...run, stopped: existsSync(mark) };
     };
 
@@ -206,14 +290,35 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
     test("the proxy refuses what AWS refuses: a call signed with another secret, an unsigned call", async () => {
       const before = signatures.refused.length;
       // curl as the script signs (the proxy answers in this process: not spawnSync).
-      const call = async (secret?: string) => (await mustExec("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}",
-        ...(secret ? ["--aws-sigv4", "aws:amz:us-east-1:logs", "--user", `${TEST_ROLE_CREDENTIALS.accessKeyId}:${secret}`] : []),
-        "-H", "Content-Type: application/x-amz-json-1.1", "-H", "X-Amz-Target: Logs_20140328.DescribeLogGroups", "--data-binary", "{}",
-        `${signatures.endpoint}/`], { timeoutMs: 30_000 }));
+      const call = async (secret?: string) =>
+        await mustExec(
+          "curl",
+          [
+            "-sS",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            ...(secret
+              ? ["--aws-sigv4", "aws:amz:us-east-1:logs", "--user", `${TEST_ROLE_CREDENTIALS.accessKeyId}:${secret}`]
+              : []),
+            "-H",
+            "Content-Type: application/x-amz-json-1.1",
+            "-H",
+            "X-Amz-Target: Logs_20140328.DescribeLogGroups",
+            "--data-binary",
+            "{}",
+            `${signatures.endpoint}/`,
+          ],
+          { timeoutMs: 30_000 },
+        );
       expect(await call(TEST_ROLE_CREDENTIALS.secretAccessKey)).toBe("200");
       expect(await call("another-secret")).toBe("403");
       expect(await call()).toBe("403");
-      expect(signatures.refused.slice(before)).toEqual([expect.stringMatching(/^SignatureDoesNotMatch/), expect.stringMatching(/^no SigV4 Authorization/)]);
+      expect(signatures.refused.slice(before)).toEqual([
+        expect.stringMatching(/^SignatureDoesNotMatch/),
+        expect.stringMatching(/^no SigV4 Authorization/),
+      ]);
     });
 
     test("a stopped app is published as AppHealthy 0", async () => {
@@ -225,4 +330,5 @@ describeWithTools("the host's metrics and logs, shipped for real to moto with cu
       const after = await statistics(HOST_METRICS.appHealthy, [instance]);
       expect(after).toMatchObject({ Minimum: 0, SampleCount: before.SampleCount + 1 });
     });
-  });
+  },
+);

@@ -20,7 +20,9 @@ interface Run {
 }
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), "crm-cdktf-")); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "crm-cdktf-"));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
@@ -30,17 +32,29 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function npmRun(script: string, args: string[], extra: NodeJS.ProcessEnv = {}): Promise<Run> {
   const { CI: _ci, ...env } = process.env;
   return new Promise((done) => {
-    const child = execFile("npm", ["run", script, "--silent", "--", ...args], {
-      cwd: ROOT, timeout: 150_000, maxBuffer: 16 << 20,
-      env: { ...env, CHECKPOINT_DISABLE: "1", FORCE_COLOR: "0", ...extra },
-    }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === "number" ? error.code : 124) : 0, stdout, stderr }));
+    const child = execFile(
+      "npm",
+      ["run", script, "--silent", "--", ...args],
+      {
+        cwd: ROOT,
+        timeout: 150_000,
+        maxBuffer: 16 << 20,
+        env: { ...env, CHECKPOINT_DISABLE: "1", FORCE_COLOR: "0", ...extra },
+      },
+      (error, stdout, stderr) =>
+        done({ code: error ? (typeof error.code === "number" ? error.code : 124) : 0, stdout, stderr }),
+    );
     child.stdin?.end();
   });
 }
 
 describe("npm run synth|diff|deploy|destroy -- --help without a terminal", () => {
-  it.each([["synth", "--help"], ["diff", "-h"], ["deploy", "--help"], ["destroy", "--help"]])(
+  it.each([
+    ["synth", "--help"],
+    ["diff", "-h"],
+    ["deploy", "--help"],
+    ["destroy", "--help"],
+  ])(
     "npm run %s -- %s: what the wrapper adds, then cdktf's own help; no approval or settings asked, exit 0",
     async (script, flag) => {
       // A bad settings file, and a Terraform CLI configuration that does not exist: help needs neither.
@@ -50,7 +64,8 @@ describe("npm run synth|diff|deploy|destroy -- --help without a terminal", () =>
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
       const lines = result.stdout.split("\n");
       expect(lines[0]).toMatch(
-        new RegExp(`^npm run ${script}: cdktf ${script} after the settings check \\(npm run check:settings\\)`));
+        new RegExp(`^npm run ${script}: cdktf ${script} after the settings check \\(npm run check:settings\\)`),
+      );
       // cdktf's own usage line: "cdktf synth", "cdktf diff [stack]", "cdktf deploy [stacks...]",
       // "cdktf destroy [stacks..]".
       expect(lines.some((line) => new RegExp(`^cdktf ${script}( \\[stacks?\\.*\\])?$`).test(line))).toBe(true);
@@ -58,7 +73,9 @@ describe("npm run synth|diff|deploy|destroy -- --help without a terminal", () =>
       if (script === "deploy" || script === "destroy") {
         expect(lines[1]).toMatch(/without a terminal, add --auto-approve/);
       }
-    }, 150_000);
+    },
+    150_000,
+  );
 });
 
 describe("npm run check:settings", () => {
@@ -74,7 +91,9 @@ describe("npm run check:settings", () => {
   it("refuses an argument it does not know in one line, exit 2", async () => {
     const result = await npmRun("check:settings", ["--bogus"]);
     expect(result).toEqual({
-      code: 2, stdout: "", stderr: "check:settings: unknown argument --bogus (expected none, or --help)\n",
+      code: 2,
+      stdout: "",
+      stderr: "check:settings: unknown argument --bogus (expected none, or --help)\n",
     });
   }, 150_000);
 });

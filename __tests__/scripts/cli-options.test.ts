@@ -37,13 +37,16 @@ function sshConfig(args: string[]): Map<string, string[]> {
 
 describe("parseCommandLine", () => {
   test("reads options as --name value or --name=value, flags, and positionals (all after --)", () => {
-    expect(parseCommandLine(["S", "--port", "2222", "--user=admin", "--yes", "x", "--", "y"], SPEC))
-      .toEqual({ positional: ["S", "x", "y"], options: { port: "2222", user: "admin", yes: "true" } });
+    expect(parseCommandLine(["S", "--port", "2222", "--user=admin", "--yes", "x", "--", "y"], SPEC)).toEqual({
+      positional: ["S", "x", "y"],
+      options: { port: "2222", user: "admin", yes: "true" },
+    });
   });
 
   test("refuses a value that starts with -, for every option and positional, naming the option", () => {
     expect(refusal(["S", "--user", "-oProxyCommand=touch /tmp/x"])).toBe(
-      "--user must not start with - (it would be read as an option): expected a login user name of 1 to 32 letters, digits and . _ -, starting with a letter or _");
+      "--user must not start with - (it would be read as an option): expected a login user name of 1 to 32 letters, digits and . _ -, starting with a letter or _",
+    );
     expect(refusal(["S", "--host=-oProxyCommand=x"])).toMatch(/^--host must not start with -/);
     expect(refusal(["S", "--file", "-i"])).toMatch(/^--file must not start with -/);
     expect(refusal(["S", "--", "-x"])).toMatch(/^the argument "-x" must not start with -/);
@@ -76,7 +79,9 @@ describe("parseCommandLine", () => {
 
 describe("the ssh command line, read back by ssh -G", () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), "crm cli options %h \"q\" \\ ")); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'crm cli options %h "q" \\ '));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test("a known_hosts path with spaces, quotes, a backslash and % is one file, as given", () => {
@@ -90,8 +95,17 @@ describe("the ssh command line, read back by ssh -G", () => {
     mkdirSync(join(dir, "keys dir"), { recursive: true });
     const key = join(dir, "keys dir", "id 1");
     const known = join(dir, "kh");
-    const request = parseOpsArgs(["CrmHostStack", "status", "--port", "2222", "--user", "deploy.user", "--identity", key, "--known-hosts", known], {});
-    const args = sshArguments(request, { host: "203.0.113.25", user: "deploy.user", command: "/usr/local/sbin/crm-ops", keyFile: key, knownHostsFile: known });
+    const request = parseOpsArgs(
+      ["CrmHostStack", "status", "--port", "2222", "--user", "deploy.user", "--identity", key, "--known-hosts", known],
+      {},
+    );
+    const args = sshArguments(request, {
+      host: "203.0.113.25",
+      user: "deploy.user",
+      command: "/usr/local/sbin/crm-ops",
+      keyFile: key,
+      knownHostsFile: known,
+    });
     const config = sshConfig(args.slice(0, args.indexOf("--") + 2));
     expect(config.get("user")).toEqual(["deploy.user"]);
     expect(config.get("port")).toEqual(["2222"]);

@@ -45,7 +45,13 @@ interface Watched {
 }
 
 /** Runs a command with `input` on stdin, reading /proc over and over until it exits (bounded). */
-async function watched(file: string, args: string[], env: NodeJS.ProcessEnv, input: string, timeoutMs = 60_000): Promise<Watched> {
+async function watched(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string,
+  timeoutMs = 60_000,
+): Promise<Watched> {
   const child = spawn(file, args, { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -76,18 +82,38 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
     token: `ghp_${randomBytes(12).toString("hex")}`,
   };
 
-  const secrets = (args: string[], input = "") => watched("npm", ["run", "-s", "secrets", "--", STACK, ...args], env, input);
-  const valueOf = async (name: string) => (await ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true }))).Parameter?.Value;
+  const secrets = (args: string[], input = "") =>
+    watched("npm", ["run", "-s", "secrets", "--", STACK, ...args], env, input);
+  const valueOf = async (name: string) =>
+    (await ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true }))).Parameter?.Value;
 
   beforeAll(async () => {
     moto = await MotoServer.start(findMotoServer()!);
-    ssm = new SSMClient({ region: "eu-west-1", endpoint: moto.endpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
+    ssm = new SSMClient({
+      region: "eu-west-1",
+      endpoint: moto.endpoint,
+      credentials: { accessKeyId: "moto", secretAccessKey: "moto" },
+    });
     dir = mkdtempSync(join(tmpdir(), "crm-secrets-"));
     const settings = join(dir, "stack.json");
-    writeFileSync(settings, JSON.stringify({ ...exampleSettings, $schema: undefined, stackName: STACK, region: "eu-west-1", secrets: "parameter-store" }));
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        ...exampleSettings,
+        $schema: undefined,
+        stackName: STACK,
+        region: "eu-west-1",
+        secrets: "parameter-store",
+      }),
+    );
     env = {
-      PATH: process.env.PATH, HOME: dir, CRM_SETTINGS: settings, AWS_ENDPOINT_URL: moto.endpoint,
-      AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      PATH: process.env.PATH,
+      HOME: dir,
+      CRM_SETTINGS: settings,
+      AWS_ENDPOINT_URL: moto.endpoint,
+      AWS_ACCESS_KEY_ID: "moto",
+      AWS_SECRET_ACCESS_KEY: "moto",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     };
   });
 
@@ -109,7 +135,9 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
     expect(await valueOf(NAMES.dbRootPassword)).toBe(values.root);
     expect(await valueOf(NAMES.appDbPassword)).toBe(values.app);
     expect(await valueOf(NAMES.sourceHostToken)).toBe(values.token);
-    const tags = await ssm.send(new ListTagsForResourceCommand({ ResourceType: "Parameter", ResourceId: NAMES.appDbPassword }));
+    const tags = await ssm.send(
+      new ListTagsForResourceCommand({ ResourceType: "Parameter", ResourceId: NAMES.appDbPassword }),
+    );
     expect(tags.TagList).toEqual([{ Key: SECRET_PARAMETER_TAG, Value: STACK }]);
     // The watch saw the command itself (so it watched the right moment), and never a value.
     const seen = [...result.seen];
@@ -127,7 +155,9 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
   it("check then reports the three, without their values", async () => {
     const result = await secrets(["check"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^ok +${NAMES.dbRootPassword}: SecureString, key alias/aws/ssm, version 1`, "m"));
+    expect(result.stdout).toMatch(
+      new RegExp(`^ok +${NAMES.dbRootPassword}: SecureString, key alias/aws/ssm, version 1`, "m"),
+    );
     expect(Object.values(values).filter((value) => result.stdout.includes(value))).toEqual([]);
   });
 
@@ -146,10 +176,20 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
   });
 
   it.each([
-    [["set", "app-db-password"], "has # and ' \" ` all three\n", 2, /\/app-db-password: app-db-password must be a value the app's \.env file can carry/],
+    [
+      ["set", "app-db-password"],
+      "has # and ' \" ` all three\n",
+      2,
+      /\/app-db-password: app-db-password must be a value the app's \.env file can carry/,
+    ],
     [["set", "db-root-password"], "tab\there\n", 2, /db-root-password must be 1 to 256 characters/],
     [["set"], "only one line\n", 2, /standard input holds 1 line\(s\); expected 3/],
-    [["set"], "", 2, /^standard input is empty; expected 3 line\(s\), one for each of db-root-password, app-db-password, source-host-token \(or run it on a terminal/],
+    [
+      ["set"],
+      "",
+      2,
+      /^standard input is empty; expected 3 line\(s\), one for each of db-root-password, app-db-password, source-host-token \(or run it on a terminal/,
+    ],
     [["set", "password=hunter2"], "", 2, /unknown secret "password=hunter2": expected one of/],
     [["get"], "", 2, /unknown command "get"/],
   ])("refuses %j with one line and puts nothing", async (args, input, code, message) => {
@@ -163,42 +203,86 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
   it("names the stacks it knows when the settings define no such stack", async () => {
     const result = await watched("npm", ["run", "-s", "secrets", "--", "NoSuchStack", "check"], env, "");
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe(`no settings file of CRM_SETTINGS defines the stack "NoSuchStack" (it defines ${STACK})`);
+    expect(result.stderr.trim()).toBe(
+      `no settings file of CRM_SETTINGS defines the stack "NoSuchStack" (it defines ${STACK})`,
+    );
   });
 
-  it.each([["set"], ["rotate"]])("%s on a stack whose settings say \"secrets\": \"user-data\" is refused in one line before AWS, and puts nothing", async (command) => {
-    const stack = "CrmHost-secrets-user-data";
-    const settings = join(dir, "user-data.json");
-    writeFileSync(settings, JSON.stringify({ ...exampleSettings, $schema: undefined, stackName: stack, region: "eu-west-1", secrets: "user-data" }));
-    const result = await watched("npm", ["run", "-s", "secrets", "--", stack, command], { ...env, CRM_SETTINGS: settings }, `${values.root}\n${values.app}\n${values.token}\n`);
-    expect(result.code).toBe(2);
-    expect(result.stderr.trim().split("\n")).toEqual([`the settings of ${stack} say "secrets": "user-data", so the stack reads no parameter; `
-      + 'set "secrets": "parameter-store" in its settings file first (docs/secrets.md, Moving a running stack to Parameter Store); nothing was put']);
-    for (const name of Object.values(secretParameterNames(stack))) await expect(valueOf(name)).rejects.toThrow(/not found/);
-  });
+  it.each([["set"], ["rotate"]])(
+    '%s on a stack whose settings say "secrets": "user-data" is refused in one line before AWS, and puts nothing',
+    async (command) => {
+      const stack = "CrmHost-secrets-user-data";
+      const settings = join(dir, "user-data.json");
+      writeFileSync(
+        settings,
+        JSON.stringify({
+          ...exampleSettings,
+          $schema: undefined,
+          stackName: stack,
+          region: "eu-west-1",
+          secrets: "user-data",
+        }),
+      );
+      const result = await watched(
+        "npm",
+        ["run", "-s", "secrets", "--", stack, command],
+        { ...env, CRM_SETTINGS: settings },
+        `${values.root}\n${values.app}\n${values.token}\n`,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split("\n")).toEqual([
+        `the settings of ${stack} say "secrets": "user-data", so the stack reads no parameter; ` +
+          'set "secrets": "parameter-store" in its settings file first (docs/secrets.md, Moving a running stack to Parameter Store); nothing was put',
+      ]);
+      for (const name of Object.values(secretParameterNames(stack)))
+        await expect(valueOf(name)).rejects.toThrow(/not found/);
+    },
+  );
 
   it("for a scale-out stack, knows no database root password: set and check take the other two, and naming it is refused", async () => {
     const stack = "CrmHost-secrets-scale";
     const names = secretParameterNames(stack);
     const settings = join(dir, "scale-out.json");
-    writeFileSync(settings, JSON.stringify({ ...exampleSettings, $schema: undefined, stackName: stack, region: "eu-west-1", secrets: "parameter-store",
-      topology: "scale-out" }));
-    const scaleOut = (args: string[], input = "") => watched("npm", ["run", "-s", "secrets", "--", stack, ...args], { ...env, CRM_SETTINGS: settings }, input);
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        ...exampleSettings,
+        $schema: undefined,
+        stackName: stack,
+        region: "eu-west-1",
+        secrets: "parameter-store",
+        topology: "scale-out",
+      }),
+    );
+    const scaleOut = (args: string[], input = "") =>
+      watched("npm", ["run", "-s", "secrets", "--", stack, ...args], { ...env, CRM_SETTINGS: settings }, input);
     const refused = await scaleOut(["set", "db-root-password"], "x\n");
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trim()).toMatch(/^db-root-password: the stack CrmHost-secrets-scale has "topology": "scale-out", .*nothing was put$/);
+    expect(refused.stderr.trim()).toMatch(
+      /^db-root-password: the stack CrmHost-secrets-scale has "topology": "scale-out", .*nothing was put$/,
+    );
     const set = await scaleOut(["set"], `${values.app}\n${values.token}\n`);
     expect(set.code).toBe(0);
-    expect([await valueOf(names.appDbPassword), await valueOf(names.sourceHostToken)]).toEqual([values.app, values.token]);
+    expect([await valueOf(names.appDbPassword), await valueOf(names.sourceHostToken)]).toEqual([
+      values.app,
+      values.token,
+    ]);
     await expect(valueOf(names.dbRootPassword)).rejects.toThrow();
     const check = await scaleOut(["check"]);
     expect(check.code).toBe(0);
-    expect(check.stdout.trim().split("\n").map((line) => line.split(":")[0])).toEqual([`ok      ${names.appDbPassword}`, `ok      ${names.sourceHostToken}`]);
+    expect(
+      check.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(":")[0]),
+    ).toEqual([`ok      ${names.appDbPassword}`, `ok      ${names.sourceHostToken}`]);
     // rotate names the way this topology applies new values: an instance refresh, not the ops command.
     const rotate = await scaleOut(["rotate"]);
     expect(rotate.code).toBe(0);
-    expect(rotate.stdout).toContain("now roll them out: the group's hosts read them at boot, so start an instance refresh: "
-      + "aws autoscaling start-instance-refresh --region eu-west-1 --auto-scaling-group-name <the stack's output CrmServerAutoScalingGroupName>");
+    expect(rotate.stdout).toContain(
+      "now roll them out: the group's hosts read them at boot, so start an instance refresh: " +
+        "aws autoscaling start-instance-refresh --region eu-west-1 --auto-scaling-group-name <the stack's output CrmServerAutoScalingGroupName>",
+    );
     expect(rotate.stdout).not.toContain("rotate-secrets");
   });
 
@@ -228,10 +312,18 @@ describeWithTools("npm run secrets, against moto's server", findMotoServer() ? [
 
   it("without credentials, names the fix and how to check it, in one line", async () => {
     const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _key, ...withoutCredentials } = env;
-    const result = await watched("npm", ["run", "-s", "secrets", "--", STACK, "check"], { ...withoutCredentials, AWS_EC2_METADATA_DISABLED: "true" }, "");
+    const result = await watched(
+      "npm",
+      ["run", "-s", "secrets", "--", STACK, "check"],
+      { ...withoutCredentials, AWS_EC2_METADATA_DISABLED: "true" },
+      "",
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split("\n")).toEqual([expect.stringMatching(
-      /^secrets: no AWS credentials found \(.*\): set a profile .* check them with `aws sts get-caller-identity`, which must print the stack's account/)]);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        /^secrets: no AWS credentials found \(.*\): set a profile .* check them with `aws sts get-caller-identity`, which must print the stack's account/,
+      ),
+    ]);
   });
 });
 
@@ -239,7 +331,8 @@ describe("npm run secrets -- --help", () => {
   it("says what each command does, one line each, and exits 0", async () => {
     const result = await watched("npm", ["run", "-s", "secrets", "--", "--help"], { ...process.env }, "");
     expect(result.code).toBe(0);
-    for (const command of ["set", "rotate", "check"]) expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S.*$`, "m"));
+    for (const command of ["set", "rotate", "check"])
+      expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S.*$`, "m"));
     expect(result.stdout).toContain("-h, --help");
   });
 });

@@ -19,7 +19,13 @@ import { parseStackSettings } from "../../settings/stack-settings";
 import { NFT_KEYWORDS } from "../../settings/grammars";
 import { ProvisioningSettings } from "../../settings/provisioning-settings";
 import {
-  refreshScriptPath, refreshUnitName, renderProvisioningScript, renderRefreshUnit, renderScriptHeader, renderServiceUnit, serviceUnitName,
+  refreshScriptPath,
+  refreshUnitName,
+  renderProvisioningScript,
+  renderRefreshUnit,
+  renderScriptHeader,
+  renderServiceUnit,
+  serviceUnitName,
 } from "../../userdata";
 import { HostFiles, PATH_SETTINGS, PathSettingName } from "../../settings/host-layout";
 import { haveTool, SECRETS, shellFunction } from "../userdata/fixtures";
@@ -36,25 +42,48 @@ const pathOf = (base: string, length: number) => `${base}/${long("abcdefghi/", l
 /** Settings files at the edges of the rules, on top of the example: each is accepted whole. */
 const EDGES: Record<string, Record<string, unknown>> = {
   "the shortest values": {
-    appName: "z", repoUrl: "https://h/r", databaseName: "d", appDbUser: "u", gitUser: "x", gitEmail: "a@b.co",
-    loginUser: "a", loginHome: "/home/a", appDir: "/home/a/b", swapFile: "/s", logFile: "/var/log/l", dataMount: "/d",
-    scriptDirectory: "/opt/s", dataVolumeWaitSeconds: 1,
+    appName: "z",
+    repoUrl: "https://h/r",
+    databaseName: "d",
+    appDbUser: "u",
+    gitUser: "x",
+    gitEmail: "a@b.co",
+    loginUser: "a",
+    loginHome: "/home/a",
+    appDir: "/home/a/b",
+    swapFile: "/s",
+    logFile: "/var/log/l",
+    dataMount: "/d",
+    scriptDirectory: "/opt/s",
+    dataVolumeWaitSeconds: 1,
   },
   "the longest values, IPv6 metadata and the other directories": {
     appName: `a${long("-_.9", 63)}`,
     repoUrl: `https://${long("a", 63)}.${long("b", 63)}.${long("c", 63)}.${long("d", 61)}:65535/${long("a~b+c_d.e-f/", 120)}x/`,
-    databaseName: `${"crm_".repeat(12)}abcd`, appDbUser: long("app_", 32),
+    databaseName: `${"crm_".repeat(12)}abcd`,
+    appDbUser: long("app_", 32),
     gitUser: long(`O'Brien "Deploy" $(id) \`x\` \\ ; & | Jérôme 🔑 `, 99).trimEnd() + "Z",
     gitEmail: `${long("a+b%c_d-e.", 63)}z@${long("x-y.", 200)}example.co`,
     loginUser: `_${long("d-1", 30)}`,
-    loginHome: pathOf("/home", 150), swapFile: pathOf("/var/swap", 200),
-    logFile: pathOf("/var/log/crm", 200), dataMount: pathOf("/srv/crm-data", 200), scriptDirectory: pathOf("/opt/crm", 200),
-    metadataEndpoint: "http://[fd00:ec2::254]", dataVolumeWaitSeconds: 3600,
+    loginHome: pathOf("/home", 150),
+    swapFile: pathOf("/var/swap", 200),
+    logFile: pathOf("/var/log/crm", 200),
+    dataMount: pathOf("/srv/crm-data", 200),
+    scriptDirectory: pathOf("/opt/crm", 200),
+    metadataEndpoint: "http://[fd00:ec2::254]",
+    dataVolumeWaitSeconds: 3600,
     redirectHttpPort: false,
   },
   "names beside reserved words": {
-    appName: "Table", databaseName: "select", appDbUser: "update", repoUrl: "https://10.0.0.5:8443/git/app.git",
-    gitUser: "A. B. Deploy", loginUser: "ec2-user2", loginHome: "/home/ec2-user2", appDir: "/home/ec2-user2/.app", dataMount: "/data",
+    appName: "Table",
+    databaseName: "select",
+    appDbUser: "update",
+    repoUrl: "https://10.0.0.5:8443/git/app.git",
+    gitUser: "A. B. Deploy",
+    loginUser: "ec2-user2",
+    loginHome: "/home/ec2-user2",
+    appDir: "/home/ec2-user2/.app",
+    dataMount: "/data",
   },
 };
 // The longest checkout: its home's length plus a segment, 200 characters in all.
@@ -62,7 +91,20 @@ EDGES["the longest values, IPv6 metadata and the other directories"].appDir =
   `${EDGES["the longest values, IPv6 metadata and the other directories"].loginHome}/${long("x", 49)}`;
 
 /** appName values beside nftables keywords, systemd's units and the distribution's tables: accepted. */
-const NAMES = ["Table", "ip6x", "tcp-app", "counter2", "logs", "filter.d", "nat_app", "firewalld2", "x-", "x.", "z9", "maria"];
+const NAMES = [
+  "Table",
+  "ip6x",
+  "tcp-app",
+  "counter2",
+  "logs",
+  "filter.d",
+  "nat_app",
+  "firewalld2",
+  "x-",
+  "x.",
+  "z9",
+  "maria",
+];
 
 /** Values just beyond the edges: [setting, value, words of what is expected]. */
 const BEYOND: [string, unknown, string][] = [
@@ -101,7 +143,8 @@ const BEYOND: [string, unknown, string][] = [
 ];
 
 /** The settings of a settings file that adds `changes` to the example, as the stack validates them. */
-const accepted = (changes: Record<string, unknown>) => parseStackSettings({ ...exampleSettings, ...changes }).provisioning;
+const accepted = (changes: Record<string, unknown>) =>
+  parseStackSettings({ ...exampleSettings, ...changes }).provisioning;
 
 /** The same settings with every path inside `root`: the same grammar, in places a test may write. */
 /** Settings with every path under `root`, and the host's own paths there too (the stand-in hosts' route). */
@@ -113,7 +156,11 @@ function local(settings: ProvisioningSettings, root: string): Here {
   return { ...(moved as unknown as ProvisioningSettings), root, host: hostFilesUnder(root) };
 }
 
-function run(command: string, args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): SpawnSyncReturns<string> {
+function run(
+  command: string,
+  args: string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): SpawnSyncReturns<string> {
   return spawnSync(command, args, { encoding: "utf8", timeout: 30_000, ...options });
 }
 
@@ -152,10 +199,20 @@ function sandbox(): { dir: string; bin: string; env: NodeJS.ProcessEnv } {
 }
 
 /** Runs shell functions of the rendered script after its header, then `calls`. */
-function runFunctions(here: Here, functions: string[], calls: string, env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
+function runFunctions(
+  here: Here,
+  functions: string[],
+  calls: string,
+  env: NodeJS.ProcessEnv,
+): SpawnSyncReturns<string> {
   const script = renderProvisioningScript(here, SECRETS);
-  const program = [relocateHostFiles(renderScriptHeader(here, SECRETS), here.root), "set -Eeuo pipefail", "TEMP_FILES=() PUBLIC_DNS=''",
-    ...functions.map((name) => shellFunction(script, name)), calls].join("\n");
+  const program = [
+    relocateHostFiles(renderScriptHeader(here, SECRETS), here.root),
+    "set -Eeuo pipefail",
+    "TEMP_FILES=() PUBLIC_DNS=''",
+    ...functions.map((name) => shellFunction(script, name)),
+    calls,
+  ].join("\n");
   return run("bash", ["-c", program], { env });
 }
 
@@ -165,7 +222,10 @@ function writeUnits(here: Here): string[] {
   mkdirSync(dirname(refreshScriptPath(here)), { recursive: true });
   writeFileSync(refreshScriptPath(here), "#!/bin/bash\n");
   chmodSync(refreshScriptPath(here), 0o755);
-  return [[serviceUnitName(here), renderServiceUnit(here)], [refreshUnitName(here), renderRefreshUnit(here)]].map(([name, text]) => {
+  return [
+    [serviceUnitName(here), renderServiceUnit(here)],
+    [refreshUnitName(here), renderRefreshUnit(here)],
+  ].map(([name, text]) => {
     writeFileSync(join(here.host.unitDirectory, name), text);
     return join(here.host.unitDirectory, name);
   });
@@ -174,7 +234,12 @@ function writeUnits(here: Here): string[] {
 /** Runs the script's configure_firewall `times` times on the file the nftables service loads, as `here` names it. */
 function configureFirewall(here: Here, env: NodeJS.ProcessEnv, times: number): SpawnSyncReturns<string> {
   mkdirSync(dirname(here.host.nftablesConfig), { recursive: true });
-  return runFunctions(here, ["metadata_address", "install_file", "enable_unit", "nft_block", "configure_firewall"], Array(times).fill("configure_firewall").join("\n"), env);
+  return runFunctions(
+    here,
+    ["metadata_address", "install_file", "enable_unit", "nft_block", "configure_firewall"],
+    Array(times).fill("configure_firewall").join("\n"),
+    env,
+  );
 }
 
 const haveNft = haveTool("nft");
@@ -213,32 +278,52 @@ describe.each(Object.entries(EDGES))("settings at the edges: %s", (_name, change
     expect(run("bash", ["-n", "-c", command])).toMatchObject({ status: 0, stderr: "" });
   });
 
-  withTool(haveNft)("the firewall's rules, and the file the nftables service loads, pass nft -c (twice run, after Debian's own)", () => {
-    mkdirSync(dirname(here.host.nftablesConfig), { recursive: true });
-    writeFileSync(here.host.nftablesConfig, DEBIAN_NFTABLES_CONF);
-    const result = configureFirewall(here, box.env, 2);
-    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
-    const rules = join(box.dir, "rules.nft");
-    expect(readFileSync(rules, "utf8")).toContain(`table inet ${settings.appName} {`);
-    expect(readFileSync(rules, "utf8")).toContain(settings.metadataEndpoint.includes("[") ? "ip6 daddr fd00:ec2::254" : "ip daddr 169.254.169.254");
-    for (const file of [rules, here.host.nftablesConfig]) {
-      const checked = nftCheck(file);
-      expect({ file, status: checked.status, stderr: checked.stderr }).toEqual({ file, status: 0, stderr: "" });
-    }
-    expect(readFileSync(here.host.nftablesConfig, "utf8").split(`# BEGIN ${settings.appName} (provisioning script)`)).toHaveLength(2);
-  });
+  withTool(haveNft)(
+    "the firewall's rules, and the file the nftables service loads, pass nft -c (twice run, after Debian's own)",
+    () => {
+      mkdirSync(dirname(here.host.nftablesConfig), { recursive: true });
+      writeFileSync(here.host.nftablesConfig, DEBIAN_NFTABLES_CONF);
+      const result = configureFirewall(here, box.env, 2);
+      expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
+      const rules = join(box.dir, "rules.nft");
+      expect(readFileSync(rules, "utf8")).toContain(`table inet ${settings.appName} {`);
+      expect(readFileSync(rules, "utf8")).toContain(
+        settings.metadataEndpoint.includes("[") ? "ip6 daddr fd00:ec2::254" : "ip daddr 169.254.169.254",
+      );
+      for (const file of [rules, here.host.nftablesConfig]) {
+        const checked = nftCheck(file);
+        expect({ file, status: checked.status, stderr: checked.stderr }).toEqual({ file, status: 0, stderr: "" });
+      }
+      expect(
+        readFileSync(here.host.nftablesConfig, "utf8").split(`# BEGIN ${settings.appName} (provisioning script)`),
+      ).toHaveLength(2);
+    },
+  );
 
   withTool(haveFindmnt)("the file system table's lines read back through libmount as written", () => {
     mkdirSync(dirname(here.host.fstabFile), { recursive: true });
     writeFileSync(here.host.fstabFile, "");
     const script = renderProvisioningScript(here, SECRETS);
-    const entries = shellFunction(script, "mount_data_volume").split("\n").filter((line) => /^\s*set_fstab_entry /.test(line));
+    const entries = shellFunction(script, "mount_data_volume")
+      .split("\n")
+      .filter((line) => /^\s*set_fstab_entry /.test(line));
     expect(entries).toHaveLength(2);
     const uuid = "0b7f1c52-3d2e-4a43-9a0e-6c0f3b1f2d61";
-    const result = runFunctions(here, ["install_file", "set_fstab_entry", "add_swap_to_fstab"],
-      `uuid=${uuid} fs_type=xfs\n${entries.join("\n")}\nadd_swap_to_fstab`, box.env);
+    const result = runFunctions(
+      here,
+      ["install_file", "set_fstab_entry", "add_swap_to_fstab"],
+      `uuid=${uuid} fs_type=xfs\n${entries.join("\n")}\nadd_swap_to_fstab`,
+      box.env,
+    );
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
-    const table = run("findmnt", ["--tab-file", here.host.fstabFile, "--raw", "--noheadings", "--output", "SOURCE,TARGET,FSTYPE"]);
+    const table = run("findmnt", [
+      "--tab-file",
+      here.host.fstabFile,
+      "--raw",
+      "--noheadings",
+      "--output",
+      "SOURCE,TARGET,FSTYPE",
+    ]);
     // findmnt --raw writes spaces and other unsafe characters as \x escapes: none here.
     expect(table.stdout.trim().split("\n")).toEqual([
       `UUID=${uuid} ${here.dataMount} xfs`,
@@ -247,21 +332,37 @@ describe.each(Object.entries(EDGES))("settings at the edges: %s", (_name, change
     ]);
   });
 
-  withTool(haveGit)("git keeps the identity as written, and parses the repository address into its host and path", () => {
-    const identity = runFunctions(here, [],
-      'git config --global user.name "$GIT_USER" && git config --global user.email "$GIT_EMAIL" && git var GIT_AUTHOR_IDENT', box.env);
-    expect(identity.stderr).toBe("");
-    expect(identity.stdout).toMatch(/^.* <.*> \d+ [+-]\d{4}\n$/);
-    expect(identity.stdout.slice(0, identity.stdout.lastIndexOf(">") + 1)).toBe(`${settings.gitUser} <${settings.gitEmail}>`);
-    const parsed = join(box.dir, "credential-request");
-    const helper = `!f() { cat >"${parsed}"; printf "username=u\\npassword=p\\n"; }; f`;
-    const fill = runFunctions(here, [],
-      `printf 'url=%s\\n\\n' "$REPO_URL" | git -c credential.useHttpPath=true -c credential.helper= -c credential.helper='${helper}' credential fill`, box.env);
-    expect({ status: fill.status, stderr: fill.stderr }).toEqual({ status: 0, stderr: "" });
-    const url = new URL(settings.repoUrl);
-    expect(readFileSync(parsed, "utf8").split("\n").filter((line) => line !== "" && !line.startsWith("capability")))
-      .toEqual(["protocol=https", `host=${url.host}`, `path=${url.pathname.slice(1).replace(/\/$/, "")}`]);
-  });
+  withTool(haveGit)(
+    "git keeps the identity as written, and parses the repository address into its host and path",
+    () => {
+      const identity = runFunctions(
+        here,
+        [],
+        'git config --global user.name "$GIT_USER" && git config --global user.email "$GIT_EMAIL" && git var GIT_AUTHOR_IDENT',
+        box.env,
+      );
+      expect(identity.stderr).toBe("");
+      expect(identity.stdout).toMatch(/^.* <.*> \d+ [+-]\d{4}\n$/);
+      expect(identity.stdout.slice(0, identity.stdout.lastIndexOf(">") + 1)).toBe(
+        `${settings.gitUser} <${settings.gitEmail}>`,
+      );
+      const parsed = join(box.dir, "credential-request");
+      const helper = `!f() { cat >"${parsed}"; printf "username=u\\npassword=p\\n"; }; f`;
+      const fill = runFunctions(
+        here,
+        [],
+        `printf 'url=%s\\n\\n' "$REPO_URL" | git -c credential.useHttpPath=true -c credential.helper= -c credential.helper='${helper}' credential fill`,
+        box.env,
+      );
+      expect({ status: fill.status, stderr: fill.stderr }).toEqual({ status: 0, stderr: "" });
+      const url = new URL(settings.repoUrl);
+      expect(
+        readFileSync(parsed, "utf8")
+          .split("\n")
+          .filter((line) => line !== "" && !line.startsWith("capability")),
+      ).toEqual(["protocol=https", `host=${url.host}`, `path=${url.pathname.slice(1).replace(/\/$/, "")}`]);
+    },
+  );
 });
 
 describe("app names beside nftables keywords, systemd's units and the distribution's tables", () => {
@@ -295,18 +396,21 @@ describe("app names beside nftables keywords, systemd's units and the distributi
 });
 
 describe("values just beyond the edges", () => {
-  test.each(BEYOND)("%s = %j is refused in one line naming the setting, the value and what is expected", (setting, value, expected) => {
-    let message = "";
-    try {
-      accepted({ [setting]: value });
-    } catch (error) {
-      expect(error).toBeInstanceOf(SettingsError);
-      message = (error as Error).message;
-    }
-    expect(message.split("\n")).toHaveLength(1);
-    expect(message).toMatch(new RegExp(`^Invalid setting "${setting}" \\(got .+\\): expected `));
-    expect(message).toContain(expected);
-  });
+  test.each(BEYOND)(
+    "%s = %j is refused in one line naming the setting, the value and what is expected",
+    (setting, value, expected) => {
+      let message = "";
+      try {
+        accepted({ [setting]: value });
+      } catch (error) {
+        expect(error).toBeInstanceOf(SettingsError);
+        message = (error as Error).message;
+      }
+      expect(message.split("\n")).toHaveLength(1);
+      expect(message).toMatch(new RegExp(`^Invalid setting "${setting}" \\(got .+\\): expected `));
+      expect(message).toContain(expected);
+    },
+  );
 });
 
 describe("the metadata service at its IPv6 address", () => {
@@ -327,11 +431,26 @@ describe("the metadata service at its IPv6 address", () => {
     }
     try {
       const port = (server.address() as AddressInfo).port;
-      const settings = { ...accepted({ metadataEndpoint: "http://[fd00:ec2::254]" }), metadataEndpoint: `http://[::1]:${port}` };
+      const settings = {
+        ...accepted({ metadataEndpoint: "http://[fd00:ec2::254]" }),
+        metadataEndpoint: `http://[::1]:${port}`,
+      };
       const script = renderProvisioningScript(settings, SECRETS);
-      const program = [renderScriptHeader(settings, SECRETS), "set -Eeuo pipefail", "PUBLIC_DNS=''",
-        ...["log", "die", "retry", "metadata", "variant", "read_public_hostname", "read_public_hostname_single_host"].map((name) => shellFunction(script, name)),
-        'read_public_hostname\nprintf "%s" "$PUBLIC_DNS"'].join("\n");
+      const program = [
+        renderScriptHeader(settings, SECRETS),
+        "set -Eeuo pipefail",
+        "PUBLIC_DNS=''",
+        ...[
+          "log",
+          "die",
+          "retry",
+          "metadata",
+          "variant",
+          "read_public_hostname",
+          "read_public_hostname_single_host",
+        ].map((name) => shellFunction(script, name)),
+        'read_public_hostname\nprintf "%s" "$PUBLIC_DNS"',
+      ].join("\n");
       const child = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
         let stdout = "";
         const bash = spawn("bash", ["-c", program], { stdio: ["ignore", "pipe", "ignore"], timeout: 30_000 });

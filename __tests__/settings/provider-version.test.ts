@@ -20,11 +20,15 @@ const ABOVE_PINNED = PINNED_AWS_PROVIDER.replace(/\d+$/, (patch) => String(Numbe
 
 function requiredAws(value: string | undefined): unknown {
   const saved = process.env.CRM_AWS_PROVIDER_VERSION;
-  if (value === undefined) delete process.env.CRM_AWS_PROVIDER_VERSION; else process.env.CRM_AWS_PROVIDER_VERSION = value;
+  if (value === undefined) delete process.env.CRM_AWS_PROVIDER_VERSION;
+  else process.env.CRM_AWS_PROVIDER_VERSION = value;
   try {
-    return JSON.parse(Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(resolve(ROOT, "settings/example.json"))))).terraform.required_providers.aws;
+    return JSON.parse(
+      Testing.synth(new CrmHostStack(Testing.app(), loadStackSettings(resolve(ROOT, "settings/example.json")))),
+    ).terraform.required_providers.aws;
   } finally {
-    if (saved === undefined) delete process.env.CRM_AWS_PROVIDER_VERSION; else process.env.CRM_AWS_PROVIDER_VERSION = saved;
+    if (saved === undefined) delete process.env.CRM_AWS_PROVIDER_VERSION;
+    else process.env.CRM_AWS_PROVIDER_VERSION = saved;
   }
 }
 
@@ -41,16 +45,27 @@ describe("CRM_AWS_PROVIDER_VERSION", () => {
     }
   });
 
-  it.each(["5.99.9", ABOVE_PINNED, "7.0.0", "~> 6.0", ">= 5.100.0", "6.25", "latest", " "])("refuses %j in one line naming it and the range", (value) => {
-    expect(() => awsProviderVersion(value)).toThrow(`CRM_AWS_PROVIDER_VERSION=${JSON.stringify(value)} is not a tested hashicorp/aws version: `
-      + `expected an exact version from ${OLDEST_TESTED_AWS_PROVIDER} to ${PINNED_AWS_PROVIDER} (unset: ${PINNED_AWS_PROVIDER}).`);
-  });
+  it.each(["5.99.9", ABOVE_PINNED, "7.0.0", "~> 6.0", ">= 5.100.0", "6.25", "latest", " "])(
+    "refuses %j in one line naming it and the range",
+    (value) => {
+      expect(() => awsProviderVersion(value)).toThrow(
+        `CRM_AWS_PROVIDER_VERSION=${JSON.stringify(value)} is not a tested hashicorp/aws version: ` +
+          `expected an exact version from ${OLDEST_TESTED_AWS_PROVIDER} to ${PINNED_AWS_PROVIDER} (unset: ${PINNED_AWS_PROVIDER}).`,
+      );
+    },
+  );
 
   it("main.ts --check (npm run deploy's first step): the one line, exit 1", () => {
     const { file, args } = appInvocation();
-    const result = spawnSync(file, [...args, "--check"], { cwd: ROOT, encoding: "utf8", timeout: 60_000,
-      env: { ...process.env, CRM_SETTINGS: "", CRM_AWS_PROVIDER_VERSION: "6.99.0" } });
+    const result = spawnSync(file, [...args, "--check"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, CRM_SETTINGS: "", CRM_AWS_PROVIDER_VERSION: "6.99.0" },
+    });
     expect(result.status).toBe(1);
-    expect(result.stderr.trim()).toBe(`CRM_AWS_PROVIDER_VERSION="6.99.0" is not a tested hashicorp/aws version: expected an exact version from 5.100.0 to ${PINNED_AWS_PROVIDER} (unset: ${PINNED_AWS_PROVIDER}).`);
+    expect(result.stderr.trim()).toBe(
+      `CRM_AWS_PROVIDER_VERSION="6.99.0" is not a tested hashicorp/aws version: expected an exact version from 5.100.0 to ${PINNED_AWS_PROVIDER} (unset: ${PINNED_AWS_PROVIDER}).`,
+    );
   }, 60_000);
 });

@@ -1,7 +1,10 @@
 import { CADDY_DOWNLOAD_URL, CADDY_SHA512 } from "../../settings/domain-settings";
 import { SettingsError } from "../../settings/errors";
 import {
-  PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, validateProvisioningSettings,
+  PRODUCTION_PATHS,
+  PROVISIONING_DEFAULTS,
+  ProvisioningSettings,
+  validateProvisioningSettings,
 } from "../../settings/provisioning-settings";
 import { PRODUCTION_SETTINGS } from "../userdata/fixtures";
 
@@ -28,8 +31,14 @@ describe("validateProvisioningSettings", () => {
       dataVolumeWaitSeconds: 300,
       scriptDirectory: "/usr/local/sbin",
     });
-    expect(PROVISIONING_DEFAULTS).toEqual({ redirectHttpPort: true, secrets: "user-data", topology: "single-host", healthCheckPath: "/",
-      caddyUrl: CADDY_DOWNLOAD_URL, caddySha512: CADDY_SHA512 });
+    expect(PROVISIONING_DEFAULTS).toEqual({
+      redirectHttpPort: true,
+      secrets: "user-data",
+      topology: "single-host",
+      healthCheckPath: "/",
+      caddyUrl: CADDY_DOWNLOAD_URL,
+      caddySha512: CADDY_SHA512,
+    });
   });
 
   const bad: [keyof ProvisioningSettings, unknown, RegExp][] = [
@@ -46,7 +55,11 @@ describe("validateProvisioningSettings", () => {
     ["appDir", "crm-app", /absolute path/],
     ["appDir", "/opt/crm-app", /a directory inside loginHome \/home\/ec2-user \(the login user's home\)/],
     ["appDir", "/home/ec2-user", /a directory inside loginHome/],
-    ["appDir", "/home/ec2-user/.nvm/app", /apart from the login user's own files: it lies inside \/home\/ec2-user\/.nvm \(nvm and Node.js/],
+    [
+      "appDir",
+      "/home/ec2-user/.nvm/app",
+      /apart from the login user's own files: it lies inside \/home\/ec2-user\/.nvm \(nvm and Node.js/,
+    ],
     ["appDir", "/home/ec2-user/.ssh", /it is \/home\/ec2-user\/.ssh \(the login user's SSH keys/],
     ["appDir", "/home/ec2-user/../root", /absolute path/],
     ["repoUrl", "http://github.com/org/app.git", /https address/],
@@ -128,7 +141,7 @@ describe("validateProvisioningSettings", () => {
       { loginUser: "app_user", loginHome: "/srv/app_user", appDir: "/srv/app_user/a/b" },
       { metadataEndpoint: "http://[fd00:ec2::254]" },
       { metadataEndpoint: "http://127.0.0.1:8080" },
-      { gitUser: "O'Brien \"Deploy\" $bot" },
+      { gitUser: 'O\'Brien "Deploy" $bot' },
     ]) {
       expect(() => validateProvisioningSettings({ ...PRODUCTION_SETTINGS, ...variation })).not.toThrow();
     }

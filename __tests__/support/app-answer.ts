@@ -6,7 +6,9 @@ export function answer(port: number): Promise<{ status: number; body: string } |
   return new Promise((resolve) => {
     const req = get({ host: "127.0.0.1", port, path: "/", timeout: 3000 }, (res) => {
       let body = "";
-      res.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+      res.on("data", (chunk: Buffer) => {
+        body += chunk.toString();
+      });
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on("timeout", () => req.destroy());

@@ -21,9 +21,30 @@ import { findTool, tool } from "./harness/shared";
  * DELETE HISTORY, so that what the provisioning script does as the master user is what RDS lets it do.
  */
 export const RDS_MASTER_PRIVILEGES = [
-  "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "RELOAD", "PROCESS", "REFERENCES", "INDEX", "ALTER",
-  "SHOW DATABASES", "CREATE TEMPORARY TABLES", "LOCK TABLES", "EXECUTE", "REPLICATION CLIENT", "CREATE VIEW", "SHOW VIEW",
-  "CREATE ROUTINE", "ALTER ROUTINE", "CREATE USER", "EVENT", "TRIGGER", "REPLICATION SLAVE",
+  "SELECT",
+  "INSERT",
+  "UPDATE",
+  "DELETE",
+  "CREATE",
+  "DROP",
+  "RELOAD",
+  "PROCESS",
+  "REFERENCES",
+  "INDEX",
+  "ALTER",
+  "SHOW DATABASES",
+  "CREATE TEMPORARY TABLES",
+  "LOCK TABLES",
+  "EXECUTE",
+  "REPLICATION CLIENT",
+  "CREATE VIEW",
+  "SHOW VIEW",
+  "CREATE ROUTINE",
+  "ALTER ROUTINE",
+  "CREATE USER",
+  "EVENT",
+  "TRIGGER",
+  "REPLICATION SLAVE",
 ] as const;
 
 /** The commands the stand-in needs that this machine lacks (empty when it can run). */
@@ -43,23 +64,43 @@ interface Result {
   readonly stderr: string;
 }
 
-function run(file: string, args: string[], input = "", env: NodeJS.ProcessEnv = process.env, timeoutMs = 60_000): Promise<Result> {
+function run(
+  file: string,
+  args: string[],
+  input = "",
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 60_000,
+): Promise<Result> {
   return new Promise((resolve) => {
-    const child = execFile(file, args, { env, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : -1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
+    const child = execFile(
+      file,
+      args,
+      { env, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error
+          ? typeof (error as { code?: unknown }).code === "number"
+            ? (error as { code: number }).code
+            : -1
+          : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(input);
   });
 }
 
-async function mustRun(file: string, args: string[], input = "", env?: NodeJS.ProcessEnv, timeoutMs?: number): Promise<string> {
+async function mustRun(
+  file: string,
+  args: string[],
+  input = "",
+  env?: NodeJS.ProcessEnv,
+  timeoutMs?: number,
+): Promise<string> {
   const result = await run(file, args, input, env, timeoutMs);
   if (result.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
   return result.stdout;
 }
-
 
 /** A SQL string literal. */
 export function sqlString(value: string): string {
@@ -100,17 +141,46 @@ export class DatabaseServer {
     const datadir = join(this.dir, "data");
     const own = [`--socket=${this.socket}`, `--tmpdir=${tmp}`];
     const env = { ...process.env, TMPDIR: tmp };
-    await mustRun(tool("mariadb-install-db"), ["--no-defaults", `--datadir=${datadir}`, "--auth-root-authentication-method=socket", "--user=root",
-      "--skip-test-db", "--skip-networking", ...own], "", env, 120_000);
-    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, ...own, `--port=${this.port}`, "--bind-address=127.0.0.1",
-      "--user=root", `--pid-file=${join(this.dir, "mysqld.pid")}`, `--log-error=${join(this.dir, "mysqld.err")}`,
-      "--innodb-buffer-pool-size=32M"], { stdio: "ignore", env });
+    await mustRun(
+      tool("mariadb-install-db"),
+      [
+        "--no-defaults",
+        `--datadir=${datadir}`,
+        "--auth-root-authentication-method=socket",
+        "--user=root",
+        "--skip-test-db",
+        "--skip-networking",
+        ...own,
+      ],
+      "",
+      env,
+      120_000,
+    );
+    const child = spawn(
+      tool("mariadbd"),
+      [
+        "--no-defaults",
+        `--datadir=${datadir}`,
+        ...own,
+        `--port=${this.port}`,
+        "--bind-address=127.0.0.1",
+        "--user=root",
+        `--pid-file=${join(this.dir, "mysqld.pid")}`,
+        `--log-error=${join(this.dir, "mysqld.err")}`,
+        "--innodb-buffer-pool-size=32M",
+      ],
+      { stdio: "ignore", env },
+    );
     this.child = child;
     this.exited = new Promise((resolve) => child.on("exit", () => resolve()));
     const deadline = Date.now() + 30_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`mariadbd exited: ${this.errorLog()}`);
-      if ((await run(tool("mariadb"), ["--no-defaults", `--socket=${this.socket}`, "--user=root", "-e", "SELECT 1"])).code === 0) break;
+      if (
+        (await run(tool("mariadb"), ["--no-defaults", `--socket=${this.socket}`, "--user=root", "-e", "SELECT 1"]))
+          .code === 0
+      )
+        break;
       if (Date.now() > deadline) throw new Error(`mariadbd did not answer within 30 s: ${this.errorLog()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -126,13 +196,23 @@ GRANT ${RDS_MASTER_PRIVILEGES.join(", ")} ON *.* TO ${master} WITH GRANT OPTION;
 
   /** SQL as root (through the socket); the tab-separated rows. */
   async query(sql: string): Promise<string> {
-    return (await mustRun(tool("mariadb"), ["--no-defaults", `--socket=${this.socket}`, "--user=root", "--batch", "--skip-column-names"], sql)).trimEnd();
+    return (
+      await mustRun(
+        tool("mariadb"),
+        ["--no-defaults", `--socket=${this.socket}`, "--user=root", "--batch", "--skip-column-names"],
+        sql,
+      )
+    ).trimEnd();
   }
 
   /** SQL as `user` with `password` (through MYSQL_PWD, never argv), over TCP, as a host reaches RDS. */
   queryAs(user: string, password: string, sql: string): Promise<Result> {
-    return run(tool("mariadb"), ["--no-defaults", "--host=127.0.0.1", `--port=${this.port}`, `--user=${user}`, "--batch", "--skip-column-names"], sql,
-      { PATH: process.env.PATH, MYSQL_PWD: password });
+    return run(
+      tool("mariadb"),
+      ["--no-defaults", "--host=127.0.0.1", `--port=${this.port}`, `--user=${user}`, "--batch", "--skip-column-names"],
+      sql,
+      { PATH: process.env.PATH, MYSQL_PWD: password },
+    );
   }
 
   /** Stops the server cleanly (bounded, then SIGKILL) and removes its directory; safe to call twice. */

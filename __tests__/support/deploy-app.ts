@@ -14,9 +14,15 @@ import gaps from "../engine/moto-gaps.json";
 import { droppedTypes, providerCopy } from "./real-provider";
 
 const app = synthesize(new App());
-for (const stack of Object.values(JSON.parse(readFileSync(join(app.outdir, "manifest.json"), "utf8")).stacks) as { synthesizedStackPath: string }[]) {
+for (const stack of Object.values(JSON.parse(readFileSync(join(app.outdir, "manifest.json"), "utf8")).stacks) as {
+  synthesizedStackPath: string;
+}[]) {
   const file = join(app.outdir, stack.synthesizedStackPath);
-  const copy = providerCopy(JSON.parse(readFileSync(file, "utf8")), undefined, droppedTypes(gaps),
-    process.env.CRM_TEST_STATE_FILE);
+  const copy = providerCopy(
+    JSON.parse(readFileSync(file, "utf8")),
+    undefined,
+    droppedTypes(gaps),
+    process.env.CRM_TEST_STATE_FILE,
+  );
   writeFileSync(file, JSON.stringify(copy, null, 2));
 }

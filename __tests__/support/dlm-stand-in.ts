@@ -46,7 +46,7 @@ export class DlmStandIn {
   private async answer(request: IncomingMessage, region: string): Promise<[number, unknown]> {
     let text = "";
     for await (const chunk of request) text += chunk;
-    const body = text ? JSON.parse(text) as Record<string, unknown> : {};
+    const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     const url = new URL(request.url ?? "/", "http://stand-in");
     this.requests.push(`${request.method} ${url.pathname}`);
     const [, kind, rawId = ""] = url.pathname.split("/");
@@ -55,8 +55,14 @@ export class DlmStandIn {
       const policyId = `policy-${(this.policies.size + 1).toString(16).padStart(17, "0")}`;
       // The API's timestamps are ISO 8601 strings (the provider's SDK refuses numbers).
       const now = new Date().toISOString();
-      this.policies.set(policyId, { ...body, PolicyId: policyId, DateCreated: now, DateModified: now,
-        PolicyArn: `arn:aws:dlm:${region}:123456789012:policy/${policyId}`, Tags: body.Tags ?? {} });
+      this.policies.set(policyId, {
+        ...body,
+        PolicyId: policyId,
+        DateCreated: now,
+        DateModified: now,
+        PolicyArn: `arn:aws:dlm:${region}:123456789012:policy/${policyId}`,
+        Tags: body.Tags ?? {},
+      });
       return [200, { PolicyId: policyId }];
     }
     if (kind === "policies" && id) {
@@ -81,6 +87,9 @@ export class DlmStandIn {
       if (request.method === "DELETE") for (const key of url.searchParams.getAll("tagKeys")) delete tags[key];
       return [200, {}];
     }
-    return [400, { message: `the DLM stand-in has no ${request.method} ${url.pathname}`, code: "InvalidRequestException" }];
+    return [
+      400,
+      { message: `the DLM stand-in has no ${request.method} ${url.pathname}`, code: "InvalidRequestException" },
+    ];
   }
 }

@@ -9,8 +9,12 @@ const ROOT = resolve(__dirname, "../..");
 /** The repository's tracked files (and new ones git does not ignore) copied into a temporary directory, with node_modules linked in. */
 export function freshCopy(prefix = "crm-app-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" })
-    .split("\0").filter(Boolean);
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  })
+    .split("\0")
+    .filter(Boolean);
   for (const file of files) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     try {

@@ -29,8 +29,13 @@ export function parseBasicAuth(header: string | undefined): [string, string] {
  * Serves one request from the bare repositories under `reposDir` (an authenticated `user`, already
  * checked by the caller); resolves with the HTTP status sent. `home` is git's HOME (no user config).
  */
-export function serveGit(req: http.IncomingMessage, res: http.ServerResponse, reposDir: string, home: string, user: string):
-Promise<number> {
+export function serveGit(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  reposDir: string,
+  home: string,
+  user: string,
+): Promise<number> {
   const url = new URL(req.url ?? "/", "https://localhost");
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -52,22 +57,27 @@ Promise<number> {
   const out: Buffer[] = [];
   cgi.stdout.on("data", (chunk: Buffer) => out.push(chunk));
   req.pipe(cgi.stdin);
-  return new Promise((resolve) => cgi.on("close", () => {
-    const data = Buffer.concat(out);
-    let end = data.indexOf("\r\n\r\n");
-    let skip = 4;
-    if (end < 0) { end = data.indexOf("\n\n"); skip = 2; }
-    const headers: Record<string, string> = {};
-    let status = 200;
-    for (const line of data.subarray(0, Math.max(end, 0)).toString("latin1").split(/\r?\n/)) {
-      const colon = line.indexOf(":");
-      if (colon < 0) continue;
-      const name = line.slice(0, colon).trim();
-      const value = line.slice(colon + 1).trim();
-      if (name.toLowerCase() === "status") status = parseInt(value, 10);
-      else headers[name] = value;
-    }
-    res.writeHead(status, headers).end(end < 0 ? data : data.subarray(end + skip));
-    resolve(status);
-  }));
+  return new Promise((resolve) =>
+    cgi.on("close", () => {
+      const data = Buffer.concat(out);
+      let end = data.indexOf("\r\n\r\n");
+      let skip = 4;
+      if (end < 0) {
+        end = data.indexOf("\n\n");
+        skip = 2;
+      }
+      const headers: Record<string, string> = {};
+      let status = 200;
+      for (const line of data.subarray(0, Math.max(end, 0)).toString("latin1").split(/\r?\n/)) {
+        const colon = line.indexOf(":");
+        if (colon < 0) continue;
+        const name = line.slice(0, colon).trim();
+        const value = line.slice(colon + 1).trim();
+        if (name.toLowerCase() === "status") status = parseInt(value, 10);
+        else headers[name] = value;
+      }
+      res.writeHead(status, headers).end(end < 0 ? data : data.subarray(end + skip));
+      resolve(status);
+    }),
+  );
 }

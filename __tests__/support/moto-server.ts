@@ -28,7 +28,11 @@ export interface HttpResult {
 
 /** A running moto server. */
 export class MotoServer {
-  private constructor(private readonly child: ChildProcess, public readonly port: number, private readonly log: string[]) {}
+  private constructor(
+    private readonly child: ChildProcess,
+    public readonly port: number,
+    private readonly log: string[],
+  ) {}
 
   /** Starts moto on a free loopback port and waits (at most `timeoutMs`) until it answers; `env`: moto's settings (MOTO_…). */
   public static async start(binary: string, timeoutMs = 30_000, env: Record<string, string> = {}): Promise<MotoServer> {
@@ -65,14 +69,18 @@ export class MotoServer {
   public http(method: string, path: string, body?: string): Promise<HttpResult> {
     // moto checks no signature, but treats a request without credentials as anonymous (403 on
     // private objects): name the test's access key with a dummy signature.
-    const authorization = "AWS4-HMAC-SHA256 Credential=moto-test/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0";
+    const authorization =
+      "AWS4-HMAC-SHA256 Credential=moto-test/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0";
     return new Promise((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port: this.port, method, path, timeout: 10_000, headers: { authorization } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      });
+      const req = request(
+        { host: "127.0.0.1", port: this.port, method, path, timeout: 10_000, headers: { authorization } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk) => (text += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        },
+      );
       req.on("timeout", () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
       req.on("error", reject);
       req.end(body);

@@ -56,14 +56,36 @@ export { FAULTS } from "./harness/faults";
 export type { Fault } from "./harness/faults";
 export { hostFilesUnder, relocateHostFiles } from "./harness/host-files";
 export { JOURNAL_REMOTE } from "./harness/journal";
-export { TEST_INSTANCE_ID, TEST_PUBLIC_HOSTNAME, TEST_PUBLIC_IP, TEST_REGION, TEST_ROLE_NAME } from "./harness/metadata-service";
+export {
+  TEST_INSTANCE_ID,
+  TEST_PUBLIC_HOSTNAME,
+  TEST_PUBLIC_IP,
+  TEST_REGION,
+  TEST_ROLE_NAME,
+} from "./harness/metadata-service";
 export { findTool, tool } from "./harness/shared";
 export { startedUnitCalls } from "./harness/stand-in-commands";
 export type { RecordedRequest } from "./harness/shared";
 
 /** Commands the harness needs from the machine (mariadbd lives in /usr/sbin on Debian). */
-const TOOLS = ["bash", "mariadbd", "mariadb-install-db", "mariadb", "mariadb-dump", "git", "openssl", "curl", "runuser", "base64", "od", "cmp",
-  "mkswap", "blkid", "flock", "python3"];
+const TOOLS = [
+  "bash",
+  "mariadbd",
+  "mariadb-install-db",
+  "mariadb",
+  "mariadb-dump",
+  "git",
+  "openssl",
+  "curl",
+  "runuser",
+  "base64",
+  "od",
+  "cmp",
+  "mkswap",
+  "blkid",
+  "flock",
+  "python3",
+];
 
 export interface RunResult {
   /** Exit code of the script (null when it was killed). */
@@ -122,10 +144,15 @@ const DATABASE_UNIT = "mariadb";
  * every line must end with (`(tool <12 hex digits>)`); the installer's lines (install-tool) left out.
  */
 export function actionAuditLines(file: string): string[] {
-  return readFileSync(file, "utf8").trim().split("\n").filter((line) => !/ install-tool: /.test(line)).map((line) => {
-    if (!/ \(tool [0-9a-f]{12}\)$/.test(line)) throw new Error(`the audit line does not name its tool's version: ${line}`);
-    return line.replace(/ \(tool [0-9a-f]{12}\)$/, "");
-  });
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .filter((line) => !/ install-tool: /.test(line))
+    .map((line) => {
+      if (!/ \(tool [0-9a-f]{12}\)$/.test(line))
+        throw new Error(`the audit line does not name its tool's version: ${line}`);
+      return line.replace(/ \(tool [0-9a-f]{12}\)$/, "");
+    });
 }
 
 export class ProvisioningHarness {
@@ -141,9 +168,11 @@ export class ProvisioningHarness {
    * and mount tools, mkfs.xfs, and a loop device this machine lets root attach.
    */
   static dataVolumeToolsMissing(): string[] {
-    const missing = ["unshare", "losetup", "blkid", "mountpoint", "findmnt", "mkfs.xfs", "mkfs.ext4"]
-      .filter((name) => !findTool(name));
-    if (missing.length === 0 && spawnSync(tool("losetup"), ["--find"]).status !== 0) missing.push("a free loop device (losetup --find)");
+    const missing = ["unshare", "losetup", "blkid", "mountpoint", "findmnt", "mkfs.xfs", "mkfs.ext4"].filter(
+      (name) => !findTool(name),
+    );
+    if (missing.length === 0 && spawnSync(tool("losetup"), ["--find"]).status !== 0)
+      missing.push("a free loop device (losetup --find)");
     return missing;
   }
 
@@ -197,7 +226,8 @@ export class ProvisioningHarness {
     this.dataVolumeWaitSeconds = options.dataVolumeWaitSeconds ?? 5;
     this.awsEndpoint = options.awsEndpoint;
     this.remoteDatabase = options.remoteDatabase ?? false;
-    if (this.remoteDatabase && !this.awsEndpoint) throw new Error("remoteDatabase needs awsEndpoint: the scale-out topology reads its secrets from AWS");
+    if (this.remoteDatabase && !this.awsEndpoint)
+      throw new Error("remoteDatabase needs awsEndpoint: the scale-out topology reads its secrets from AWS");
     this.app = options.app ?? false;
     this.socket = join(this.dir, "mysqld.sock");
     this.tmp = join(this.dir, "tmp");
@@ -205,9 +235,17 @@ export class ProvisioningHarness {
     const fault = () => this.commands.fault;
     this.metadata = new MetadataService(fault);
     this.source = new SourceHost({
-      dir: this.dir, token: options.sourceHostToken ?? randomBytes(16).toString("hex"), fault, killScript: () => this.killScript(),
+      dir: this.dir,
+      token: options.sourceHostToken ?? randomBytes(16).toString("hex"),
+      fault,
+      killScript: () => this.killScript(),
     });
-    this.database = new HarnessDatabase({ dir: this.dir, socket: this.socket, tmp: this.tmp, onDataVolume: this.databaseOnDataVolume });
+    this.database = new HarnessDatabase({
+      dir: this.dir,
+      socket: this.socket,
+      tmp: this.tmp,
+      onDataVolume: this.databaseOnDataVolume,
+    });
     this.journal = new Journal(this.dir);
   }
 
@@ -376,8 +414,15 @@ export class ProvisioningHarness {
    * replaces the pause between the tries of a network step (10 s), for tests whose faults make
    * every try fail.
    */
-  async run(script: string, options: { timeoutMs?: number; retryPauseSeconds?: number; header?: Record<string, number>; keepParameters?: boolean } = {}):
-  Promise<RunResult> {
+  async run(
+    script: string,
+    options: {
+      timeoutMs?: number;
+      retryPauseSeconds?: number;
+      header?: Record<string, number>;
+      keepParameters?: boolean;
+    } = {},
+  ): Promise<RunResult> {
     const { timeoutMs = 90_000, retryPauseSeconds, header = {}, keepParameters = false } = options;
     if (script.includes(`\nreadonly ${HOST_FILE_VARIABLES.unitDirectory}=`)) this.header = header;
     const file = join(this.dir, "provision.sh");
@@ -386,8 +431,10 @@ export class ProvisioningHarness {
       script = script.replace(from, to);
     };
     // A rendered provisioning script (not one it installed, such as the refresh script): its host paths move here.
-    if (script.includes(`\nreadonly ${HOST_FILE_VARIABLES.unitDirectory}=`)) script = relocateHostFiles(script, this.dir);
-    if (retryPauseSeconds !== undefined) rewrite(`PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}\n`, `PAUSE=${retryPauseSeconds}\n`);
+    if (script.includes(`\nreadonly ${HOST_FILE_VARIABLES.unitDirectory}=`))
+      script = relocateHostFiles(script, this.dir);
+    if (retryPauseSeconds !== undefined)
+      rewrite(`PAUSE=${NETWORK_RETRY_PAUSE_SECONDS}\n`, `PAUSE=${retryPauseSeconds}\n`);
     // Numbers of the header (limits and waits) a test shortens: `NAME=<digits>` on a readonly line.
     for (const [name, value] of Object.entries(header)) {
       const found = new RegExp(`^(readonly .*\\b${name}=)[0-9]+\\b`, "m");
@@ -410,11 +457,20 @@ export class ProvisioningHarness {
    * sudo sets it). The ops command is the ops tool, which the real installer installs first, as `npm run ops` does
    * (installTool); an install that fails throws.
    */
-  async runCommand(file: string, args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; control?: (child: ChildProcess) => void; input?: string } = {}):
-  Promise<RunResult> {
+  async runCommand(
+    file: string,
+    args: string[],
+    options: {
+      timeoutMs?: number;
+      env?: NodeJS.ProcessEnv;
+      control?: (child: ChildProcess) => void;
+      input?: string;
+    } = {},
+  ): Promise<RunResult> {
     if (file === this.opsCommand) {
       const installed = await this.installTool();
-      if (installed.exitCode !== 0) throw new Error(`the ops tool was not installed (exit ${installed.exitCode}): ${installed.output}`);
+      if (installed.exitCode !== 0)
+        throw new Error(`the ops tool was not installed (exit ${installed.exitCode}): ${installed.output}`);
     }
     return this.spawnScript([file, ...args], options.timeoutMs ?? 90_000, options.env, options.control, options.input);
   }
@@ -423,11 +479,19 @@ export class ProvisioningHarness {
    * This code's ops tool (with the numbers the last run's `header` shortened), or `text`, sent to the real installer
    * (userdata/ops-install.sh) on this host's paths, as `npm run ops` runs it before a host action.
    */
-  installTool(text = this.opsTool(), options: { who?: string; control?: (child: ChildProcess) => void } = {}): Promise<RunResult> {
+  installTool(
+    text = this.opsTool(),
+    options: { who?: string; control?: (child: ChildProcess) => void } = {},
+  ): Promise<RunResult> {
     const ops = opsPaths(this.settings);
     const version = /^OPS_TOOL_VERSION=([0-9a-f]{64})$/m.exec(text)?.[1] ?? "";
-    return this.spawnScript(["-c", OPS_INSTALLER, "ops-install", version, ops.command, ops.lockFile, ops.auditLog, options.who ?? "root"], 60_000, {},
-      options.control, text);
+    return this.spawnScript(
+      ["-c", OPS_INSTALLER, "ops-install", version, ops.command, ops.lockFile, ops.auditLog, options.who ?? "root"],
+      60_000,
+      {},
+      options.control,
+      text,
+    );
   }
 
   /** The ops tool of this code, with the numbers of the last run's `header` (a test's shorter waits and limits). */
@@ -472,8 +536,13 @@ export class ProvisioningHarness {
     return this.commands.unitsEnded(timeoutMs);
   }
 
-  private async spawnScript(argv: string[], timeoutMs: number, extraEnv: NodeJS.ProcessEnv = {}, control?: (child: ChildProcess) => void, input?: string):
-  Promise<RunResult> {
+  private async spawnScript(
+    argv: string[],
+    timeoutMs: number,
+    extraEnv: NodeJS.ProcessEnv = {},
+    control?: (child: ChildProcess) => void,
+    input?: string,
+  ): Promise<RunResult> {
     const env = this.scriptEnv(extraEnv);
     const started = Date.now();
     // With a data volume, the script's mounts stay in a namespace of their own, not on this machine
@@ -482,7 +551,12 @@ export class ProvisioningHarness {
       ? [tool("unshare"), ["--mount", "--propagation", "private", "bash", ...argv]]
       : ["bash", argv];
     // Its own process group, so that a kill fault (or the timeout) ends the script and everything it started.
-    const child = spawn(command, args, { env, cwd: "/", stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"], detached: true });
+    const child = spawn(command, args, {
+      env,
+      cwd: "/",
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: true,
+    });
     if (input !== undefined) {
       child.stdin?.on("error", () => undefined);
       child.stdin?.end(input);
@@ -497,7 +571,13 @@ export class ProvisioningHarness {
     clearTimeout(timer);
     this.scriptPid = undefined;
     const { calls, newCalls } = this.commands.takeCalls();
-    return { exitCode, output: Buffer.concat(chunks).toString("utf8"), calls, newCalls, durationMs: Date.now() - started };
+    return {
+      exitCode,
+      output: Buffer.concat(chunks).toString("utf8"),
+      calls,
+      newCalls,
+      durationMs: Date.now() - started,
+    };
   }
 
   /** The journal file that the journalctl stand-in reads (created by the first appendJournal). */
@@ -524,8 +604,10 @@ export class ProvisioningHarness {
    * no unit, swap file, log, temporary file, recorded call or request, and no fault.
    */
   async reset(): Promise<void> {
-    await this.query("DROP DATABASE IF EXISTS crm_test; DROP USER IF EXISTS 'crm_app'@'localhost'; " +
-      "ALTER USER 'root'@'localhost' IDENTIFIED VIA mysql_native_password USING 'invalid' OR unix_socket;");
+    await this.query(
+      "DROP DATABASE IF EXISTS crm_test; DROP USER IF EXISTS 'crm_app'@'localhost'; " +
+        "ALTER USER 'root'@'localhost' IDENTIFIED VIA mysql_native_password USING 'invalid' OR unix_socket;",
+    );
     for (const path of ["home", "etc", "log", "tmp"]) {
       rmSync(join(this.dir, path), { recursive: true, force: true });
       if (path !== "etc") mkdirSync(join(this.dir, path));
@@ -570,9 +652,21 @@ export class ProvisioningHarness {
   async reboot(): Promise<{ code: number; output: string }> {
     if (!this.databaseOnDataVolume) throw new Error("reboot() needs databaseOnDataVolume");
     await this.stopManagedDatabase();
-    const boot = 'set -e; mount --all --fstab "$1"; for m in "$3" "$4"; do findmnt --noheadings --output TARGET,SOURCE,FSTYPE --mountpoint "$m"; done; exec "$2" start';
-    const result = await exec(tool("unshare"), ["--mount", "--propagation", "private", "bash", "-c", boot, "boot",
-      this.host.fstabFile, this.commands.databaseControl, this.settings.dataMount, this.host.databaseDir]);
+    const boot =
+      'set -e; mount --all --fstab "$1"; for m in "$3" "$4"; do findmnt --noheadings --output TARGET,SOURCE,FSTYPE --mountpoint "$m"; done; exec "$2" start';
+    const result = await exec(tool("unshare"), [
+      "--mount",
+      "--propagation",
+      "private",
+      "bash",
+      "-c",
+      boot,
+      "boot",
+      this.host.fstabFile,
+      this.commands.databaseControl,
+      this.settings.dataMount,
+      this.host.databaseDir,
+    ]);
     return { code: result.code, output: result.stdout + result.stderr };
   }
 
@@ -631,8 +725,14 @@ export class ProvisioningHarness {
       const module = namedModule(named);
       if (this.awsEndpoint) {
         // The SDK, in this process: an AWS CLI per parameter would take seconds from the run's own timing.
-        this.ssm ??= new SSMClient({ region: TEST_REGION, endpoint: this.awsEndpoint, credentials: { accessKeyId: "moto", secretAccessKey: "moto" } });
-        await this.ssm.send(new PutParameterCommand({ Name: name, Value: module.value, Type: "String", Overwrite: true }));
+        this.ssm ??= new SSMClient({
+          region: TEST_REGION,
+          endpoint: this.awsEndpoint,
+          credentials: { accessKeyId: "moto", secretAccessKey: "moto" },
+        });
+        await this.ssm.send(
+          new PutParameterCommand({ Name: name, Value: module.value, Type: "String", Overwrite: true }),
+        );
       } else {
         mkdirSync(dirname(join(this.parametersDir, name)), { recursive: true });
         writeFileSync(join(this.parametersDir, name), module.value);

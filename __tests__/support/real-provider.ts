@@ -32,7 +32,9 @@ export function findProviderSetup(): ProviderSetup | undefined {
   // The mirror as `npm run doctor` reads it: the only source of hashicorp/aws.
   const mirror = awsProviderMirror(readFileSync(cliConfig, "utf8"));
   if (!mirror) return { cliConfig };
-  return mirror.versions.length === 0 ? undefined : { cliConfig, version: mirror.versions[mirror.versions.length - 1], mirror: mirror.path };
+  return mirror.versions.length === 0
+    ? undefined
+    : { cliConfig, version: mirror.versions[mirror.versions.length - 1], mirror: mirror.path };
 }
 
 /** The resource types the gaps file's missing APIs drop from the copies. */
@@ -46,7 +48,12 @@ export function droppedTypes(gaps: { missing: { drop?: string }[] }): string[] {
  * the provider constraint set to `version` (when given), and the resources of the types in `drop`
  * removed with the `moved` blocks that lead to them (moto lacks their API: __tests__/engine/moto-gaps.json).
  */
-export function providerCopy(stack: StackJson, version: string | undefined, drop: readonly string[] = [], statePath = "terraform.tfstate"): StackJson {
+export function providerCopy(
+  stack: StackJson,
+  version: string | undefined,
+  drop: readonly string[] = [],
+  statePath = "terraform.tfstate",
+): StackJson {
   const copy = JSON.parse(JSON.stringify(stack)) as StackJson & { moved?: { from: string; to: string }[] };
   const terraform = copy.terraform as { backend?: unknown; required_providers: { aws: { version: string } } };
   terraform.backend = { local: { path: statePath } };
@@ -54,15 +61,21 @@ export function providerCopy(stack: StackJson, version: string | undefined, drop
   for (const type of drop) delete copy.resource?.[type];
   if (copy.moved) copy.moved = copy.moved.filter((block) => !drop.some((type) => block.to.startsWith(`${type}.`)));
   const dangling = JSON.stringify(copy).match(new RegExp(`\\b(${drop.join("|") || "(?!)"})\\.[a-z0-9_]+`, "g"));
-  if (dangling) throw new Error(`dropping ${drop.join(", ")} leaves references to ${[...new Set(dangling)].join(", ")}`);
+  if (dangling)
+    throw new Error(`dropping ${drop.join(", ")} leaves references to ${[...new Set(dangling)].join(", ")}`);
   return copy;
 }
 
 /** The environment that points the provider and the AWS CLI at moto, with moto's dummy credentials. */
 export function motoEnvironment(endpoint: string, region: string): Record<string, string> {
   return {
-    AWS_ENDPOINT_URL: endpoint, AWS_ACCESS_KEY_ID: "moto", AWS_SECRET_ACCESS_KEY: "moto", AWS_REGION: region,
-    AWS_DEFAULT_REGION: region, AWS_EC2_METADATA_DISABLED: "true", AWS_PAGER: "",
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_ACCESS_KEY_ID: "moto",
+    AWS_SECRET_ACCESS_KEY: "moto",
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+    AWS_EC2_METADATA_DISABLED: "true",
+    AWS_PAGER: "",
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
   };
 }
@@ -73,13 +86,24 @@ export function motoEnvironment(endpoint: string, region: string): Record<string
  * none), so nothing outside the test can answer in moto's place.
  */
 export function isolatedMotoEnvironment(endpoint: string, region: string): NodeJS.ProcessEnv {
-  return { ...motoEnvironment(endpoint, region), AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined, AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null" };
+  return {
+    ...motoEnvironment(endpoint, region),
+    AWS_SESSION_TOKEN: undefined,
+    AWS_PROFILE: undefined,
+    AWS_CONFIG_FILE: "/dev/null",
+    AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+  };
 }
 
 /** One resource change of `terraform show -json` on a plan. */
 interface ResourceChange {
   readonly address: string;
-  readonly change: { actions: string[]; before: Record<string, unknown> | null; after: Record<string, unknown> | null; after_unknown?: Record<string, unknown> };
+  readonly change: {
+    actions: string[];
+    before: Record<string, unknown> | null;
+    after: Record<string, unknown> | null;
+    after_unknown?: Record<string, unknown>;
+  };
 }
 
 /**
@@ -124,13 +148,21 @@ function containsTrue(value: unknown): boolean {
  * drift check must be able to find a deployed stack unchanged; __tests__/engine/real-provider.test.ts proves
  * on copies without this that those attributes, and only they, are what moto does not keep.
  */
-export function ignoringMotoDrift(copy: StackJson, gaps: { drift: { address: string; attributes: string[] }[] }): StackJson {
+export function ignoringMotoDrift(
+  copy: StackJson,
+  gaps: { drift: { address: string; attributes: string[] }[] },
+): StackJson {
   const result = JSON.parse(JSON.stringify(copy)) as StackJson;
   for (const { address, attributes } of gaps.drift) {
     const [type, name] = address.split(".");
-    const resource = (result.resource?.[type] as Record<string, { lifecycle?: { ignore_changes?: string[] } }> | undefined)?.[name];
+    const resource = (
+      result.resource?.[type] as Record<string, { lifecycle?: { ignore_changes?: string[] } }> | undefined
+    )?.[name];
     if (!resource) continue;
-    resource.lifecycle = { ...resource.lifecycle, ignore_changes: [...new Set([...(resource.lifecycle?.ignore_changes ?? []), ...attributes])] };
+    resource.lifecycle = {
+      ...resource.lifecycle,
+      ignore_changes: [...new Set([...(resource.lifecycle?.ignore_changes ?? []), ...attributes])],
+    };
   }
   return result;
 }
@@ -141,9 +173,36 @@ export function ignoringMotoDrift(copy: StackJson, gaps: { drift: { address: str
  */
 export function awsJson(args: string[], env: Record<string, string>): Promise<any> {
   // --endpoint-url as well: the AWS CLI v1 ignores AWS_ENDPOINT_URL for some services (RDS).
-  return new Promise((done, fail) => execFile("aws", [...args, "--endpoint-url", env.AWS_ENDPOINT_URL, "--output", "json", "--cli-read-timeout", "20", "--cli-connect-timeout", "5"],
-    { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", ...env }, timeout: 60_000 },
-    (error, stdout, stderr) => (error ? fail(new Error(`aws ${args.join(" ")}: ${stderr || error.message}`)) : done(stdout.trim() ? JSON.parse(stdout) : {}))));
+  return new Promise((done, fail) =>
+    execFile(
+      "aws",
+      [
+        ...args,
+        "--endpoint-url",
+        env.AWS_ENDPOINT_URL,
+        "--output",
+        "json",
+        "--cli-read-timeout",
+        "20",
+        "--cli-connect-timeout",
+        "5",
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "",
+          AWS_CONFIG_FILE: "/dev/null",
+          AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+          ...env,
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) =>
+        error
+          ? fail(new Error(`aws ${args.join(" ")}: ${stderr || error.message}`))
+          : done(stdout.trim() ? JSON.parse(stdout) : {}),
+    ),
+  );
 }
 
 /**
@@ -152,26 +211,44 @@ export function awsJson(args: string[], env: Record<string, string>): Promise<an
  * those that keep them in Parameter Store (`files`: the settings files, as the command reads them).
  * Resolves with the default VPC's subnets, by zone.
  */
-export async function seedAccount(files: readonly { file: string; settings: StackSettings }[], env: Record<string, string>): Promise<string[]> {
-  const vpc = (await awsJson(["ec2", "describe-vpcs", "--filters", "Name=is-default,Values=true"], env)).Vpcs[0].VpcId as string;
+export async function seedAccount(
+  files: readonly { file: string; settings: StackSettings }[],
+  env: Record<string, string>,
+): Promise<string[]> {
+  const vpc = (await awsJson(["ec2", "describe-vpcs", "--filters", "Name=is-default,Values=true"], env)).Vpcs[0]
+    .VpcId as string;
   await awsJson(["ec2", "modify-vpc-attribute", "--vpc-id", vpc, "--enable-dns-hostnames", '{"Value":true}'], env);
-  const subnets = ((await awsJson(["ec2", "describe-subnets", "--filters", `Name=vpc-id,Values=${vpc}`], env)).Subnets as { SubnetId: string; AvailabilityZone: string }[])
-    .sort((a, b) => a.AvailabilityZone.localeCompare(b.AvailabilityZone)).map((subnet) => subnet.SubnetId);
+  const subnets = (
+    (await awsJson(["ec2", "describe-subnets", "--filters", `Name=vpc-id,Values=${vpc}`], env)).Subnets as {
+      SubnetId: string;
+      AvailabilityZone: string;
+    }[]
+  )
+    .sort((a, b) => a.AvailabilityZone.localeCompare(b.AvailabilityZone))
+    .map((subnet) => subnet.SubnetId);
   for (const zone of new Set(files.map(({ settings }) => settings.provisioning.domain?.hostedZone).filter(Boolean))) {
     // Where Route 53's own endpoint is set (AWS_ENDPOINT_URL_ROUTE_53, as the provider reads it), the zone goes there.
-    await awsJson(["route53", "create-hosted-zone", "--name", zone!, "--caller-reference", `seed-${zone}`],
-      { ...env, AWS_ENDPOINT_URL: env.AWS_ENDPOINT_URL_ROUTE_53 ?? env.AWS_ENDPOINT_URL });
+    await awsJson(["route53", "create-hosted-zone", "--name", zone!, "--caller-reference", `seed-${zone}`], {
+      ...env,
+      AWS_ENDPOINT_URL: env.AWS_ENDPOINT_URL_ROUTE_53 ?? env.AWS_ENDPOINT_URL,
+    });
   }
-  for (const { file, settings } of files) if (settings.provisioning.secrets === "parameter-store") await putSecrets(file, settings, env);
+  for (const { file, settings } of files)
+    if (settings.provisioning.secrets === "parameter-store") await putSecrets(file, settings, env);
   return subnets;
 }
 
 /** `npm run secrets -- <stack> set`, as the operator runs it, the values on standard input. */
 export function putSecrets(file: string, settings: StackSettings, env: Record<string, string>): Promise<void> {
-  const lines = settings.provisioning.topology === "scale-out" ? ["app-Pass-1", "token-1"] : ["root-Pass-1", "app-Pass-1", "token-1"];
+  const lines =
+    settings.provisioning.topology === "scale-out"
+      ? ["app-Pass-1", "token-1"]
+      : ["root-Pass-1", "app-Pass-1", "token-1"];
   return new Promise((done, fail) => {
     const child = spawn("npm", ["run", "-s", "secrets", "--", settings.stackName, "set"], {
-      cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CRM_SETTINGS: file, ...env }, stdio: ["pipe", "pipe", "pipe"],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CRM_SETTINGS: file, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
     });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
@@ -179,7 +256,8 @@ export function putSecrets(file: string, settings: StackSettings, env: Record<st
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.on("exit", (code) => {
       clearTimeout(timer);
-      if (code === 0) done(); else fail(new Error(`npm run secrets -- ${settings.stackName} set: exit ${code}\n${output}`));
+      if (code === 0) done();
+      else fail(new Error(`npm run secrets -- ${settings.stackName} set: exit ${code}\n${output}`));
     });
     child.stdin.end(`${lines.join("\n")}\n`);
   });
@@ -190,10 +268,12 @@ export function stackVariables(settings: StackSettings, subnets: readonly string
   const scaleOut = settings.provisioning.topology === "scale-out";
   return {
     ...tfVars({
-      key_pair_name: `${settings.stackName}-admin`, ssh_public_key: newKey("ed25519").line,
+      key_pair_name: `${settings.stackName}-admin`,
+      ssh_public_key: newKey("ed25519").line,
       ...(scaleOut ? { subnet_ids: subnets.slice(0, 2) } : { subnet_id: subnets[0] }),
     }),
-    ...(settings.provisioning.secrets === "parameter-store" ? {}
+    ...(settings.provisioning.secrets === "parameter-store"
+      ? {}
       : tfVars({ db_root_password: "root-Pass-1", app_db_password: "app-Pass-1", source_host_token: "token-1" })),
   };
 }

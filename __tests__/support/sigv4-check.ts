@@ -11,8 +11,12 @@ import * as http from "http";
 import { close, listen } from "./harness/shared";
 
 type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytes = (data: SourceData): string | Uint8Array => typeof data === "string" ? data
-  : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+const bytes = (data: SourceData): string | Uint8Array =>
+  typeof data === "string"
+    ? data
+    : data instanceof ArrayBuffer
+      ? new Uint8Array(data)
+      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 
 /** The SHA-256 (or HMAC-SHA-256 with a secret) the signer takes, from Node's crypto. */
 class NodeSha256 {
@@ -31,7 +35,8 @@ class NodeSha256 {
   }
 }
 
-const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 
 /** The request as it came: method, URL (path and query), headers as Node gives them, body. */
 export interface ReceivedRequest {
@@ -46,7 +51,10 @@ export interface ReceivedRequest {
  * Authorization header, a key id that `secrets` does not know, a signed header missing, a signature that
  * differs from the one computed again.
  */
-export async function signatureProblem(req: ReceivedRequest, secrets: Readonly<Record<string, string>>): Promise<string | undefined> {
+export async function signatureProblem(
+  req: ReceivedRequest,
+  secrets: Readonly<Record<string, string>>,
+): Promise<string | undefined> {
   const authorization = req.headers.authorization ?? "";
   const parts = AUTHORIZATION.exec(authorization);
   if (!parts) return `no SigV4 Authorization header (${authorization ? "malformed" : "none"})`;
@@ -54,7 +62,8 @@ export async function signatureProblem(req: ReceivedRequest, secrets: Readonly<R
   const secret = secrets[keyId];
   if (secret === undefined) return `unknown access key id ${keyId}`;
   const amzDate = req.headers["x-amz-date"];
-  if (typeof amzDate !== "string" || !/^\d{8}T\d{6}Z$/.test(amzDate) || amzDate.slice(0, 8) !== day) return `x-amz-date ${String(amzDate)} does not match the credential's day ${day}`;
+  if (typeof amzDate !== "string" || !/^\d{8}T\d{6}Z$/.test(amzDate) || amzDate.slice(0, 8) !== day)
+    return `x-amz-date ${String(amzDate)} does not match the credential's day ${day}`;
   const headers: Record<string, string> = {};
   for (const name of signedHeaders.split(";")) {
     const value = req.headers[name];
@@ -67,13 +76,31 @@ export async function signatureProblem(req: ReceivedRequest, secrets: Readonly<R
     const values = url.searchParams.getAll(key);
     query[key] = values.length === 1 ? values[0] : values;
   }
-  const signer = new SignatureV4({ service, region, credentials: { accessKeyId: keyId, secretAccessKey: secret }, sha256: NodeSha256, applyChecksum: false });
-  const signingDate = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
-  const signed = await signer.sign({
-    method: req.method, protocol: "https:", hostname: headers.host ?? "", path: url.pathname, query, headers, body: req.body,
-  }, { signingDate });
+  const signer = new SignatureV4({
+    service,
+    region,
+    credentials: { accessKeyId: keyId, secretAccessKey: secret },
+    sha256: NodeSha256,
+    applyChecksum: false,
+  });
+  const signingDate = new Date(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
+  const signed = await signer.sign(
+    {
+      method: req.method,
+      protocol: "https:",
+      hostname: headers.host ?? "",
+      path: url.pathname,
+      query,
+      headers,
+      body: req.body,
+    },
+    { signingDate },
+  );
   const expected = AUTHORIZATION.exec(String(signed.headers.authorization ?? ""));
-  if (!expected || expected[5] !== signedHeaders) return `the signer signs ${expected?.[5]} where the request says ${signedHeaders}`;
+  if (!expected || expected[5] !== signedHeaders)
+    return `the signer signs ${expected?.[5]} where the request says ${signedHeaders}`;
   return expected[6] === signature ? undefined : `SignatureDoesNotMatch (${service} ${req.method} ${url.pathname})`;
 }
 
@@ -90,7 +117,10 @@ export class SignatureCheckingProxy {
   private server?: http.Server;
   private port = 0;
 
-  constructor(private readonly upstreamPort: number, private readonly secrets: Readonly<Record<string, string>>) {}
+  constructor(
+    private readonly upstreamPort: number,
+    private readonly secrets: Readonly<Record<string, string>>,
+  ) {}
 
   get endpoint(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -106,7 +136,10 @@ export class SignatureCheckingProxy {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      void this.forward({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) }, res);
+      void this.forward(
+        { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) },
+        res,
+      );
     });
   }
 
@@ -119,11 +152,19 @@ export class SignatureCheckingProxy {
       return;
     }
     this.passed++;
-    const upstream = http.request({ host: "127.0.0.1", port: this.upstreamPort, method: received.method, path: received.url, headers: received.headers },
+    const upstream = http.request(
+      {
+        host: "127.0.0.1",
+        port: this.upstreamPort,
+        method: received.method,
+        path: received.url,
+        headers: received.headers,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
-      });
+      },
+    );
     upstream.on("error", () => res.writeHead(502).end("the upstream server did not answer\n"));
     upstream.end(received.body);
   }

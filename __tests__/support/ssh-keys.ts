@@ -31,16 +31,32 @@ export function rsaBlob(e: Buffer, n: Buffer): Buffer {
 function publicBlob(key: KeyObject): { type: string; blob: Buffer } {
   const jwk = key.export({ format: "jwk" });
   const bytes = (field: string | undefined) => Buffer.from(field ?? "", "base64url");
-  if (jwk.kty === "OKP") return { type: "ssh-ed25519", blob: Buffer.concat([wireString("ssh-ed25519"), wireString(bytes(jwk.x))]) };
+  if (jwk.kty === "OKP")
+    return { type: "ssh-ed25519", blob: Buffer.concat([wireString("ssh-ed25519"), wireString(bytes(jwk.x))]) };
   if (jwk.kty === "RSA") return { type: "ssh-rsa", blob: rsaBlob(bytes(jwk.e), bytes(jwk.n)) };
   const point = Buffer.concat([Buffer.from([4]), bytes(jwk.x), bytes(jwk.y)]);
-  return { type: "ecdsa-sha2-nistp256", blob: Buffer.concat([wireString("ecdsa-sha2-nistp256"), wireString("nistp256"), wireString(point)]) };
+  return {
+    type: "ecdsa-sha2-nistp256",
+    blob: Buffer.concat([wireString("ecdsa-sha2-nistp256"), wireString("nistp256"), wireString(point)]),
+  };
 }
 
 /** A new key pair: its public key's line, and its private key in PEM (PKCS#8, as openssl writes it). */
-export function newKey(kind: "ed25519" | "rsa" | "ecdsa", bits = 2048, comment?: string): { line: string; blob: Buffer; privatePem: string } {
-  const { publicKey, privateKey } = kind === "ed25519" ? generateKeyPairSync("ed25519")
-    : kind === "rsa" ? generateKeyPairSync("rsa", { modulusLength: bits }) : generateKeyPairSync("ec", { namedCurve: "P-256" });
+export function newKey(
+  kind: "ed25519" | "rsa" | "ecdsa",
+  bits = 2048,
+  comment?: string,
+): { line: string; blob: Buffer; privatePem: string } {
+  const { publicKey, privateKey } =
+    kind === "ed25519"
+      ? generateKeyPairSync("ed25519")
+      : kind === "rsa"
+        ? generateKeyPairSync("rsa", { modulusLength: bits })
+        : generateKeyPairSync("ec", { namedCurve: "P-256" });
   const { type, blob } = publicBlob(publicKey);
-  return { line: keyLine(type, blob, comment), blob, privatePem: privateKey.export({ type: "pkcs8", format: "pem" }).toString() };
+  return {
+    line: keyLine(type, blob, comment),
+    blob,
+    privatePem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+  };
 }

@@ -30,10 +30,17 @@ export function only(blocks: Record<string, Record<string, any>> | undefined, ty
 }
 
 /** BootstrapVersionCheck with its variables (BootstrapVariables), as main.ts builds them; `check` adds to the check's props. */
-export function bootstrapCheck(scope: Construct, variables: BootstrapVariablesProps = {},
-  check: Partial<BootstrapVersionCheckProps> = {}): BootstrapVersionCheck {
+export function bootstrapCheck(
+  scope: Construct,
+  variables: BootstrapVariablesProps = {},
+  check: Partial<BootstrapVersionCheckProps> = {},
+): BootstrapVersionCheck {
   const inputs = new BootstrapVariables(scope, "bootstrap_inputs", variables);
-  return new BootstrapVersionCheck(scope, "bootstrap", { version: inputs.version, parameterName: inputs.parameterName, ...check });
+  return new BootstrapVersionCheck(scope, "bootstrap", {
+    version: inputs.version,
+    parameterName: inputs.parameterName,
+    ...check,
+  });
 }
 
 /** The example settings of the repository, parsed and validated, with optional changes. */

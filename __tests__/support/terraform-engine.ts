@@ -28,7 +28,11 @@ export function findEngine(): string | undefined {
 }
 
 /** `describe` with the engine's path, under the policy of describeWithTools for a missing engine. */
-export function describeWithEngine(name: string, body: (engine: string) => void, otherMissingTools: string[] = []): void {
+export function describeWithEngine(
+  name: string,
+  body: (engine: string) => void,
+  otherMissingTools: string[] = [],
+): void {
   const engine = findEngine();
   const missing = engine ? otherMissingTools : ["a Terraform engine ($TERRAFORM_BINARY_NAME)", ...otherMissingTools];
   describeWithTools(name, missing, () => body(engine ?? "terraform"));
@@ -38,7 +42,10 @@ export function describeWithEngine(name: string, body: (engine: string) => void,
 export class EngineWorkspace {
   public readonly dir = mkdtempSync(join(tmpdir(), "crm-engine-"));
 
-  constructor(private readonly engine: string, configuration: object) {
+  constructor(
+    private readonly engine: string,
+    configuration: object,
+  ) {
     this.writeConfiguration(configuration);
     // An empty CLI configuration of our own: the machine's (or a missing one) must not leak into results.
     writeFileSync(join(this.dir, "cli.tfrc"), "");
@@ -55,25 +62,54 @@ export class EngineWorkspace {
    * cannot put in an environment): bash decodes them from `\xHH` escapes just before the engine starts.
    * `timeoutMs`: the engine is killed (SIGTERM, as Ctrl-C) after that long, and the result's code is 1.
    */
-  public run(args: string[], env: Record<string, string> = {}, bytes: Record<string, Buffer> = {}, timeoutMs = 0): Promise<EngineResult> {
-    const escaped = Object.fromEntries(Object.entries(bytes).map(([name, value]) =>
-      [`RAW_BYTES_${name}`, [...value].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")]));
-    const [file, fileArgs] = Object.keys(bytes).length === 0 ? [this.engine, args] : ["bash", ["-c",
-      'for n in "${!RAW_BYTES_@}"; do v=$(printf "%b." "${!n}"); export "${n#RAW_BYTES_}=${v%.}"; unset "$n"; done; exec "$@"',
-      "bash", this.engine, ...args]];
+  public run(
+    args: string[],
+    env: Record<string, string> = {},
+    bytes: Record<string, Buffer> = {},
+    timeoutMs = 0,
+  ): Promise<EngineResult> {
+    const escaped = Object.fromEntries(
+      Object.entries(bytes).map(([name, value]) => [
+        `RAW_BYTES_${name}`,
+        [...value].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join(""),
+      ]),
+    );
+    const [file, fileArgs] =
+      Object.keys(bytes).length === 0
+        ? [this.engine, args]
+        : [
+            "bash",
+            [
+              "-c",
+              'for n in "${!RAW_BYTES_@}"; do v=$(printf "%b." "${!n}"); export "${n#RAW_BYTES_}=${v%.}"; unset "$n"; done; exec "$@"',
+              "bash",
+              this.engine,
+              ...args,
+            ],
+          ];
     return new Promise((resolve) => {
-      execFile(file, fileArgs, {
-        cwd: this.dir,
-        env: {
-          ...process.env, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1", TF_INPUT: "0",
-          TF_CLI_CONFIG_FILE: join(this.dir, "cli.tfrc"), ...env, ...escaped,
+      execFile(
+        file,
+        fileArgs,
+        {
+          cwd: this.dir,
+          env: {
+            ...process.env,
+            CHECKPOINT_DISABLE: "1",
+            TF_IN_AUTOMATION: "1",
+            TF_INPUT: "0",
+            TF_CLI_CONFIG_FILE: join(this.dir, "cli.tfrc"),
+            ...env,
+            ...escaped,
+          },
+          maxBuffer: 16 * 1024 * 1024,
+          timeout: timeoutMs,
         },
-        maxBuffer: 16 * 1024 * 1024,
-        timeout: timeoutMs,
-      }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      });
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
     });
   }
 
@@ -96,8 +132,12 @@ export class EngineWorkspace {
 
 /** Terraform variables as TF_VAR_ environment entries; lists and maps are written as HCL/JSON. */
 export function tfVars(variables: Record<string, string | string[]>): Record<string, string> {
-  return Object.fromEntries(Object.entries(variables).map(([name, value]) =>
-    [`TF_VAR_${name}`, typeof value === "string" ? value : JSON.stringify(value)]));
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => [
+      `TF_VAR_${name}`,
+      typeof value === "string" ? value : JSON.stringify(value),
+    ]),
+  );
 }
 
 /** Terraform's error text with its box-drawing frame and line wrapping removed, for matching messages. */

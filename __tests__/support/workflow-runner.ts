@@ -23,7 +23,18 @@
 import { Evaluator, Lexer, Parser, data } from "@actions/expressions";
 import { truthy } from "@actions/expressions/result";
 import { execFileSync, spawn } from "child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "fs";
 import { homedir, tmpdir } from "os";
 import { basename, delimiter, join, resolve } from "path";
 import { parse } from "yaml";
@@ -136,14 +147,30 @@ export interface JobResult {
 export type BeforeStep = (job: string, step: WorkflowStep, workspace: string) => void;
 
 const STATUS_FUNCTIONS = ["success", "failure", "always", "cancelled"];
-const CONTEXTS = ["github", "env", "vars", "secrets", "inputs", "matrix", "needs", "steps", "runner", "job", "strategy"];
+const CONTEXTS = [
+  "github",
+  "env",
+  "vars",
+  "secrets",
+  "inputs",
+  "matrix",
+  "needs",
+  "steps",
+  "runner",
+  "job",
+  "strategy",
+];
 /** The longest a step may take when its job names no timeout. */
 const DEFAULT_JOB_MINUTES = 15;
 
 /** The commit a fresh clone of `repo` should check out: HEAD plus the tracked files' uncommitted changes. */
 export function commitUnderTest(repo: string): string {
   const git = (...args: string[]): string =>
-    execFileSync("git", ["-C", repo, "-c", "user.name=workflow-run", "-c", "user.email=workflow-run@localhost", ...args], { encoding: "utf8" }).trim();
+    execFileSync(
+      "git",
+      ["-C", repo, "-c", "user.name=workflow-run", "-c", "user.email=workflow-run@localhost", ...args],
+      { encoding: "utf8" },
+    ).trim();
   // `git stash create` makes a commit of the index and the working tree's tracked changes without
   // touching either (prints nothing when there are none); untracked files are not in it, as in a clone.
   return git("stash", "create") || git("rev-parse", "HEAD");
@@ -170,7 +197,9 @@ export class WorkflowRun {
     /** What configure-aws-credentials gives the job's next steps; none: the job stops there. */
     private readonly aws?: Record<string, string>,
   ) {
-    this.workflow = parseWorkflow(execFileSync("git", ["-C", repo, "show", `${commit}:${workflowPath}`], { encoding: "utf8" }));
+    this.workflow = parseWorkflow(
+      execFileSync("git", ["-C", repo, "show", `${commit}:${workflowPath}`], { encoding: "utf8" }),
+    );
     this.dir = mkdtempSync(join(tmpdir(), "crm-workflow-run-")); // once nothing can fail any more
     this.sockets = mkdtempSync("/tmp/crm-sockets-");
   }
@@ -200,7 +229,9 @@ export class WorkflowRun {
    * `only`: these jobs (the others are not run, and count as succeeded for the jobs that need them);
    * `steps`: only the steps of these names, in the job's workspace as an earlier run left it.
    */
-  public async run(options: { beforeStep?: BeforeStep; only?: string[]; steps?: string[] } = {}): Promise<Record<string, JobResult>> {
+  public async run(
+    options: { beforeStep?: BeforeStep; only?: string[]; steps?: string[] } = {},
+  ): Promise<Record<string, JobResult>> {
     for (const id of this.jobOrder()) {
       if (options.only && !options.only.includes(id)) continue;
       this.results.set(id, await this.runJob(id, options.beforeStep, options.steps));
@@ -238,7 +269,8 @@ export class WorkflowRun {
     // Environment: the workflow's, then the job's (each evaluated in turn), then GITHUB_ENV's, then the step's.
     const env: Record<string, string> = {};
     for (const level of [this.workflow.env, job.env]) {
-      for (const [key, value] of Object.entries(level ?? {})) env[key] = this.interpolate(String(value), { ...contexts, env: { ...env } });
+      for (const [key, value] of Object.entries(level ?? {}))
+        env[key] = this.interpolate(String(value), { ...contexts, env: { ...env } });
     }
     const pathAdded: string[] = [toolBin];
     const steps: StepResult[] = [];
@@ -250,7 +282,16 @@ export class WorkflowRun {
     for (const [index, step] of job.steps.entries()) {
       const stepName = step.name ?? (step.uses ? step.uses.replace(/@.*/, "") : String(step.run).split("\n")[0]);
       const record = (result: Pick<StepResult, "outcome"> & Partial<StepResult>): void => {
-        const full: StepResult = { name: stepName, stdout: "", stderr: "", annotations: [], summary: "", outputs: {}, envAdded: {}, ...result };
+        const full: StepResult = {
+          name: stepName,
+          stdout: "",
+          stderr: "",
+          annotations: [],
+          summary: "",
+          outputs: {},
+          envAdded: {},
+          ...result,
+        };
         steps.push(full);
         // For the steps after it, a step that needed AWS did not run.
         const outcome = full.outcome === "needs-aws" ? "skipped" : full.outcome;
@@ -271,11 +312,17 @@ export class WorkflowRun {
         continue;
       }
       const stepEnv = { ...env };
-      for (const [key, value] of Object.entries(step.env ?? {})) stepEnv[key] = this.interpolate(String(value), current);
+      for (const [key, value] of Object.entries(step.env ?? {}))
+        stepEnv[key] = this.interpolate(String(value), current);
 
       if (step.uses) {
         const action = step.uses.replace(/@.*/, "");
-        const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([key, value]) => [key, this.interpolate(String(value), { ...current, env: stepEnv })]));
+        const inputs = Object.fromEntries(
+          Object.entries(step.with ?? {}).map(([key, value]) => [
+            key,
+            this.interpolate(String(value), { ...current, env: stepEnv }),
+          ]),
+        );
         const outcome = this.standIn(action, inputs, workspace, toolBin);
         if (outcome.needsAws) {
           awsFrom = outcome.needsAws;
@@ -290,17 +337,20 @@ export class WorkflowRun {
 
       beforeStep?.(id, step, workspace);
       mkdirSync(join(temp, "_runner_file_commands"), { recursive: true });
-      const files = Object.fromEntries(["ENV", "OUTPUT", "PATH", "STEP_SUMMARY"].map((kind) => {
-        const file = join(temp, "_runner_file_commands", `${kind.toLowerCase()}_${index}`);
-        writeFileSync(file, "");
-        return [kind, file];
-      }));
+      const files = Object.fromEntries(
+        ["ENV", "OUTPUT", "PATH", "STEP_SUMMARY"].map((kind) => {
+          const file = join(temp, "_runner_file_commands", `${kind.toLowerCase()}_${index}`);
+          writeFileSync(file, "");
+          return [kind, file];
+        }),
+      );
       const script = join(temp, `step-${index}.sh`);
       writeFileSync(script, String(step.run));
       const workingDirectory = step["working-directory"] ?? this.workflow.defaults?.run?.["working-directory"];
       const cwd = workingDirectory ? resolve(workspace, this.interpolate(workingDirectory, current)) : workspace;
       const shell = step.shell ?? this.workflow.defaults?.run?.shell;
-      if (shell !== "bash") throw new Error(`${id}: ${stepName}: the simulation runs bash steps only (shell: ${shell ?? "default"})`);
+      if (shell !== "bash")
+        throw new Error(`${id}: ${stepName}: the simulation runs bash steps only (shell: ${shell ?? "default"})`);
       const processEnv: Record<string, string> = {
         PATH: [...pathAdded, ...hostPath()].join(delimiter),
         HOME: home,
@@ -336,14 +386,25 @@ export class WorkflowRun {
         failed = true;
         continue;
       }
-      const ran = await runScript(["bash", "--noprofile", "--norc", "-eo", "pipefail", script], cwd, processEnv, deadline - Date.now());
+      const ran = await runScript(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", script],
+        cwd,
+        processEnv,
+        deadline - Date.now(),
+      );
       const envAdded = readKeyValueFile(files.ENV);
       Object.assign(env, envAdded);
       pathAdded.unshift(...readFileSync(files.PATH, "utf8").split("\n").filter(Boolean).reverse());
       const outcome = ran.code === 0 ? "success" : "failure";
       record({
-        outcome, exitCode: ran.code, stdout: ran.stdout, stderr: ran.stderr, annotations: annotationsOf(ran.stdout),
-        summary: readFileSync(files.STEP_SUMMARY, "utf8"), outputs: readKeyValueFile(files.OUTPUT), envAdded,
+        outcome,
+        exitCode: ran.code,
+        stdout: ran.stdout,
+        stderr: ran.stderr,
+        annotations: annotationsOf(ran.stdout),
+        summary: readFileSync(files.STEP_SUMMARY, "utf8"),
+        outputs: readKeyValueFile(files.OUTPUT),
+        envAdded,
         note: ran.timedOut ? "timed out" : undefined,
       });
       if (outcome === "failure") failed = true;
@@ -352,8 +413,12 @@ export class WorkflowRun {
   }
 
   /** Runs the stand-in of an action; `needsAws` says why the job cannot go on here. */
-  private standIn(action: string, inputs: Record<string, string>, workspace: string, toolBin: string):
-    { ok: boolean; note?: string; needsAws?: string; env?: Record<string, string> } {
+  private standIn(
+    action: string,
+    inputs: Record<string, string>,
+    workspace: string,
+    toolBin: string,
+  ): { ok: boolean; note?: string; needsAws?: string; env?: Record<string, string> } {
     switch (action) {
       case "actions/checkout": {
         // A fresh clone (objects borrowed from the repository under test), moved into the workspace.
@@ -370,9 +435,14 @@ export class WorkflowRun {
       }
       case "hashicorp/setup-terraform": {
         const engine = findEngine();
-        if (!engine) return { ok: false, note: "no Terraform engine on this machine (scripts/ci/install-tools.sh terraform)" };
-        const version = execFileSync(engine, ["version"], { encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } }).split("\n")[0];
-        if (version !== `Terraform v${inputs.terraform_version}`) return { ok: false, note: `${engine} is ${version}, not ${inputs.terraform_version}` };
+        if (!engine)
+          return { ok: false, note: "no Terraform engine on this machine (scripts/ci/install-tools.sh terraform)" };
+        const version = execFileSync(engine, ["version"], {
+          encoding: "utf8",
+          env: { ...process.env, CHECKPOINT_DISABLE: "1" },
+        }).split("\n")[0];
+        if (version !== `Terraform v${inputs.terraform_version}`)
+          return { ok: false, note: `${engine} is ${version}, not ${inputs.terraform_version}` };
         symlinkSync(engine, join(toolBin, "terraform"));
         return { ok: true, note: version };
       }
@@ -395,11 +465,17 @@ export class WorkflowRun {
           return { ok: true, note: `artifact ${inputs.name}` };
         }
         const awsStep = this.artifactsNeedingAws.get(inputs.name);
-        if (awsStep) return { ok: false, needsAws: `its artifact ${inputs.name} comes from a step that needs AWS (${awsStep})` };
+        if (awsStep)
+          return { ok: false, needsAws: `its artifact ${inputs.name} comes from a step that needs AWS (${awsStep})` };
         return { ok: false, note: `no artifact named ${inputs.name} in this run` };
       }
       case "aws-actions/configure-aws-credentials":
-        if (this.aws) return { ok: true, note: `a stand-in for AWS (role ${inputs["role-to-assume"]})`, env: { AWS_REGION: inputs["aws-region"], ...this.aws } };
+        if (this.aws)
+          return {
+            ok: true,
+            note: `a stand-in for AWS (role ${inputs["role-to-assume"]})`,
+            env: { AWS_REGION: inputs["aws-region"], ...this.aws },
+          };
         return { ok: false, needsAws: `AWS credentials (role ${inputs["role-to-assume"] || "(empty)"})` };
       default:
         throw new Error(`no stand-in for the action ${action}: write one in __tests__/support/workflow-runner.ts`);
@@ -412,21 +488,34 @@ export class WorkflowRun {
     }
   }
 
-  private jobContexts(id: string, matrix: Record<string, unknown>, dirs: { workspace?: string; temp?: string }): Record<string, unknown> {
+  private jobContexts(
+    id: string,
+    matrix: Record<string, unknown>,
+    dirs: { workspace?: string; temp?: string },
+  ): Record<string, unknown> {
     const job = this.workflow.jobs[id];
     const environment = typeof job.environment === "string" ? job.environment : job.environment?.name;
     const environmentSettings = environment ? this.settings.environments?.[environment] : undefined;
     return {
       github: {
-        event_name: this.event.name, ref: this.event.ref, ref_name: this.event.ref.replace(/^refs\/(heads|tags)\//, ""),
-        repository: REPOSITORY, actor: this.event.actor ?? "octocat", run_id: "4242", sha: this.commit, job: id,
-        event: { ...this.event.payload, inputs: this.event.inputs ?? {} }, workspace: dirs.workspace ?? "",
+        event_name: this.event.name,
+        ref: this.event.ref,
+        ref_name: this.event.ref.replace(/^refs\/(heads|tags)\//, ""),
+        repository: REPOSITORY,
+        actor: this.event.actor ?? "octocat",
+        run_id: "4242",
+        sha: this.commit,
+        job: id,
+        event: { ...this.event.payload, inputs: this.event.inputs ?? {} },
+        workspace: dirs.workspace ?? "",
       },
       vars: { ...this.settings.vars, ...environmentSettings?.vars },
       secrets: { ...environmentSettings?.secrets },
       inputs: this.event.inputs ?? {},
       matrix,
-      needs: Object.fromEntries(needsOf(job).map((need) => [need, { result: this.results.get(need)?.conclusion ?? "success", outputs: {} }])),
+      needs: Object.fromEntries(
+        needsOf(job).map((need) => [need, { result: this.results.get(need)?.conclusion ?? "success", outputs: {} }]),
+      ),
       runner: { os: "Linux", arch: "X64", temp: dirs.temp ?? "", name: "simulated" },
       job: { status: "success" },
       strategy: { "job-index": 0 }, // the first combination of the matrix, the one it runs
@@ -436,7 +525,12 @@ export class WorkflowRun {
   }
 
   /** Evaluates an `if:` (with success() around it unless it calls a status function). */
-  private condition(expression: string | boolean | undefined, contexts: Record<string, unknown>, succeeded: boolean, failed = !succeeded): boolean {
+  private condition(
+    expression: string | boolean | undefined,
+    contexts: Record<string, unknown>,
+    succeeded: boolean,
+    failed = !succeeded,
+  ): boolean {
     if (expression === undefined) return succeeded;
     let text = String(expression).trim();
     const whole = /^\$\{\{([\s\S]*)\}\}$/.exec(text);
@@ -447,7 +541,9 @@ export class WorkflowRun {
 
   /** Replaces each `${{ … }}` of a string by its value, as GitHub converts it to a string. */
   private interpolate(text: string, contexts: Record<string, unknown>): string {
-    return text.replace(/\$\{\{([\s\S]*?)\}\}/g, (_, expression: string) => evaluate(expression, contexts, {}).coerceString());
+    return text.replace(/\$\{\{([\s\S]*?)\}\}/g, (_, expression: string) =>
+      evaluate(expression, contexts, {}).coerceString(),
+    );
   }
 }
 
@@ -464,8 +560,17 @@ function firstMatrix(job: WorkflowJob): Record<string, unknown> {
 }
 
 /** Evaluates an expression with GitHub's evaluator; `status` gives success(), failure(), always(), cancelled(). */
-function evaluate(expression: string, contexts: Record<string, unknown>, status: Record<string, boolean>): data.ExpressionData {
-  const functions = STATUS_FUNCTIONS.map((name) => ({ name, minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(status[name] ?? false) }));
+function evaluate(
+  expression: string,
+  contexts: Record<string, unknown>,
+  status: Record<string, boolean>,
+): data.ExpressionData {
+  const functions = STATUS_FUNCTIONS.map((name) => ({
+    name,
+    minArgs: 0,
+    maxArgs: 0,
+    call: () => new data.BooleanData(status[name] ?? false),
+  }));
   const lexed = new Lexer(expression.trim()).lex();
   const parsed = new Parser(lexed.tokens, CONTEXTS, functions).parse();
   const context = JSON.parse(JSON.stringify(contexts), data.reviver) as data.Dictionary;
@@ -474,7 +579,10 @@ function evaluate(expression: string, contexts: Record<string, unknown>, status:
 
 /** A command's path on PATH (the tools' cache included), or undefined. */
 export function findOnPath(command: string): string | undefined {
-  return (process.env.PATH ?? "").split(delimiter).map((dir) => join(dir, command)).find((candidate) => existsSync(candidate));
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .map((dir) => join(dir, command))
+    .find((candidate) => existsSync(candidate));
 }
 
 /** The machine's PATH without the tools' cache: Terraform comes only from the setup-terraform stand-in. */
@@ -512,20 +620,30 @@ function readKeyValueFile(file: string): Record<string, string> {
 
 /** The annotations in a step's output, with GitHub's escapes undone. */
 export function annotationsOf(stdout: string): Annotation[] {
-  const unescape = (text: string): string => text.replace(/%0D/g, "\r").replace(/%0A/g, "\n").replace(/%3A/g, ":").replace(/%2C/g, ",").replace(/%25/g, "%");
+  const unescape = (text: string): string =>
+    text.replace(/%0D/g, "\r").replace(/%0A/g, "\n").replace(/%3A/g, ":").replace(/%2C/g, ",").replace(/%25/g, "%");
   return [...stdout.matchAll(/^::(error|warning|notice)(?: ([^:]*))?::(.*)$/gm)].map((match) => ({
     level: match[1] as Annotation["level"],
-    properties: Object.fromEntries((match[2] ?? "").split(",").filter(Boolean).map((pair) => {
-      const eq = pair.indexOf("=");
-      return [pair.slice(0, eq), unescape(pair.slice(eq + 1))];
-    })),
+    properties: Object.fromEntries(
+      (match[2] ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((pair) => {
+          const eq = pair.indexOf("=");
+          return [pair.slice(0, eq), unescape(pair.slice(eq + 1))];
+        }),
+    ),
     message: unescape(match[3]),
   }));
 }
 
 /** Runs a command in its own process group, killed whole when it outlives `timeoutMs`. */
-function runScript(command: string[], cwd: string, env: Record<string, string>, timeoutMs: number):
-  Promise<{ code: number; stdout: string; stderr: string; timedOut: boolean }> {
+function runScript(
+  command: string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number; stdout: string; stderr: string; timedOut: boolean }> {
   return new Promise((done, fail) => {
     const child = spawn(command[0], command.slice(1), { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const out: Buffer[] = [];
@@ -533,18 +651,26 @@ function runScript(command: string[], cwd: string, env: Record<string, string>, 
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }, Math.max(timeoutMs, 1000));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        try {
+          process.kill(-child.pid!, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      },
+      Math.max(timeoutMs, 1000),
+    );
     child.on("error", fail);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      done({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), timedOut });
+      done({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        timedOut,
+      });
     });
   });
 }

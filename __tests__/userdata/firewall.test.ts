@@ -22,8 +22,10 @@ import { PRODUCTION_SETTINGS, SECRETS, shellFunction } from "./fixtures";
  * an id of its own (`ec2-instance-connect` has `uid`; undefined: no such user); resolves with the rules nft was given and
  * systemctl's calls.
  */
-function configureFirewall(settings: ProvisioningSettings, options: { uid?: number; runs?: number; enabled?: boolean } = {}):
-{ ruleset: string; systemctl: string[] } {
+function configureFirewall(
+  settings: ProvisioningSettings,
+  options: { uid?: number; runs?: number; enabled?: boolean } = {},
+): { ruleset: string; systemctl: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "crm-firewall-"));
   try {
     const commands = new StandInCommands(dir);
@@ -31,15 +33,34 @@ function configureFirewall(settings: ProvisioningSettings, options: { uid?: numb
     if (options.enabled) writeFileSync(commands.enabledUnitsFile, "nftables\n");
     const script = renderProvisioningScript(settings, SECRETS);
     const { uid } = options;
-    writeFileSync(join(commands.binDir, "id"), `#!/bin/bash\n${uid === undefined
-      ? "echo \"id: '$2': no such user\" >&2; exit 1" : `[[ $* == "-u ec2-instance-connect" ]] && echo ${uid} && exit 0; exit 1`}\n`, { mode: 0o755 });
-    const program = [relocateHostFiles(renderScriptHeader(settings, SECRETS), dir), "log() { :; }", "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
-      ...["die", "install_file", "metadata_address", "enable_unit", "nft_block", "configure_firewall"].map((name) => shellFunction(script, name)),
-      ...Array(options.runs ?? 1).fill("configure_firewall")].join("\n");
-    const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${commands.binDir}:${process.env.PATH}` } });
+    writeFileSync(
+      join(commands.binDir, "id"),
+      `#!/bin/bash\n${
+        uid === undefined
+          ? "echo \"id: '$2': no such user\" >&2; exit 1"
+          : `[[ $* == "-u ec2-instance-connect" ]] && echo ${uid} && exit 0; exit 1`
+      }\n`,
+      { mode: 0o755 },
+    );
+    const program = [
+      relocateHostFiles(renderScriptHeader(settings, SECRETS), dir),
+      "log() { :; }",
+      "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
+      ...["die", "install_file", "metadata_address", "enable_unit", "nft_block", "configure_firewall"].map((name) =>
+        shellFunction(script, name),
+      ),
+      ...Array(options.runs ?? 1).fill("configure_firewall"),
+    ].join("\n");
+    const result = spawnSync("bash", ["-c", program], {
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${commands.binDir}:${process.env.PATH}` },
+    });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
-    const systemctl = commands.calls().filter((call) => call.startsWith("systemctl ")).map((call) => call.slice("systemctl ".length));
+    const systemctl = commands
+      .calls()
+      .filter((call) => call.startsWith("systemctl "))
+      .map((call) => call.slice("systemctl ".length));
     return { ruleset: readFileSync(commands.nftRulesFile, "utf8"), systemctl };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -51,15 +72,22 @@ const ruleset = (settings: ProvisioningSettings, uid?: number) => configureFirew
 
 describe("nft_block", () => {
   test("enables the nftables service once, without reloading systemd: nor does a rerun, or an action's front_firewall", () => {
-    expect(configureFirewall(PRODUCTION_SETTINGS, { runs: 2 }).systemctl).toEqual(["is-enabled --quiet nftables", "enable --no-reload nftables", "is-enabled --quiet nftables"]);
-    expect(configureFirewall(PRODUCTION_SETTINGS, { enabled: true }).systemctl).toEqual(["is-enabled --quiet nftables"]);
+    expect(configureFirewall(PRODUCTION_SETTINGS, { runs: 2 }).systemctl).toEqual([
+      "is-enabled --quiet nftables",
+      "enable --no-reload nftables",
+      "is-enabled --quiet nftables",
+    ]);
+    expect(configureFirewall(PRODUCTION_SETTINGS, { enabled: true }).systemctl).toEqual([
+      "is-enabled --quiet nftables",
+    ]);
   });
 });
 
 describe("configure_firewall", () => {
   test("lets root and EC2 Instance Connect's user reach the metadata service, by uid, and nothing else that is not root", () => {
     expect(ruleset(PRODUCTION_SETTINGS, 996)).toContain(
-      'ip daddr 169.254.169.254 meta skuid != { 0, 996 } counter reject comment "metadata service: root and ec2-instance-connect only"');
+      'ip daddr 169.254.169.254 meta skuid != { 0, 996 } counter reject comment "metadata service: root and ec2-instance-connect only"',
+    );
   });
 
   test("keeps it to root on an image without that user", () => {
@@ -68,7 +96,10 @@ describe("configure_firewall", () => {
 
   test("redirects port 80 to the app without a domain, and not with one (Caddy serves 80 and 443)", () => {
     expect(ruleset(PRODUCTION_SETTINGS)).toContain("tcp dport 80 counter redirect to :3000");
-    const domain = parseStackSettings({ ...exampleSettings, domain: { hostedZone: "example.com", name: "crm.example.com" } }).provisioning;
+    const domain = parseStackSettings({
+      ...exampleSettings,
+      domain: { hostedZone: "example.com", name: "crm.example.com" },
+    }).provisioning;
     const rules = ruleset(domain, 996);
     expect(rules).not.toContain("redirect");
     expect(rules).toContain("meta skuid != { 0, 996 }");

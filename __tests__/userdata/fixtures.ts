@@ -2,7 +2,11 @@ import { spawnSync } from "child_process";
 import { modulesNamed, withModules } from "../support/harness/module-parameters";
 import { reportMissingTools } from "../support/required-tools";
 import {
-  PRODUCTION_PATHS, PROVISIONING_DEFAULTS, ProvisioningSettings, ScriptSecrets, SecretParameterNames,
+  PRODUCTION_PATHS,
+  PROVISIONING_DEFAULTS,
+  ProvisioningSettings,
+  ScriptSecrets,
+  SecretParameterNames,
 } from "../../settings/provisioning-settings";
 
 /** The example settings of the repository, with the original stack's production paths. */
@@ -36,7 +40,8 @@ export const PARAMETER_NAMES: SecretParameterNames = {
 
 /** Whether a command-line tool exists; when it does not, reportMissingTools (a failure in CI). */
 export function haveTool(name: string): boolean {
-  const found = spawnSync("bash", ["-c", `command -v ${name} || test -x /usr/sbin/${name} || test -x /sbin/${name}`]).status === 0;
+  const found =
+    spawnSync("bash", ["-c", `command -v ${name} || test -x /usr/sbin/${name} || test -x /sbin/${name}`]).status === 0;
   if (!found) reportMissingTools("the userdata tests of this file", [name]);
   return found;
 }

@@ -19,10 +19,15 @@ import { hostFilesUnder, relocateHostFiles } from "../support/provisioning-harne
 import { StandInCommands } from "../support/harness/stand-in-commands";
 import { withModules } from "../support/harness/module-parameters";
 
-const DOMAIN_SETTINGS = parseStackSettings({ ...exampleSettings, domain: { hostedZone: "example.com", name: "crm.example.com" } }).provisioning;
+const DOMAIN_SETTINGS = parseStackSettings({
+  ...exampleSettings,
+  domain: { hostedZone: "example.com", name: "crm.example.com" },
+}).provisioning;
 const script = renderProvisioningScript(DOMAIN_SETTINGS, SECRETS, "vol-0123456789abcdef0", "203.0.113.25");
 /** The modules' functions as Parameter Store holds them for the domain's first boot (hostModules). */
-const moduleCode = hostModules(DOMAIN_SETTINGS).map((m) => m.code).join("");
+const moduleCode = hostModules(DOMAIN_SETTINGS)
+  .map((m) => m.code)
+  .join("");
 
 describe("the front module in the user data", () => {
   test("is a module of the first boot only with a domain (else the ops tool brings it), in Parameter Store, and main runs it after step 15", () => {
@@ -53,7 +58,10 @@ describe("the front module in the user data", () => {
     expect(value("CADDY_BINARY")).toBe(HOST_FILES.caddyBinary);
     expect(value("FRONT")).toBe("true");
     expect(value("REDIRECT_HTTP_PORT")).toBe("false");
-    expect([value("FRONTEND_URI"), value("BACKEND_URI")]).toEqual(["https://crm.example.com", "http://crm.example.com:3000"]);
+    expect([value("FRONTEND_URI"), value("BACKEND_URI")]).toEqual([
+      "https://crm.example.com",
+      "http://crm.example.com:3000",
+    ]);
   });
 
   const shellcheck = haveTool("shellcheck") ? test : test.skip;
@@ -76,7 +84,11 @@ function workspace() {
 }
 
 /** Runs functions of the rendered script with the module's variables pointing into the workspace's directory. */
-function runModule({ dir, bin }: { dir: string; bin: string }, vars: { url: string; sha512: string; domain?: false }, call: string) {
+function runModule(
+  { dir, bin }: { dir: string; bin: string },
+  vars: { url: string; sha512: string; domain?: false },
+  call: string,
+) {
   const program = [
     "set -Eeuo pipefail",
     "log() { printf '%s\\n' \"$*\" >&2; }",
@@ -92,7 +104,8 @@ function runModule({ dir, bin }: { dir: string; bin: string }, vars: { url: stri
     call,
   ].join("\n");
   return spawnSync("bash", ["-c", program], {
-    encoding: "utf8", env: { PATH: `${bin}:${process.env.PATH}`, TMPDIR: join(dir, "tmp"), HOME: dir },
+    encoding: "utf8",
+    env: { PATH: `${bin}:${process.env.PATH}`, TMPDIR: join(dir, "tmp"), HOME: dir },
   });
 }
 
@@ -102,7 +115,9 @@ describe("install_caddy", () => {
     try {
       const result = runModule(w, { url: `file://${w.tarball}`, sha512: "0".repeat(128) }, "install_caddy");
       expect(result.status).not.toBe(0);
-      expect(result.stderr).toContain(`ERROR: the file at file://${w.tarball} is not the Caddy release of CADDY_SHA512; not installing it`);
+      expect(result.stderr).toContain(
+        `ERROR: the file at file://${w.tarball} is not the Caddy release of CADDY_SHA512; not installing it`,
+      );
       expect(readdirSync(join(w.dir, "install"))).toEqual([]);
       expect(readdirSync(join(w.dir, "tmp"))).toEqual([]);
     } finally {
@@ -122,7 +137,10 @@ describe("install_caddy", () => {
       expect(readdirSync(join(w.dir, "tmp"))).toEqual([]);
       rmSync(w.tarball);
       const again = runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512 }, "install_caddy");
-      expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 0, stderr: `Caddy of file://${w.tarball} is installed\n` });
+      expect({ status: again.status, stderr: again.stderr }).toEqual({
+        status: 0,
+        stderr: `Caddy of file://${w.tarball} is installed\n`,
+      });
       // Another pin is another release: downloaded again (and here, gone, refused after the retries).
       expect(runModule(w, { url: `file://${w.tarball}`, sha512: "f".repeat(128) }, "install_caddy").status).not.toBe(0);
     } finally {
@@ -135,7 +153,9 @@ describe("install_front", () => {
   const tools = haveTool("caddy") && haveTool("systemd-analyze") ? test : test.skip;
   /** Debian's caddy's JSON of a Caddyfile. */
   const adapt = (caddyfile: string) => {
-    const adapted = spawnSync("caddy", ["adapt", "--config", caddyfile, "--adapter", "caddyfile"], { encoding: "utf8" });
+    const adapted = spawnSync("caddy", ["adapt", "--config", caddyfile, "--adapter", "caddyfile"], {
+      encoding: "utf8",
+    });
     expect(adapted.status).toBe(0);
     return JSON.parse(adapted.stdout);
   };
@@ -148,19 +168,43 @@ describe("install_front", () => {
       expect(result.status).toBe(0);
       expect(w.commands.takeCalls().newCalls).toEqual([
         // The download (the curl stand-in passes file:// to curl), into a temporary file of the module's.
-        expect.stringMatching(new RegExp(`^curl -fsSL --max-time 300 -o ${join(w.dir, "tmp")}/tmp\\.\\w+ file://${w.tarball}$`)),
+        expect.stringMatching(
+          new RegExp(`^curl -fsSL --max-time 300 -o ${join(w.dir, "tmp")}/tmp\\.\\w+ file://${w.tarball}$`),
+        ),
         `useradd --system --home-dir ${join(w.dir, "home")} --create-home --shell /sbin/nologin caddy`,
         // A unit systemd has not loaded: read from its file, no reload; nor by the enable.
-        "systemctl show -p NeedDaemonReload --value caddy.service", "systemctl is-enabled --quiet caddy.service",
-        "systemctl enable --no-reload caddy.service", "systemctl restart caddy.service",
+        "systemctl show -p NeedDaemonReload --value caddy.service",
+        "systemctl is-enabled --quiet caddy.service",
+        "systemctl enable --no-reload caddy.service",
+        "systemctl restart caddy.service",
       ]);
       const caddyfile = join(w.dir, "etc", "Caddyfile");
-      expect(readFileSync(caddyfile, "utf8")).toBe([
-        "{", "\tadmin off", "\tacme_ca https://acme-v02.api.letsencrypt.org/directory", "}", "",
-        "(app) {", "\treverse_proxy 127.0.0.1:3000 {", "\t\tlb_try_duration 60s", "\t\tlb_try_interval 250ms",
-        "\t\ttransport http {", "\t\t\tkeepalive off", "\t\t}", "\t}", "}", "",
-        "http://:3080 {", "\timport app", "}", "crm.example.com {", "\timport app", "}", "",
-      ].join("\n"));
+      expect(readFileSync(caddyfile, "utf8")).toBe(
+        [
+          "{",
+          "\tadmin off",
+          "\tacme_ca https://acme-v02.api.letsencrypt.org/directory",
+          "}",
+          "",
+          "(app) {",
+          "\treverse_proxy 127.0.0.1:3000 {",
+          "\t\tlb_try_duration 60s",
+          "\t\tlb_try_interval 250ms",
+          "\t\ttransport http {",
+          "\t\t\tkeepalive off",
+          "\t\t}",
+          "\t}",
+          "}",
+          "",
+          "http://:3080 {",
+          "\timport app",
+          "}",
+          "crm.example.com {",
+          "\timport app",
+          "}",
+          "",
+        ].join("\n"),
+      );
       // Debian's caddy turns it into its JSON configuration: the front's listener and the site, the proxy with its
       // retries and no kept-alive connection, the CA, no admin endpoint.
       const config = adapt(caddyfile);
@@ -176,8 +220,16 @@ describe("install_front", () => {
 
       const unit = join(w.dir, "units", "caddy.service");
       const text = readFileSync(unit, "utf8");
-      expect(text).toContain(`\nExecStart=${join(w.dir, "install", "caddy")} run --config ${caddyfile} --adapter caddyfile\n`);
-      for (const line of ["User=caddy", `Environment=HOME=${join(w.dir, "home")}`, "AmbientCapabilities=CAP_NET_BIND_SERVICE", "Restart=always", "Type=notify"]) {
+      expect(text).toContain(
+        `\nExecStart=${join(w.dir, "install", "caddy")} run --config ${caddyfile} --adapter caddyfile\n`,
+      );
+      for (const line of [
+        "User=caddy",
+        `Environment=HOME=${join(w.dir, "home")}`,
+        "AmbientCapabilities=CAP_NET_BIND_SERVICE",
+        "Restart=always",
+        "Type=notify",
+      ]) {
         expect(text).toContain(`\n${line}\n`);
       }
       // verify exits 0 on settings it ignores, so any diagnostic at all counts as a failure.
@@ -193,7 +245,8 @@ describe("install_front", () => {
         return w.commands.takeCalls().newCalls;
       };
       const unchanged = [
-        "systemctl show -p NeedDaemonReload --value caddy.service", "systemctl is-enabled --quiet caddy.service",
+        "systemctl show -p NeedDaemonReload --value caddy.service",
+        "systemctl is-enabled --quiet caddy.service",
         "systemctl is-active --quiet caddy.service",
       ];
       expect(rerun()).toEqual(unchanged);
@@ -209,14 +262,20 @@ describe("install_front", () => {
   tools("without a domain: the front's two listeners (the app's port's, port 80's), no CA", () => {
     const w = workspace();
     try {
-      expect(runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512, domain: false }, "install_front").status).toBe(0);
+      expect(
+        runModule(w, { url: `file://${w.tarball}`, sha512: w.sha512, domain: false }, "install_front").status,
+      ).toBe(0);
       const caddyfile = join(w.dir, "etc", "Caddyfile");
       const text = readFileSync(caddyfile, "utf8");
       expect(text.startsWith("{\n\tadmin off\n}\n")).toBe(true);
       expect(text.endsWith("http://:3080 {\n\timport app\n}\nhttp://:3081 {\n\timport app\n}\n")).toBe(true);
       const config = adapt(caddyfile);
       expect(config.apps.tls).toBeUndefined();
-      expect(Object.values(config.apps.http.servers as Record<string, { listen: string[] }>).map((server) => server.listen).sort()).toEqual([[":3080"], [":3081"]]);
+      expect(
+        Object.values(config.apps.http.servers as Record<string, { listen: string[] }>)
+          .map((server) => server.listen)
+          .sort(),
+      ).toEqual([[":3080"], [":3081"]]);
     } finally {
       w.remove();
     }
@@ -228,7 +287,10 @@ describe("install_front", () => {
  * useradd made, of uid 990, and here caddy unless `caddy` is false; systemctl answers is-enabled and NeedDaemonReload as
  * systemd does), copied into `dir`: their commands (bin), their log of calls, and the rules nft was given.
  */
-function standIns(dir: string, { caddy = true } = {}): { bin: string; commands: StandInCommands; rulesGiven: () => string } {
+function standIns(
+  dir: string,
+  { caddy = true } = {},
+): { bin: string; commands: StandInCommands; rulesGiven: () => string } {
   const commands = new StandInCommands(dir);
   commands.write({});
   if (caddy) writeFileSync(commands.usersFile, "caddy\n");
@@ -245,12 +307,23 @@ describe("front_firewall", () => {
       const rendered = renderProvisioningScript(settings, SECRETS);
       // The header, and the tool's own constants where the header (a domain's) has none, as the ops tool reads them.
       const header = relocateHostFiles(renderScriptHeader(settings, SECRETS), dir);
-      const program = ["set -u", header, header.includes("FRONT_PORT=") ? "" : renderFrontConstants(), "log() { :; }",
+      const program = [
+        "set -u",
+        header,
+        header.includes("FRONT_PORT=") ? "" : renderFrontConstants(),
+        "log() { :; }",
         "TEMP_FILES=() MAIN_SUBSHELL=0 CURRENT_STEP=test",
-        ...["die", "install_file", "metadata_address", "enable_unit", "nft_block"].map((name) => shellFunction(rendered, name)),
+        ...["die", "install_file", "metadata_address", "enable_unit", "nft_block"].map((name) =>
+          shellFunction(rendered, name),
+        ),
         // The ops tool's (ensure_front): not in the user data.
-        readFileSync(join(__dirname, "../../userdata/front.sh"), "utf8"), "front_firewall"].join("\n");
-      const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+        readFileSync(join(__dirname, "../../userdata/front.sh"), "utf8"),
+        "front_firewall",
+      ].join("\n");
+      const result = spawnSync("bash", ["-c", program], {
+        encoding: "utf8",
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      });
       expect(result.stderr).toBe("");
       expect(result.status).toBe(0);
       const kept = readFileSync(hostFilesUnder(dir).nftablesConfig, "utf8");
@@ -264,12 +337,18 @@ describe("front_firewall", () => {
 
   test("sends the app's port and port 80 from outside, and port 80 from the host, to Caddy; holds Caddy's connections to the app by the set held", () => {
     const given = rules(PRODUCTION_SETTINGS);
-    expect(given).toContain("table inet crm_front {\n  set held {\n    type inet_service; flags timeout;\n  }\n  chain hold {");
+    expect(given).toContain(
+      "table inet crm_front {\n  set held {\n    type inet_service; flags timeout;\n  }\n  chain hold {",
+    );
     expect(given).toContain("meta skuid 990 tcp dport @held counter reject with tcp reset");
     // Port 80 to a listener of its own: one client port to both would meet at one local port (settings/ports.ts).
-    expect(given).toContain("type nat hook prerouting priority -110; policy accept;\n    tcp dport 3000 counter redirect to :3080\n"
-      + "    tcp dport 80 counter redirect to :3081\n  }");
-    expect(given).toContain("ip daddr 169.254.169.254 return\n    fib daddr type local tcp dport 80 counter redirect to :3081");
+    expect(given).toContain(
+      "type nat hook prerouting priority -110; policy accept;\n    tcp dport 3000 counter redirect to :3080\n" +
+        "    tcp dport 80 counter redirect to :3081\n  }",
+    );
+    expect(given).toContain(
+      "ip daddr 169.254.169.254 return\n    fib daddr type local tcp dport 80 counter redirect to :3081",
+    );
   });
 
   test("with a domain (Caddy binds 80 and 443 itself), only the app's port", () => {
@@ -290,16 +369,34 @@ describe("the hold (ops.sh: front_hold, front_open, front_state)", () => {
     try {
       const { bin, commands, rulesGiven } = standIns(dir);
       if (opts.front) writeFileSync(commands.frontHeldFile, "");
-      const write = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
+      const write = (name: string, body: string) =>
+        writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
       const count = join(dir, "ss-calls");
-      write("ss", `n=$(( $(cat ${shellQuote(count)} 2>/dev/null || echo 0) + 1 )); echo $n >${shellQuote(count)}; `
-        + `(( n <= ${opts.inFlight} )) && echo "ESTAB 0 0 127.0.0.1:41234 127.0.0.1:3000"; exit 0`);
-      const program = ["set -Eeuo pipefail", "log() { printf '%s\\n' \"$*\"; }", `APP_NAME=crm APP_PORT=3000 HOLD_SECONDS=160 DRAIN_SECONDS=${opts.drainSeconds ?? 30}`,
-        readFileSync(join(__dirname, "../../userdata/ops.sh"), "utf8"), call].join("\n");
-      const result = spawnSync("bash", ["-c", program], { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+      write(
+        "ss",
+        `n=$(( $(cat ${shellQuote(count)} 2>/dev/null || echo 0) + 1 )); echo $n >${shellQuote(count)}; ` +
+          `(( n <= ${opts.inFlight} )) && echo "ESTAB 0 0 127.0.0.1:41234 127.0.0.1:3000"; exit 0`,
+      );
+      const program = [
+        "set -Eeuo pipefail",
+        "log() { printf '%s\\n' \"$*\"; }",
+        `APP_NAME=crm APP_PORT=3000 HOLD_SECONDS=160 DRAIN_SECONDS=${opts.drainSeconds ?? 30}`,
+        readFileSync(join(__dirname, "../../userdata/ops.sh"), "utf8"),
+        call,
+      ].join("\n");
+      const result = spawnSync("bash", ["-c", program], {
+        encoding: "utf8",
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      });
       expect(result.stderr).toBe("");
       const calls = commands.calls().filter((call) => call.startsWith("nft "));
-      return { status: result.status, stdout: result.stdout, calls, rules: rulesGiven(), ssCalls: existsSync(count) ? Number(readFileSync(count, "utf8")) : 0 };
+      return {
+        status: result.status,
+        stdout: result.stdout,
+        calls,
+        rules: rulesGiven(),
+        ssCalls: existsSync(count) ? Number(readFileSync(count, "utf8")) : 0,
+      };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -308,7 +405,9 @@ describe("the hold (ops.sh: front_hold, front_open, front_state)", () => {
   test("holds Caddy's new connections (one transaction, an element that expires), waits for the requests in flight, then opens", () => {
     const run = hold("front_state; front_hold; front_state; front_open; front_state", { front: true, inFlight: 3 });
     expect(run.status).toBe(0);
-    expect(run.stdout).toBe("open\nrequests held at the front\nheld\nthe front passes the requests to the app again\nopen\n");
+    expect(run.stdout).toBe(
+      "open\nrequests held at the front\nheld\nthe front passes the requests to the app again\nopen\n",
+    );
     expect(run.rules).toContain("flush set inet crm_front held\nadd element inet crm_front held { 3000 timeout 160s }");
     // Three answers with a connection in flight, then none: the drain asked a fourth time.
     expect(run.ssCalls).toBe(4);

@@ -5,7 +5,17 @@
 import { spawnSync } from "child_process";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { hostModules, HEALTH_SECONDS, KEEP_RELEASES, opsPaths, renderOpsTool, renderProvisioningScript, renderScriptHeader, USER_DATA_COPY, compactShell } from "../../userdata";
+import {
+  hostModules,
+  HEALTH_SECONDS,
+  KEEP_RELEASES,
+  opsPaths,
+  renderOpsTool,
+  renderProvisioningScript,
+  renderScriptHeader,
+  USER_DATA_COPY,
+  compactShell,
+} from "../../userdata";
 import { PRODUCTION_SETTINGS, SECRETS } from "./fixtures";
 import { withModules } from "../support/harness/module-parameters";
 
@@ -13,7 +23,9 @@ const OPS_SH = readFileSync(join(__dirname, "../../userdata/ops.sh"), "utf8");
 
 /** The value bash gives a variable after running the rendered header. */
 function headerValue(name: string, settings = PRODUCTION_SETTINGS): string {
-  const result = spawnSync("bash", ["-c", `${renderScriptHeader(settings, SECRETS)}\nprintf '%s' "$${name}"`], { encoding: "utf8" });
+  const result = spawnSync("bash", ["-c", `${renderScriptHeader(settings, SECRETS)}\nprintf '%s' "$${name}"`], {
+    encoding: "utf8",
+  });
   if (result.status !== 0) throw new Error(result.stderr);
   return result.stdout;
 }
@@ -27,19 +39,37 @@ describe("opsPaths", () => {
       lockFile: "/var/log/crm-ops.lock",
       stateFile: "/var/log/crm-ops.state",
     });
-    expect(opsPaths({ ...PRODUCTION_SETTINGS, appName: "sales", logFile: "/var/log/crm/provision.log" }).lockFile).toBe("/var/log/crm/sales-ops.lock");
+    expect(opsPaths({ ...PRODUCTION_SETTINGS, appName: "sales", logFile: "/var/log/crm/provision.log" }).lockFile).toBe(
+      "/var/log/crm/sales-ops.lock",
+    );
   });
 });
 
 describe("the ops module", () => {
   test("defines functions only: sourcing it runs nothing, and leaving out its comment lines changes none of them", () => {
-    const defined = (code: string) => spawnSync("bash", ["-c", `${code}\ndeclare -F | cut -d' ' -f3; declare -f`], { encoding: "utf8" });
+    const defined = (code: string) =>
+      spawnSync("bash", ["-c", `${code}\ndeclare -F | cut -d' ' -f3; declare -f`], { encoding: "utf8" });
     const full = defined(OPS_SH);
     expect(full.stderr).toBe("");
-    expect(full.stdout.split("\n")).toEqual(expect.arrayContaining(["ops_main", "ops_release", "ops_rollback", "ops_releases", "ops_status",
-      "ops_patch", "ops_reprovision", "ops_lock", "ops_finish", "audit_line", "settle_unverified"]));
+    expect(full.stdout.split("\n")).toEqual(
+      expect.arrayContaining([
+        "ops_main",
+        "ops_release",
+        "ops_rollback",
+        "ops_releases",
+        "ops_status",
+        "ops_patch",
+        "ops_reprovision",
+        "ops_lock",
+        "ops_finish",
+        "audit_line",
+        "settle_unverified",
+      ]),
+    );
     expect(defined(compactShell(OPS_SH)).stdout).toBe(full.stdout);
-    const body = OPS_SH.split("\n").filter((line) => line !== "" && !/^\s*#/.test(line) && !/^\s/.test(line) && !/^[a-z_]+\(\) \{$|^\}$/.test(line));
+    const body = OPS_SH.split("\n").filter(
+      (line) => line !== "" && !/^\s*#/.test(line) && !/^\s/.test(line) && !/^[a-z_]+\(\) \{$|^\}$/.test(line),
+    );
     expect(body).toEqual([]);
   });
 
@@ -55,6 +85,9 @@ describe("the ops module", () => {
     expect(headerValue("OPS_LOG")).toBe("/var/log/crm-ops.log");
     expect(headerValue("OPS_LOCK")).toBe("/var/log/crm-ops.lock");
     expect(headerValue("USER_DATA_COPY")).toBe(USER_DATA_COPY);
-    expect([headerValue("HEALTH_SECONDS"), headerValue("KEEP_RELEASES")]).toEqual([String(HEALTH_SECONDS), String(KEEP_RELEASES)]);
+    expect([headerValue("HEALTH_SECONDS"), headerValue("KEEP_RELEASES")]).toEqual([
+      String(HEALTH_SECONDS),
+      String(KEEP_RELEASES),
+    ]);
   });
 });

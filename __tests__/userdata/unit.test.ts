@@ -3,8 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "fs";
 import { tmpdir, userInfo } from "os";
 import { join } from "path";
 import {
-  NODE_VERSION, refreshUnitName, renderRefreshUnit, renderServiceUnit, renderTelemetryService, renderTelemetryTimer, RESTART_SEC,
-  serviceUnitName, telemetryPaths,
+  NODE_VERSION,
+  refreshUnitName,
+  renderRefreshUnit,
+  renderServiceUnit,
+  renderTelemetryService,
+  renderTelemetryTimer,
+  RESTART_SEC,
+  serviceUnitName,
+  telemetryPaths,
 } from "../../userdata";
 import { haveTool, PRODUCTION_SETTINGS } from "./fixtures";
 
@@ -13,36 +20,45 @@ const lines = unit.split("\n");
 
 describe("renderServiceUnit (docs/original-stack.md §3.1)", () => {
   test("has the original stack's settings in their sections", () => {
-    expect(unit).toBe([
-      "[Unit]",
-      "Description=Node.js server of the CRM application",
-      "Wants=network-online.target mariadb.service crm-public-uris.service",
-      "After=network.target network-online.target mariadb.service crm-public-uris.service",
-      "",
-      "[Service]",
-      "Type=simple",
-      "User=ec2-user",
-      "WorkingDirectory=/home/ec2-user/crm-app",
-      "Environment=NODE_ENV=production",
-      "Environment=PATH=/home/ec2-user/.nvm/versions/node/v21.7.3/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin",
-      "ExecStart=/bin/bash -c 'cd /home/ec2-user/crm-app && /home/ec2-user/.nvm/versions/node/v21.7.3/bin/yarn install --ignore-engines && exec /home/ec2-user/.nvm/versions/node/v21.7.3/bin/node server.js'",
-      "Restart=always",
-      "RestartSec=10",
-      "",
-      "[Install]",
-      "WantedBy=multi-user.target",
-      "",
-    ].join("\n"));
+    expect(unit).toBe(
+      [
+        "[Unit]",
+        "Description=Node.js server of the CRM application",
+        "Wants=network-online.target mariadb.service crm-public-uris.service",
+        "After=network.target network-online.target mariadb.service crm-public-uris.service",
+        "",
+        "[Service]",
+        "Type=simple",
+        "User=ec2-user",
+        "WorkingDirectory=/home/ec2-user/crm-app",
+        "Environment=NODE_ENV=production",
+        "Environment=PATH=/home/ec2-user/.nvm/versions/node/v21.7.3/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin",
+        "ExecStart=/bin/bash -c 'cd /home/ec2-user/crm-app && /home/ec2-user/.nvm/versions/node/v21.7.3/bin/yarn install --ignore-engines && exec /home/ec2-user/.nvm/versions/node/v21.7.3/bin/node server.js'",
+        "Restart=always",
+        "RestartSec=10",
+        "",
+        "[Install]",
+        "WantedBy=multi-user.target",
+        "",
+      ].join("\n"),
+    );
     expect(RESTART_SEC).toBe(10);
     expect(NODE_VERSION).toBe("21.7.3");
     expect(serviceUnitName(PRODUCTION_SETTINGS)).toBe("crm.service");
   });
 
   test("follows the settings", () => {
-    const other = renderServiceUnit({ ...PRODUCTION_SETTINGS, loginUser: "app", loginHome: "/srv/app", appDir: "/srv/app/crm" });
+    const other = renderServiceUnit({
+      ...PRODUCTION_SETTINGS,
+      loginUser: "app",
+      loginHome: "/srv/app",
+      appDir: "/srv/app/crm",
+    });
     expect(other).toContain("\nUser=app\n");
     expect(other).toContain("\nWorkingDirectory=/srv/app/crm\n");
-    expect(other).toContain("ExecStart=/bin/bash -c 'cd /srv/app/crm && /srv/app/.nvm/versions/node/v21.7.3/bin/yarn install");
+    expect(other).toContain(
+      "ExecStart=/bin/bash -c 'cd /srv/app/crm && /srv/app/.nvm/versions/node/v21.7.3/bin/yarn install",
+    );
     expect(other).toContain("Environment=PATH=/srv/app/.nvm/versions/node/v21.7.3/bin:");
   });
 
@@ -61,7 +77,13 @@ describe("renderServiceUnit (docs/original-stack.md §3.1)", () => {
   verify("passes systemd-analyze verify, for production and for a local user and existing paths", () => {
     const dir = mkdtempSync(join(tmpdir(), "crm-unit-"));
     try {
-      const local = { ...PRODUCTION_SETTINGS, appName: "crm-local", loginUser: userInfo().username, loginHome: dir, appDir: dir };
+      const local = {
+        ...PRODUCTION_SETTINGS,
+        appName: "crm-local",
+        loginUser: userInfo().username,
+        loginHome: dir,
+        appDir: dir,
+      };
       for (const settings of [PRODUCTION_SETTINGS, local]) {
         const file = join(dir, serviceUnitName(settings));
         writeFileSync(file, renderServiceUnit(settings));
@@ -74,7 +96,9 @@ describe("renderServiceUnit (docs/original-stack.md §3.1)", () => {
       // The check is real: a bad value is reported.
       const broken = join(dir, "broken.service");
       writeFileSync(broken, renderServiceUnit(PRODUCTION_SETTINGS).replace("RestartSec=10", "RestartSec=ten"));
-      expect(spawnSync("systemd-analyze", ["verify", broken], { encoding: "utf8" }).stderr).toContain("Failed to parse sec value");
+      expect(spawnSync("systemd-analyze", ["verify", broken], { encoding: "utf8" }).stderr).toContain(
+        "Failed to parse sec value",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -83,50 +107,59 @@ describe("renderServiceUnit (docs/original-stack.md §3.1)", () => {
 
 describe("renderRefreshUnit", () => {
   test("runs the refresh script once per boot, before the app", () => {
-    expect(renderRefreshUnit(PRODUCTION_SETTINGS)).toBe([
-      "[Unit]",
-      "Description=Public addresses of crm in .env, from the instance metadata",
-      "Wants=network-online.target",
-      "After=network-online.target",
-      "Before=crm.service",
-      "",
-      "[Service]",
-      "Type=oneshot",
-      "RemainAfterExit=yes",
-      "ExecStart=/usr/local/sbin/crm-public-uris",
-      "TimeoutStartSec=180",
-      "",
-    ].join("\n"));
+    expect(renderRefreshUnit(PRODUCTION_SETTINGS)).toBe(
+      [
+        "[Unit]",
+        "Description=Public addresses of crm in .env, from the instance metadata",
+        "Wants=network-online.target",
+        "After=network-online.target",
+        "Before=crm.service",
+        "",
+        "[Service]",
+        "Type=oneshot",
+        "RemainAfterExit=yes",
+        "ExecStart=/usr/local/sbin/crm-public-uris",
+        "TimeoutStartSec=180",
+        "",
+      ].join("\n"),
+    );
   });
 });
 
 describe("the telemetry units (userdata/telemetry.sh)", () => {
   test("a oneshot service runs the telemetry script, within the minute; its timer starts it every minute", () => {
-    expect(telemetryPaths(PRODUCTION_SETTINGS)).toEqual({ script: "/usr/local/sbin/crm-telemetry", stateDirectory: "/var/log/crm-telemetry" });
-    expect(renderTelemetryService(PRODUCTION_SETTINGS)).toBe([
-      "[Unit]",
-      "Description=Metrics and logs of crm to CloudWatch",
-      "Wants=network-online.target",
-      "After=network-online.target",
-      "",
-      "[Service]",
-      "Type=oneshot",
-      "ExecStart=/usr/local/sbin/crm-telemetry",
-      "TimeoutStartSec=50",
-      "",
-    ].join("\n"));
-    expect(renderTelemetryTimer(PRODUCTION_SETTINGS)).toBe([
-      "[Unit]",
-      "Description=Metrics and logs of crm every minute",
-      "",
-      "[Timer]",
-      "OnCalendar=minutely",
-      "AccuracySec=1s",
-      "",
-      "[Install]",
-      "WantedBy=timers.target",
-      "",
-    ].join("\n"));
+    expect(telemetryPaths(PRODUCTION_SETTINGS)).toEqual({
+      script: "/usr/local/sbin/crm-telemetry",
+      stateDirectory: "/var/log/crm-telemetry",
+    });
+    expect(renderTelemetryService(PRODUCTION_SETTINGS)).toBe(
+      [
+        "[Unit]",
+        "Description=Metrics and logs of crm to CloudWatch",
+        "Wants=network-online.target",
+        "After=network-online.target",
+        "",
+        "[Service]",
+        "Type=oneshot",
+        "ExecStart=/usr/local/sbin/crm-telemetry",
+        "TimeoutStartSec=50",
+        "",
+      ].join("\n"),
+    );
+    expect(renderTelemetryTimer(PRODUCTION_SETTINGS)).toBe(
+      [
+        "[Unit]",
+        "Description=Metrics and logs of crm every minute",
+        "",
+        "[Timer]",
+        "OnCalendar=minutely",
+        "AccuracySec=1s",
+        "",
+        "[Install]",
+        "WantedBy=timers.target",
+        "",
+      ].join("\n"),
+    );
   });
 
   const verify = haveTool("systemd-analyze") ? test : test.skip;

@@ -8,7 +8,9 @@ import { readFileSync } from "fs";
 import { resolve } from "path";
 
 const ROOT = resolve(__dirname, "../..");
-const tracked = execFileSync("git", ["-C", ROOT, "ls-files", "--cached"], { encoding: "utf8" }).split("\n").filter(Boolean);
+const tracked = execFileSync("git", ["-C", ROOT, "ls-files", "--cached"], { encoding: "utf8" })
+  .split("\n")
+  .filter(Boolean);
 const topLevel = new Set(tracked.map((file) => file.split("/")[0]));
 const workflowFiles = tracked.filter((file) => /^\.github\/workflows\/[^/]+\.ya?ml$/.test(file));
 
@@ -23,23 +25,34 @@ function repositoryPaths(text: string): string[] {
     const segments = token.split("/");
     const start = segments.findIndex((segment, i) => i < segments.length - 1 && topLevel.has(segment));
     // A sentence's full stop or a directory's slash ends no file name.
-    if (start >= 0) paths.add(segments.slice(start).join("/").replace(/[./]+$/, ""));
+    if (start >= 0)
+      paths.add(
+        segments
+          .slice(start)
+          .join("/")
+          .replace(/[./]+$/, ""),
+      );
   }
   return [...paths].sort();
 }
 
 describe("the files the workflows name", () => {
   it("finds the paths in a workflow's text", () => {
-    expect(repositoryPaths('run: node scripts/ci/a.js "$RUNNER_TEMP/jest.json" && bash "$GITHUB_WORKSPACE/scripts/ci/b.sh"\n' +
-      "# see docs/github-actions.md. Also refs/heads/main, cdktf.out/stacks/x and https://docs.github.com/en/actions\n" +
-      "uses: actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8"))
-      .toEqual(["docs/github-actions.md", "scripts/ci/a.js", "scripts/ci/b.sh"]);
+    expect(
+      repositoryPaths(
+        'run: node scripts/ci/a.js "$RUNNER_TEMP/jest.json" && bash "$GITHUB_WORKSPACE/scripts/ci/b.sh"\n' +
+          "# see docs/github-actions.md. Also refs/heads/main, cdktf.out/stacks/x and https://docs.github.com/en/actions\n" +
+          "uses: actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8",
+      ),
+    ).toEqual(["docs/github-actions.md", "scripts/ci/a.js", "scripts/ci/b.sh"]);
   });
 
   it.each(workflowFiles)("%s names only files that are in git", (workflow) => {
     const named = repositoryPaths(readFileSync(resolve(ROOT, workflow), "utf8"));
     expect(named.length).toBeGreaterThan(0);
-    const missing = named.filter((path) => !tracked.includes(path) && !tracked.some((file) => file.startsWith(`${path}/`)));
+    const missing = named.filter(
+      (path) => !tracked.includes(path) && !tracked.some((file) => file.startsWith(`${path}/`)),
+    );
     expect(missing).toEqual([]);
   });
 });

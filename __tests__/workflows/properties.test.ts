@@ -9,13 +9,16 @@ import { resolve } from "path";
 import { parseWorkflow, Workflow, WorkflowJob } from "../support/workflow-runner";
 
 const ROOT = resolve(__dirname, "../..");
-const FILES = execFileSync("git", ["-C", ROOT, "ls-files", "--cached", ".github/workflows"], { encoding: "utf8" }).split("\n").filter(Boolean);
+const FILES = execFileSync("git", ["-C", ROOT, "ls-files", "--cached", ".github/workflows"], { encoding: "utf8" })
+  .split("\n")
+  .filter(Boolean);
 const text = (file: string): string => readFileSync(resolve(ROOT, file), "utf8");
 const workflows: Record<string, Workflow> = Object.fromEntries(FILES.map((file) => [file, parseWorkflow(text(file))]));
 const plan = workflows[".github/workflows/terraform-plan.yml"];
 const release = workflows[".github/workflows/release.yml"];
 const allJobs: [string, WorkflowJob][] = Object.entries(workflows).flatMap(([file, workflow]) =>
-  Object.entries(workflow.jobs).map(([id, job]): [string, WorkflowJob] => [`${file}:${id}`, job]));
+  Object.entries(workflow.jobs).map(([id, job]): [string, WorkflowJob] => [`${file}:${id}`, job]),
+);
 /** A job's YAML as one string (its expressions included), to search. */
 const body = (job: WorkflowJob): string => JSON.stringify(job);
 const runs = (job: WorkflowJob): string => job.steps.map((step) => step.run ?? "").join("\n");
@@ -34,8 +37,10 @@ describe("the users' workflows", () => {
   });
 
   it("grant no permission by default, and each job only what it names", () => {
-    for (const workflow of Object.values(workflows)) expect((workflow as unknown as { permissions: object }).permissions).toEqual({});
-    for (const [, job] of allJobs) expect(Object.values(job.permissions ?? {}).every((level) => level === "read" || level === "write")).toBe(true);
+    for (const workflow of Object.values(workflows))
+      expect((workflow as unknown as { permissions: object }).permissions).toEqual({});
+    for (const [, job] of allJobs)
+      expect(Object.values(job.permissions ?? {}).every((level) => level === "read" || level === "write")).toBe(true);
     expect(plan.jobs.test.permissions).toEqual({ contents: "read" });
   });
 
@@ -47,8 +52,11 @@ describe("the users' workflows", () => {
       ".github/workflows/terraform-plan.yml:deploy-plan",
     ]);
     for (const [, job] of withSecrets) expect(typeof job.environment).toBe("string");
-    expect([plan.jobs["deploy-plan"].environment, plan.jobs.apply.environment, release.jobs.release.environment])
-      .toEqual(["production-plan", "production", "release"]);
+    expect([
+      plan.jobs["deploy-plan"].environment,
+      plan.jobs.apply.environment,
+      release.jobs.release.environment,
+    ]).toEqual(["production-plan", "production", "release"]);
     // The jobs that pull requests run: no secret, no environment (whose secrets a branch could reach).
     for (const id of ["test", "plan"]) expect(body(plan.jobs[id])).not.toMatch(/secrets\.|environment/);
     for (const id of ["deploy-plan", "apply", "drift"]) expect(plan.jobs[id].if).not.toMatch(/pull_request/);
@@ -60,7 +68,10 @@ describe("the users' workflows", () => {
 
   it("test on supported Node.js releases, the lowest and the newest among them, with no AWS token, for every pull request", () => {
     const engines = (JSON.parse(text("package.json")) as { engines: { node: string } }).engines.node;
-    const lowest = engines.split("||").map((part) => part.trim().replace(/^(\^|>=)/, "")).sort()[0];
+    const lowest = engines
+      .split("||")
+      .map((part) => part.trim().replace(/^(\^|>=)/, ""))
+      .sort()[0];
     const nodes = plan.jobs.test.strategy?.matrix?.node ?? [];
     expect([nodes[0], nodes[nodes.length - 1]]).toEqual([lowest, "latest"]);
     // Between them, each supported major from the lowest's on.
@@ -98,7 +109,9 @@ describe("the users' workflows", () => {
   });
 
   it("release a git ref of the application by hand, from main, through the operations command", () => {
-    expect(release.on).toEqual({ workflow_dispatch: { inputs: { ref: expect.objectContaining({ required: true, type: "string" }) } } });
+    expect(release.on).toEqual({
+      workflow_dispatch: { inputs: { ref: expect.objectContaining({ required: true, type: "string" }) } },
+    });
     expect(release.jobs.release.if).toBe("github.ref == 'refs/heads/main'");
     expect(body(release.jobs.release)).not.toContain("AWS_DEPLOY_ROLE_ARN");
     expect(runs(release.jobs.release)).toContain('bash scripts/ci/release.sh "$STACK" "$RELEASE_REF"');
@@ -106,7 +119,9 @@ describe("the users' workflows", () => {
   });
 
   it("use the pinned engine of the project's CI", () => {
-    const pinned = /TERRAFORM_VERSION="\$\{CRM_TERRAFORM_VERSION:-([0-9.]+)\}"/.exec(text("scripts/ci/install-tools.sh"))![1];
+    const pinned = /TERRAFORM_VERSION="\$\{CRM_TERRAFORM_VERSION:-([0-9.]+)\}"/.exec(
+      text("scripts/ci/install-tools.sh"),
+    )![1];
     expect(pinned).toBe("1.11.4");
     for (const workflow of Object.values(workflows)) expect(workflow.env?.TERRAFORM_VERSION).toBe(pinned);
   });

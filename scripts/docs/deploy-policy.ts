@@ -21,137 +21,342 @@ export const TYPE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   "data.aws_ssm_parameter": ["ssm:GetParameter"],
   "data.aws_ssm_parameters_by_path": ["ssm:GetParametersByPath"],
   "data.aws_kms_key": ["kms:DescribeKey"],
-  "data.aws_route53_zone": ["route53:ListHostedZones", "route53:ListHostedZonesByName", "route53:GetHostedZone", "route53:ListTagsForResource"],
+  "data.aws_route53_zone": [
+    "route53:ListHostedZones",
+    "route53:ListHostedZonesByName",
+    "route53:GetHostedZone",
+    "route53:ListTagsForResource",
+  ],
   "data.aws_resourcegroupstaggingapi_resources": ["tag:GetResources"],
   aws_instance: [
-    "ec2:RunInstances", "ec2:DescribeInstances", "ec2:DescribeInstanceAttribute", "ec2:ModifyInstanceAttribute", "ec2:DescribeInstanceStatus",
-    "ec2:StopInstances", "ec2:StartInstances", "ec2:TerminateInstances", "ec2:DescribeInstanceCreditSpecifications",
-    "ec2:ModifyInstanceCreditSpecification", "ec2:ModifyInstanceMetadataOptions", "ec2:ModifyInstanceMaintenanceOptions",
-    "ec2:MonitorInstances", "ec2:UnmonitorInstances", "ec2:DescribeVolumes", "ec2:ModifyVolume", "ec2:DescribeNetworkInterfaces",
-    "ec2:DescribeAvailabilityZones", "ec2:DescribeAccountAttributes", "ec2:DescribeTags", "ec2:CreateTags", "ec2:DeleteTags",
-    "ec2:AssociateIamInstanceProfile", "ec2:DisassociateIamInstanceProfile", "ec2:ReplaceIamInstanceProfileAssociation",
-    "ec2:DescribeIamInstanceProfileAssociations", "iam:PassRole",
+    "ec2:RunInstances",
+    "ec2:DescribeInstances",
+    "ec2:DescribeInstanceAttribute",
+    "ec2:ModifyInstanceAttribute",
+    "ec2:DescribeInstanceStatus",
+    "ec2:StopInstances",
+    "ec2:StartInstances",
+    "ec2:TerminateInstances",
+    "ec2:DescribeInstanceCreditSpecifications",
+    "ec2:ModifyInstanceCreditSpecification",
+    "ec2:ModifyInstanceMetadataOptions",
+    "ec2:ModifyInstanceMaintenanceOptions",
+    "ec2:MonitorInstances",
+    "ec2:UnmonitorInstances",
+    "ec2:DescribeVolumes",
+    "ec2:ModifyVolume",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeAvailabilityZones",
+    "ec2:DescribeAccountAttributes",
+    "ec2:DescribeTags",
+    "ec2:CreateTags",
+    "ec2:DeleteTags",
+    "ec2:AssociateIamInstanceProfile",
+    "ec2:DisassociateIamInstanceProfile",
+    "ec2:ReplaceIamInstanceProfileAssociation",
+    "ec2:DescribeIamInstanceProfileAssociations",
+    "iam:PassRole",
   ],
   aws_security_group: [
-    "ec2:CreateSecurityGroup", "ec2:DescribeSecurityGroups", "ec2:DescribeSecurityGroupRules", "ec2:DeleteSecurityGroup",
-    "ec2:AuthorizeSecurityGroupIngress", "ec2:AuthorizeSecurityGroupEgress", "ec2:RevokeSecurityGroupIngress", "ec2:RevokeSecurityGroupEgress",
-    "ec2:UpdateSecurityGroupRuleDescriptionsIngress", "ec2:UpdateSecurityGroupRuleDescriptionsEgress", "ec2:DescribeNetworkInterfaces",
-    "ec2:CreateTags", "ec2:DeleteTags",
+    "ec2:CreateSecurityGroup",
+    "ec2:DescribeSecurityGroups",
+    "ec2:DescribeSecurityGroupRules",
+    "ec2:DeleteSecurityGroup",
+    "ec2:AuthorizeSecurityGroupIngress",
+    "ec2:AuthorizeSecurityGroupEgress",
+    "ec2:RevokeSecurityGroupIngress",
+    "ec2:RevokeSecurityGroupEgress",
+    "ec2:UpdateSecurityGroupRuleDescriptionsIngress",
+    "ec2:UpdateSecurityGroupRuleDescriptionsEgress",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:CreateTags",
+    "ec2:DeleteTags",
   ],
   // The first boot's modules (HostModules): String parameters, read back with their tags.
   aws_ssm_parameter: [
-    "ssm:PutParameter", "ssm:GetParameter", "ssm:GetParameters", "ssm:DescribeParameters", "ssm:DeleteParameter", "ssm:ListTagsForResource",
-    "ssm:AddTagsToResource", "ssm:RemoveTagsFromResource",
+    "ssm:PutParameter",
+    "ssm:GetParameter",
+    "ssm:GetParameters",
+    "ssm:DescribeParameters",
+    "ssm:DeleteParameter",
+    "ssm:ListTagsForResource",
+    "ssm:AddTagsToResource",
+    "ssm:RemoveTagsFromResource",
   ],
   aws_key_pair: ["ec2:ImportKeyPair", "ec2:DescribeKeyPairs", "ec2:DeleteKeyPair", "ec2:CreateTags", "ec2:DeleteTags"],
   aws_eip: [
-    "ec2:AllocateAddress", "ec2:DescribeAddresses", "ec2:DescribeAddressesAttribute", "ec2:ReleaseAddress", "ec2:DisassociateAddress",
-    "ec2:CreateTags", "ec2:DeleteTags",
+    "ec2:AllocateAddress",
+    "ec2:DescribeAddresses",
+    "ec2:DescribeAddressesAttribute",
+    "ec2:ReleaseAddress",
+    "ec2:DisassociateAddress",
+    "ec2:CreateTags",
+    "ec2:DeleteTags",
   ],
   aws_eip_association: ["ec2:AssociateAddress", "ec2:DisassociateAddress", "ec2:DescribeAddresses"],
   aws_ebs_volume: [
-    "ec2:CreateVolume", "ec2:DescribeVolumes", "ec2:DescribeVolumesModifications", "ec2:ModifyVolume", "ec2:DeleteVolume",
-    "ec2:DescribeSnapshots", "ec2:CreateTags", "ec2:DeleteTags",
+    "ec2:CreateVolume",
+    "ec2:DescribeVolumes",
+    "ec2:DescribeVolumesModifications",
+    "ec2:ModifyVolume",
+    "ec2:DeleteVolume",
+    "ec2:DescribeSnapshots",
+    "ec2:CreateTags",
+    "ec2:DeleteTags",
     // final_snapshot: deleting the volume (opted in, or a replacement) snapshots it first.
     "ec2:CreateSnapshot",
   ],
-  aws_volume_attachment: ["ec2:AttachVolume", "ec2:DetachVolume", "ec2:DescribeVolumes", "ec2:DescribeInstances", "ec2:StopInstances"],
+  aws_volume_attachment: [
+    "ec2:AttachVolume",
+    "ec2:DetachVolume",
+    "ec2:DescribeVolumes",
+    "ec2:DescribeInstances",
+    "ec2:StopInstances",
+  ],
   aws_launch_template: [
-    "ec2:CreateLaunchTemplate", "ec2:CreateLaunchTemplateVersion", "ec2:DescribeLaunchTemplates", "ec2:DescribeLaunchTemplateVersions",
-    "ec2:ModifyLaunchTemplate", "ec2:DeleteLaunchTemplate", "ec2:DeleteLaunchTemplateVersions", "ec2:CreateTags", "ec2:DeleteTags",
+    "ec2:CreateLaunchTemplate",
+    "ec2:CreateLaunchTemplateVersion",
+    "ec2:DescribeLaunchTemplates",
+    "ec2:DescribeLaunchTemplateVersions",
+    "ec2:ModifyLaunchTemplate",
+    "ec2:DeleteLaunchTemplate",
+    "ec2:DeleteLaunchTemplateVersions",
+    "ec2:CreateTags",
+    "ec2:DeleteTags",
   ],
   aws_iam_role: [
-    "iam:CreateRole", "iam:GetRole", "iam:UpdateRole", "iam:UpdateAssumeRolePolicy", "iam:DeleteRole", "iam:TagRole", "iam:UntagRole",
-    "iam:ListRolePolicies", "iam:ListAttachedRolePolicies", "iam:ListInstanceProfilesForRole", "iam:DeleteRolePolicy", "iam:DetachRolePolicy",
+    "iam:CreateRole",
+    "iam:GetRole",
+    "iam:UpdateRole",
+    "iam:UpdateAssumeRolePolicy",
+    "iam:DeleteRole",
+    "iam:TagRole",
+    "iam:UntagRole",
+    "iam:ListRolePolicies",
+    "iam:ListAttachedRolePolicies",
+    "iam:ListInstanceProfilesForRole",
+    "iam:DeleteRolePolicy",
+    "iam:DetachRolePolicy",
   ],
   aws_iam_role_policy: ["iam:PutRolePolicy", "iam:GetRolePolicy", "iam:DeleteRolePolicy"],
   aws_iam_role_policy_attachment: ["iam:AttachRolePolicy", "iam:DetachRolePolicy", "iam:ListAttachedRolePolicies"],
   aws_iam_instance_profile: [
-    "iam:CreateInstanceProfile", "iam:GetInstanceProfile", "iam:DeleteInstanceProfile", "iam:AddRoleToInstanceProfile",
-    "iam:RemoveRoleFromInstanceProfile", "iam:TagInstanceProfile", "iam:UntagInstanceProfile", "iam:PassRole",
+    "iam:CreateInstanceProfile",
+    "iam:GetInstanceProfile",
+    "iam:DeleteInstanceProfile",
+    "iam:AddRoleToInstanceProfile",
+    "iam:RemoveRoleFromInstanceProfile",
+    "iam:TagInstanceProfile",
+    "iam:UntagInstanceProfile",
+    "iam:PassRole",
   ],
   aws_cloudwatch_metric_alarm: [
-    "cloudwatch:PutMetricAlarm", "cloudwatch:DescribeAlarms", "cloudwatch:DeleteAlarms", "cloudwatch:ListTagsForResource",
-    "cloudwatch:TagResource", "cloudwatch:UntagResource",
+    "cloudwatch:PutMetricAlarm",
+    "cloudwatch:DescribeAlarms",
+    "cloudwatch:DeleteAlarms",
+    "cloudwatch:ListTagsForResource",
+    "cloudwatch:TagResource",
+    "cloudwatch:UntagResource",
   ],
   aws_cloudwatch_log_group: [
-    "logs:CreateLogGroup", "logs:DescribeLogGroups", "logs:DeleteLogGroup", "logs:PutRetentionPolicy", "logs:DeleteRetentionPolicy",
-    "logs:ListTagsForResource", "logs:TagResource", "logs:UntagResource",
+    "logs:CreateLogGroup",
+    "logs:DescribeLogGroups",
+    "logs:DeleteLogGroup",
+    "logs:PutRetentionPolicy",
+    "logs:DeleteRetentionPolicy",
+    "logs:ListTagsForResource",
+    "logs:TagResource",
+    "logs:UntagResource",
   ],
   aws_dlm_lifecycle_policy: [
-    "dlm:CreateLifecyclePolicy", "dlm:GetLifecyclePolicy", "dlm:GetLifecyclePolicies", "dlm:UpdateLifecyclePolicy", "dlm:DeleteLifecyclePolicy",
-    "dlm:ListTagsForResource", "dlm:TagResource", "dlm:UntagResource", "iam:PassRole",
+    "dlm:CreateLifecyclePolicy",
+    "dlm:GetLifecyclePolicy",
+    "dlm:GetLifecyclePolicies",
+    "dlm:UpdateLifecyclePolicy",
+    "dlm:DeleteLifecyclePolicy",
+    "dlm:ListTagsForResource",
+    "dlm:TagResource",
+    "dlm:UntagResource",
+    "iam:PassRole",
   ],
   aws_sns_topic: [
-    "sns:CreateTopic", "sns:GetTopicAttributes", "sns:SetTopicAttributes", "sns:DeleteTopic", "sns:ListTagsForResource",
-    "sns:TagResource", "sns:UntagResource",
+    "sns:CreateTopic",
+    "sns:GetTopicAttributes",
+    "sns:SetTopicAttributes",
+    "sns:DeleteTopic",
+    "sns:ListTagsForResource",
+    "sns:TagResource",
+    "sns:UntagResource",
   ],
   aws_sns_topic_subscription: [
-    "sns:Subscribe", "sns:Unsubscribe", "sns:GetSubscriptionAttributes", "sns:SetSubscriptionAttributes", "sns:ListSubscriptionsByTopic",
+    "sns:Subscribe",
+    "sns:Unsubscribe",
+    "sns:GetSubscriptionAttributes",
+    "sns:SetSubscriptionAttributes",
+    "sns:ListSubscriptionsByTopic",
   ],
   aws_kms_key: [
-    "kms:CreateKey", "kms:DescribeKey", "kms:GetKeyPolicy", "kms:PutKeyPolicy", "kms:GetKeyRotationStatus", "kms:EnableKeyRotation",
-    "kms:DisableKeyRotation", "kms:EnableKey", "kms:DisableKey", "kms:UpdateKeyDescription", "kms:ListResourceTags", "kms:TagResource",
-    "kms:UntagResource", "kms:ScheduleKeyDeletion",
+    "kms:CreateKey",
+    "kms:DescribeKey",
+    "kms:GetKeyPolicy",
+    "kms:PutKeyPolicy",
+    "kms:GetKeyRotationStatus",
+    "kms:EnableKeyRotation",
+    "kms:DisableKeyRotation",
+    "kms:EnableKey",
+    "kms:DisableKey",
+    "kms:UpdateKeyDescription",
+    "kms:ListResourceTags",
+    "kms:TagResource",
+    "kms:UntagResource",
+    "kms:ScheduleKeyDeletion",
   ],
-  aws_route53_record: ["route53:ChangeResourceRecordSets", "route53:ListResourceRecordSets", "route53:GetHostedZone", "route53:GetChange"],
+  aws_route53_record: [
+    "route53:ChangeResourceRecordSets",
+    "route53:ListResourceRecordSets",
+    "route53:GetHostedZone",
+    "route53:GetChange",
+  ],
   aws_acm_certificate: [
-    "acm:RequestCertificate", "acm:DescribeCertificate", "acm:ListTagsForCertificate", "acm:AddTagsToCertificate",
-    "acm:RemoveTagsFromCertificate", "acm:UpdateCertificateOptions", "acm:DeleteCertificate",
+    "acm:RequestCertificate",
+    "acm:DescribeCertificate",
+    "acm:ListTagsForCertificate",
+    "acm:AddTagsToCertificate",
+    "acm:RemoveTagsFromCertificate",
+    "acm:UpdateCertificateOptions",
+    "acm:DeleteCertificate",
   ],
   aws_acm_certificate_validation: ["acm:DescribeCertificate"],
   aws_autoscaling_group: [
-    "autoscaling:CreateAutoScalingGroup", "autoscaling:UpdateAutoScalingGroup", "autoscaling:DeleteAutoScalingGroup",
-    "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeScalingActivities", "autoscaling:CreateOrUpdateTags", "autoscaling:DeleteTags",
-    "autoscaling:AttachTrafficSources", "autoscaling:DetachTrafficSources", "autoscaling:DescribeTrafficSources",
-    "autoscaling:AttachLoadBalancerTargetGroups", "autoscaling:DetachLoadBalancerTargetGroups", "autoscaling:DescribeLoadBalancerTargetGroups",
-    "autoscaling:StartInstanceRefresh", "autoscaling:DescribeInstanceRefreshes", "autoscaling:CancelInstanceRefresh",
-    "autoscaling:DescribeLifecycleHooks", "autoscaling:DescribeWarmPool", "autoscaling:EnableMetricsCollection",
-    "autoscaling:DisableMetricsCollection", "autoscaling:SuspendProcesses", "autoscaling:ResumeProcesses", "autoscaling:SetInstanceProtection",
-    "ec2:RunInstances", "ec2:DescribeLaunchTemplateVersions", "iam:PassRole", "iam:CreateServiceLinkedRole",
+    "autoscaling:CreateAutoScalingGroup",
+    "autoscaling:UpdateAutoScalingGroup",
+    "autoscaling:DeleteAutoScalingGroup",
+    "autoscaling:DescribeAutoScalingGroups",
+    "autoscaling:DescribeScalingActivities",
+    "autoscaling:CreateOrUpdateTags",
+    "autoscaling:DeleteTags",
+    "autoscaling:AttachTrafficSources",
+    "autoscaling:DetachTrafficSources",
+    "autoscaling:DescribeTrafficSources",
+    "autoscaling:AttachLoadBalancerTargetGroups",
+    "autoscaling:DetachLoadBalancerTargetGroups",
+    "autoscaling:DescribeLoadBalancerTargetGroups",
+    "autoscaling:StartInstanceRefresh",
+    "autoscaling:DescribeInstanceRefreshes",
+    "autoscaling:CancelInstanceRefresh",
+    "autoscaling:DescribeLifecycleHooks",
+    "autoscaling:DescribeWarmPool",
+    "autoscaling:EnableMetricsCollection",
+    "autoscaling:DisableMetricsCollection",
+    "autoscaling:SuspendProcesses",
+    "autoscaling:ResumeProcesses",
+    "autoscaling:SetInstanceProtection",
+    "ec2:RunInstances",
+    "ec2:DescribeLaunchTemplateVersions",
+    "iam:PassRole",
+    "iam:CreateServiceLinkedRole",
     // Waiting for capacity: the hosts healthy in the group's target groups.
     "elasticloadbalancing:DescribeTargetHealth",
   ],
   aws_lb: [
-    "elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeLoadBalancerAttributes",
-    "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets",
-    "elasticloadbalancing:SetIpAddressType", "elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:AddTags",
-    "elasticloadbalancing:RemoveTags", "elasticloadbalancing:DescribeTags", "iam:CreateServiceLinkedRole",
+    "elasticloadbalancing:CreateLoadBalancer",
+    "elasticloadbalancing:DescribeLoadBalancers",
+    "elasticloadbalancing:DescribeLoadBalancerAttributes",
+    "elasticloadbalancing:ModifyLoadBalancerAttributes",
+    "elasticloadbalancing:SetSecurityGroups",
+    "elasticloadbalancing:SetSubnets",
+    "elasticloadbalancing:SetIpAddressType",
+    "elasticloadbalancing:DeleteLoadBalancer",
+    "elasticloadbalancing:AddTags",
+    "elasticloadbalancing:RemoveTags",
+    "elasticloadbalancing:DescribeTags",
+    "iam:CreateServiceLinkedRole",
     // Read back with every load balancer (its minimum capacity units), whether or not the stack sets one.
     "elasticloadbalancing:DescribeCapacityReservation",
   ],
   aws_lb_listener: [
-    "elasticloadbalancing:CreateListener", "elasticloadbalancing:DescribeListeners", "elasticloadbalancing:DescribeListenerAttributes",
-    "elasticloadbalancing:ModifyListener", "elasticloadbalancing:ModifyListenerAttributes", "elasticloadbalancing:DeleteListener",
-    "elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags", "elasticloadbalancing:DescribeTags",
+    "elasticloadbalancing:CreateListener",
+    "elasticloadbalancing:DescribeListeners",
+    "elasticloadbalancing:DescribeListenerAttributes",
+    "elasticloadbalancing:ModifyListener",
+    "elasticloadbalancing:ModifyListenerAttributes",
+    "elasticloadbalancing:DeleteListener",
+    "elasticloadbalancing:AddTags",
+    "elasticloadbalancing:RemoveTags",
+    "elasticloadbalancing:DescribeTags",
   ],
   aws_lb_target_group: [
-    "elasticloadbalancing:CreateTargetGroup", "elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTargetGroupAttributes",
-    "elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:ModifyTargetGroupAttributes", "elasticloadbalancing:DeleteTargetGroup",
-    "elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags", "elasticloadbalancing:DescribeTags",
+    "elasticloadbalancing:CreateTargetGroup",
+    "elasticloadbalancing:DescribeTargetGroups",
+    "elasticloadbalancing:DescribeTargetGroupAttributes",
+    "elasticloadbalancing:ModifyTargetGroup",
+    "elasticloadbalancing:ModifyTargetGroupAttributes",
+    "elasticloadbalancing:DeleteTargetGroup",
+    "elasticloadbalancing:AddTags",
+    "elasticloadbalancing:RemoveTags",
+    "elasticloadbalancing:DescribeTags",
   ],
   aws_db_instance: [
-    "rds:CreateDBInstance", "rds:DescribeDBInstances", "rds:ModifyDBInstance", "rds:RebootDBInstance", "rds:DeleteDBInstance",
-    "rds:CreateDBSnapshot", "rds:AddTagsToResource", "rds:RemoveTagsFromResource", "rds:ListTagsForResource", "iam:CreateServiceLinkedRole",
+    "rds:CreateDBInstance",
+    "rds:DescribeDBInstances",
+    "rds:ModifyDBInstance",
+    "rds:RebootDBInstance",
+    "rds:DeleteDBInstance",
+    "rds:CreateDBSnapshot",
+    "rds:AddTagsToResource",
+    "rds:RemoveTagsFromResource",
+    "rds:ListTagsForResource",
+    "iam:CreateServiceLinkedRole",
     // The master user's password, which RDS makes and keeps in Secrets Manager with the caller's rights.
-    "secretsmanager:CreateSecret", "secretsmanager:TagResource", "secretsmanager:RotateSecret", "secretsmanager:DescribeSecret",
-    "kms:DescribeKey", "kms:CreateGrant", "kms:GenerateDataKey", "kms:Decrypt",
+    "secretsmanager:CreateSecret",
+    "secretsmanager:TagResource",
+    "secretsmanager:RotateSecret",
+    "secretsmanager:DescribeSecret",
+    "kms:DescribeKey",
+    "kms:CreateGrant",
+    "kms:GenerateDataKey",
+    "kms:Decrypt",
   ],
   aws_db_parameter_group: [
-    "rds:CreateDBParameterGroup", "rds:DescribeDBParameterGroups", "rds:DescribeDBParameters", "rds:ModifyDBParameterGroup",
-    "rds:ResetDBParameterGroup", "rds:DeleteDBParameterGroup", "rds:AddTagsToResource", "rds:RemoveTagsFromResource",
+    "rds:CreateDBParameterGroup",
+    "rds:DescribeDBParameterGroups",
+    "rds:DescribeDBParameters",
+    "rds:ModifyDBParameterGroup",
+    "rds:ResetDBParameterGroup",
+    "rds:DeleteDBParameterGroup",
+    "rds:AddTagsToResource",
+    "rds:RemoveTagsFromResource",
     "rds:ListTagsForResource",
   ],
   aws_db_subnet_group: [
-    "rds:CreateDBSubnetGroup", "rds:DescribeDBSubnetGroups", "rds:ModifyDBSubnetGroup", "rds:DeleteDBSubnetGroup",
-    "rds:AddTagsToResource", "rds:RemoveTagsFromResource", "rds:ListTagsForResource",
+    "rds:CreateDBSubnetGroup",
+    "rds:DescribeDBSubnetGroups",
+    "rds:ModifyDBSubnetGroup",
+    "rds:DeleteDBSubnetGroup",
+    "rds:AddTagsToResource",
+    "rds:RemoveTagsFromResource",
+    "rds:ListTagsForResource",
   ],
 };
 
 /** The services' names in the statements' Sids. */
 const SERVICE_NAMES: Readonly<Record<string, string>> = {
-  acm: "Acm", autoscaling: "AutoScaling", cloudwatch: "CloudWatch", dlm: "Dlm", ec2: "Ec2", elasticloadbalancing: "ElasticLoadBalancing",
-  iam: "Iam", kms: "Kms", logs: "Logs", rds: "Rds", route53: "Route53", secretsmanager: "SecretsManager", sns: "Sns", ssm: "Ssm", sts: "Sts", tag: "Tagging",
+  acm: "Acm",
+  autoscaling: "AutoScaling",
+  cloudwatch: "CloudWatch",
+  dlm: "Dlm",
+  ec2: "Ec2",
+  elasticloadbalancing: "ElasticLoadBalancing",
+  iam: "Iam",
+  kms: "Kms",
+  logs: "Logs",
+  rds: "Rds",
+  route53: "Route53",
+  secretsmanager: "SecretsManager",
+  sns: "Sns",
+  ssm: "Ssm",
+  sts: "Sts",
+  tag: "Tagging",
 };
 
 /** One statement of an IAM policy. */
@@ -180,15 +385,28 @@ export function unmappedTypes(stacks: readonly StackJson[]): string[] {
 
 /** The S3 backends' buckets and KMS keys, for the state's statements. */
 function stateStatements(stacks: readonly StackJson[]): PolicyStatement[] {
-  const backends = stacks.map((stack) => (stack.terraform as { backend?: { s3?: { bucket: string; kms_key_id?: string } } } | undefined)?.backend?.s3)
+  const backends = stacks
+    .map(
+      (stack) =>
+        (stack.terraform as { backend?: { s3?: { bucket: string; kms_key_id?: string } } } | undefined)?.backend?.s3,
+    )
     .filter((backend): backend is { bucket: string; kms_key_id?: string } => backend !== undefined);
   const buckets = [...new Set(backends.map((backend) => backend.bucket))].sort();
   const keys = [...new Set(backends.flatMap((backend) => (backend.kms_key_id ? [backend.kms_key_id] : [])))].sort();
   if (buckets.length === 0) return [];
   return [
-    { Sid: "TerraformState", Effect: "Allow", Action: ["s3:ListBucket", "s3:GetObject", "s3:PutObject"],
-      Resource: buckets.flatMap((bucket) => [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`]) },
-    { Sid: "TerraformLockFile", Effect: "Allow", Action: ["s3:DeleteObject"], Resource: buckets.map((bucket) => `arn:aws:s3:::${bucket}/*.tflock`) },
+    {
+      Sid: "TerraformState",
+      Effect: "Allow",
+      Action: ["s3:ListBucket", "s3:GetObject", "s3:PutObject"],
+      Resource: buckets.flatMap((bucket) => [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`]),
+    },
+    {
+      Sid: "TerraformLockFile",
+      Effect: "Allow",
+      Action: ["s3:DeleteObject"],
+      Resource: buckets.map((bucket) => `arn:aws:s3:::${bucket}/*.tflock`),
+    },
     ...stateKeyStatements(keys),
   ];
 }
@@ -205,12 +423,26 @@ function stateKeyStatements(keys: readonly string[]): PolicyStatement[] {
   const keyArns = keys.filter((key) => /:key\//.test(key));
   const aliasArns = keys.filter((key) => /:alias\//.test(key));
   return [
-    ...(keyArns.length ? [{ Sid: "TerraformStateKey", Effect: "Allow" as const, Action: actions, Resource: keyArns }] : []),
-    ...(aliasArns.length ? [{
-      Sid: "TerraformStateKeyByAlias", Effect: "Allow" as const, Action: actions,
-      Resource: [...new Set(aliasArns.map((arn) => arn.replace(/:alias\/.*$/, ":key/*")))].sort(),
-      Condition: { "ForAnyValue:StringEquals": { "kms:ResourceAliases": [...new Set(aliasArns.map((arn) => arn.slice(arn.indexOf(":alias/") + 1)))].sort() } },
-    }] : []),
+    ...(keyArns.length
+      ? [{ Sid: "TerraformStateKey", Effect: "Allow" as const, Action: actions, Resource: keyArns }]
+      : []),
+    ...(aliasArns.length
+      ? [
+          {
+            Sid: "TerraformStateKeyByAlias",
+            Effect: "Allow" as const,
+            Action: actions,
+            Resource: [...new Set(aliasArns.map((arn) => arn.replace(/:alias\/.*$/, ":key/*")))].sort(),
+            Condition: {
+              "ForAnyValue:StringEquals": {
+                "kms:ResourceAliases": [
+                  ...new Set(aliasArns.map((arn) => arn.slice(arn.indexOf(":alias/") + 1))),
+                ].sort(),
+              },
+            },
+          },
+        ]
+      : []),
   ];
 }
 
@@ -218,7 +450,9 @@ function stateKeyStatements(keys: readonly string[]): PolicyStatement[] {
 export function deployPolicy(stacks: readonly StackJson[]): { Version: "2012-10-17"; Statement: PolicyStatement[] } {
   const unmapped = unmappedTypes(stacks);
   if (unmapped.length > 0) {
-    throw new Error(`scripts/docs/deploy-policy.ts: TYPE_ACTIONS lacks ${unmapped.join(", ")}: add the actions the AWS provider calls for each`);
+    throw new Error(
+      `scripts/docs/deploy-policy.ts: TYPE_ACTIONS lacks ${unmapped.join(", ")}: add the actions the AWS provider calls for each`,
+    );
   }
   const byService = new Map<string, Set<string>>();
   for (const type of stackTypes(stacks)) {
@@ -228,9 +462,14 @@ export function deployPolicy(stacks: readonly StackJson[]): { Version: "2012-10-
       byService.get(service)!.add(action);
     }
   }
-  const statements = [...byService.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([service, actions]): PolicyStatement => ({
-    Sid: SERVICE_NAMES[service] ?? service, Effect: "Allow", Action: [...actions].sort(), Resource: "*",
-  }));
+  const statements = [...byService.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([service, actions]): PolicyStatement => ({
+      Sid: SERVICE_NAMES[service] ?? service,
+      Effect: "Allow",
+      Action: [...actions].sort(),
+      Resource: "*",
+    }));
   return { Version: "2012-10-17", Statement: [...statements, ...stateStatements(stacks)] };
 }
 
@@ -249,8 +488,10 @@ export function deployPolicyJson(stacks: readonly StackJson[]): string {
     }
     lines.push(line);
     const condition = statement.Condition ? `,\n      "Condition": ${JSON.stringify(statement.Condition)}` : "";
-    return `    {\n      "Sid": ${JSON.stringify(statement.Sid)}, "Effect": "Allow", "Resource": ${JSON.stringify(statement.Resource)},\n`
-      + `      "Action": [\n${lines.map((text) => `        ${text}`).join("\n")}\n      ]${condition}\n    }`;
+    return (
+      `    {\n      "Sid": ${JSON.stringify(statement.Sid)}, "Effect": "Allow", "Resource": ${JSON.stringify(statement.Resource)},\n` +
+      `      "Action": [\n${lines.map((text) => `        ${text}`).join("\n")}\n      ]${condition}\n    }`
+    );
   });
   return `{\n  "Version": "${policy.Version}",\n  "Statement": [\n${statements.join(",\n")}\n  ]\n}\n`;
 }

@@ -14,7 +14,9 @@ export const DESTROYED: Readonly<Record<string, { readonly what: string; readonl
   aws_key_pair: { what: "the key pair (your private key file stays yours)" },
   aws_iam_role: { what: "the IAM roles (the instance's, and the snapshot policy's)" },
   aws_iam_role_policy: { what: "the instance role's inline policies" },
-  aws_ssm_parameter: { what: "the first boot's modules in Parameter Store (its secrets' parameters are yours: `npm run secrets`)" },
+  aws_ssm_parameter: {
+    what: "the first boot's modules in Parameter Store (its secrets' parameters are yours: `npm run secrets`)",
+  },
   aws_iam_role_policy_attachment: { what: "the snapshot role's AWS managed policy, detached" },
   aws_iam_instance_profile: { what: "the instance profile" },
   aws_dlm_lifecycle_policy: { what: "the snapshot policy (not the snapshots it took)" },
@@ -22,10 +24,15 @@ export const DESTROYED: Readonly<Record<string, { readonly what: string; readonl
   aws_cloudwatch_log_group: { what: "the log group, with the host's logs in it" },
   aws_sns_topic: { what: "the alarms' topic", with: "alarmEmail" },
   aws_sns_topic_subscription: { what: "its e-mail subscription", with: "alarmEmail" },
-  aws_kms_key: { what: "the KMS key of the alarm notifications (KMS deletes it after its waiting period)", with: "alarmEmail" },
+  aws_kms_key: {
+    what: "the KMS key of the alarm notifications (KMS deletes it after its waiting period)",
+    with: "alarmEmail",
+  },
   aws_route53_record: { what: "the domain's A record (the hosted zone stays)", with: "domain" },
   terraform_data: { what: "the plan-time checks (no AWS resource)" },
-  aws_ebs_volume: { what: "the data volume, only with `\"deleteDataVolumeOnDestroy\": true` and after its final snapshot; otherwise destroy stops at it (below)" },
+  aws_ebs_volume: {
+    what: 'the data volume, only with `"deleteDataVolumeOnDestroy": true` and after its final snapshot; otherwise destroy stops at it (below)',
+  },
   aws_volume_attachment: { what: "the data volume's attachment" },
 };
 
@@ -33,10 +40,17 @@ export const DESTROYED: Readonly<Record<string, { readonly what: string; readonl
 export function destroyedList(stacks: readonly StackJson[]): string {
   const counts = new Map<string, number>();
   for (const stack of stacks) {
-    for (const [type, blocks] of Object.entries(stack.resource ?? {})) if (!counts.has(type)) counts.set(type, Object.keys(blocks).length);
+    for (const [type, blocks] of Object.entries(stack.resource ?? {}))
+      if (!counts.has(type)) counts.set(type, Object.keys(blocks).length);
   }
   const missing = [...counts.keys()].filter((type) => !Object.hasOwn(DESTROYED, type));
-  if (missing.length > 0) throw new Error(`scripts/docs/destroyed.ts: say what destroying ${missing.join(", ")} removes (DESTROYED)`);
-  return Object.entries(DESTROYED).filter(([type]) => counts.has(type)).map(([type, { what, with: setting }]) =>
-    `- ${what}: \`${type}\` × ${counts.get(type)}${setting ? `, with the setting \`${setting}\`` : ""}`).join("\n");
+  if (missing.length > 0)
+    throw new Error(`scripts/docs/destroyed.ts: say what destroying ${missing.join(", ")} removes (DESTROYED)`);
+  return Object.entries(DESTROYED)
+    .filter(([type]) => counts.has(type))
+    .map(
+      ([type, { what, with: setting }]) =>
+        `- ${what}: \`${type}\` × ${counts.get(type)}${setting ? `, with the setting \`${setting}\`` : ""}`,
+    )
+    .join("\n");
 }

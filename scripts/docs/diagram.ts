@@ -25,12 +25,18 @@ export function architectureDiagram(stack: StackJson): string {
     for (const reference of referencesOf(block.body, locals)) {
       if (!known.has(reference.target) || reference.target === block.address) continue;
       const key = `${reference.target} ${reference.field === "depends_on"}`;
-      const arrow = arrows.get(key) ?? { from: reference.target, dotted: reference.field === "depends_on", fields: new Set() };
+      const arrow = arrows.get(key) ?? {
+        from: reference.target,
+        dotted: reference.field === "depends_on",
+        fields: new Set(),
+      };
       arrow.fields.add(reference.field);
       arrows.set(key, arrow);
     }
     for (const arrow of [...arrows.values()].sort((a, b) => a.from.localeCompare(b.from))) {
-      edges.push(`  ${node(arrow.from)} ${arrow.dotted ? "-.->" : "-->"}|${quote([...arrow.fields].sort().join(", "))}| ${node(block.address)}`);
+      edges.push(
+        `  ${node(arrow.from)} ${arrow.dotted ? "-.->" : "-->"}|${quote([...arrow.fields].sort().join(", "))}| ${node(block.address)}`,
+      );
     }
     if (block.type === "aws_security_group") edges.push(...firewall(block, stack, sources));
     if (block.type === "aws_dlm_lifecycle_policy") edges.push(...snapshotTargets(block, blocks));
@@ -66,7 +72,11 @@ function firewall(group: Addressed, stack: StackJson, sources: Map<string, strin
     }
     for (const [peer, rules] of [...byPeer.entries()].sort()) {
       const text = quote(`${direction}: ${rules.sort(byPort).join("; ")}`);
-      arrows.push(direction === "ingress" ? `  ${peer} -->|${text}| ${node(group.address)}` : `  ${node(group.address)} -->|${text}| ${peer}`);
+      arrows.push(
+        direction === "ingress"
+          ? `  ${peer} -->|${text}| ${node(group.address)}`
+          : `  ${node(group.address)} -->|${text}| ${peer}`,
+      );
     }
   }
   return arrows;
@@ -80,7 +90,10 @@ function peers(rule: Block, stack: StackJson): [string, string][] {
     const variable = wholeVariable(value);
     if (variable) {
       const fallback = stack.variable?.[variable]?.default;
-      found.push([node(`var.${variable}`), `var.${variable}${fallback === undefined ? "" : `<br/>default ${JSON.stringify(fallback)}`}`]);
+      found.push([
+        node(`var.${variable}`),
+        `var.${variable}${fallback === undefined ? "" : `<br/>default ${JSON.stringify(fallback)}`}`,
+      ]);
     } else if (Array.isArray(value)) {
       for (const cidr of value) found.push([node(`cidr.${cidr}`), String(cidr)]);
     }
@@ -122,7 +135,8 @@ function label(block: Addressed, stack: StackJson): string {
   const parts = [block.kind === "data" ? `data ${block.type}` : block.type, shortName(block.name)];
   for (const attribute of SHOWN_ATTRIBUTES) {
     const value = block.body[attribute];
-    if (["string", "number", "boolean"].includes(typeof value) && !String(value).includes("${")) parts.push(`${attribute}: ${value}`);
+    if (["string", "number", "boolean"].includes(typeof value) && !String(value).includes("${"))
+      parts.push(`${attribute}: ${value}`);
   }
   const read = wholeVariable(block.body.name);
   if (block.kind === "data" && read) {
@@ -140,7 +154,8 @@ function label(block: Addressed, stack: StackJson): string {
 /** The AWS services a role's trust policy names (`ec2.amazonaws.com`). */
 function trustedServices(policy: unknown): string[] {
   if (typeof policy !== "string" || policy.includes("${")) return [];
-  const statements = (JSON.parse(policy) as { Statement?: { Principal?: { Service?: string | string[] } }[] }).Statement ?? [];
+  const statements =
+    (JSON.parse(policy) as { Statement?: { Principal?: { Service?: string | string[] } }[] }).Statement ?? [];
   return statements.flatMap((statement) => [statement.Principal?.Service ?? []].flat()).sort();
 }
 
@@ -155,6 +170,9 @@ function node(address: string): string {
 
 /** A quoted Mermaid label; quotes and angle brackets other than <br/> become entities. */
 function quote(text: string): string {
-  const escaped = text.replace(/"/g, "#quot;").replace(/<(?!br\/>)/g, "#lt;").replace(/(?<!<br\/)>/g, "#gt;");
+  const escaped = text
+    .replace(/"/g, "#quot;")
+    .replace(/<(?!br\/>)/g, "#lt;")
+    .replace(/(?<!<br\/)>/g, "#gt;");
   return `"${escaped}"`;
 }

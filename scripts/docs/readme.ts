@@ -5,7 +5,11 @@
 
 /** `readme` with the section `name` replaced by `content`; fails when its markers are missing. */
 export function replaceSection(
-  readme: string, name: string, content: string, generator = "`npm run docs` (scripts/docs.ts)", document = "README.md",
+  readme: string,
+  name: string,
+  content: string,
+  generator = "`npm run docs` (scripts/docs.ts)",
+  document = "README.md",
 ): string {
   const begin = `<!-- BEGIN GENERATED: ${name} -->`;
   const end = `<!-- END GENERATED: ${name} -->`;

@@ -18,14 +18,27 @@ const code = (value: unknown) => `\`${typeof value === "string" && value !== "" 
 
 /** Plain text made safe for Markdown: outside code spans, `<`, `>`, `_`, `*` and `[` are shown as written. */
 export function plain(text: string): string {
-  return text.split(/(`[^`]*`)/).map((part, index) => (index % 2 === 1 ? part
-    : part.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([_*[\]])/g, "\\$1"))).join("");
+  return text
+    .split(/(`[^`]*`)/)
+    .map((part, index) =>
+      index % 2 === 1
+        ? part
+        : part
+            .replace(/&/g, "&amp;")
+            .replace(/</g, "&lt;")
+            .replace(/>/g, "&gt;")
+            .replace(/([_*[\]])/g, "\\$1"),
+    )
+    .join("");
 }
 
 /** What a check's message says is expected (`Invalid value for variable "x": expected …` → `…`). */
 function expectedOf(message: string): string {
   // What follows ": this value …" judges the value given (a private key pasted for a public one), not the rule.
-  return message.replace(/^Invalid value for variable "[^"]*": expected /, "").replace(/: this value [\s\S]*$/, "").replace(/\.$/, "");
+  return message
+    .replace(/^Invalid value for variable "[^"]*": expected /, "")
+    .replace(/: this value [\s\S]*$/, "")
+    .replace(/\.$/, "");
 }
 
 /**
@@ -36,7 +49,9 @@ export function variablesTable(stack: StackJson): string {
   const preconditions = new Map<string, string[]>();
   for (const items of Object.values(stack.resource ?? {})) {
     for (const body of Object.values(items)) {
-      const checks = ((body.lifecycle as { precondition?: { condition: string; error_message: string }[] } | undefined)?.precondition) ?? [];
+      const checks =
+        (body.lifecycle as { precondition?: { condition: string; error_message: string }[] } | undefined)
+          ?.precondition ?? [];
       for (const check of checks) {
         const read = new Set(referencesOf({ condition: check.condition }).map((reference) => reference.target));
         const [only] = read;
@@ -46,23 +61,28 @@ export function variablesTable(stack: StackJson): string {
       }
     }
   }
-  const rows = Object.entries(stack.variable ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([name, variable]) => [
-    code(name),
-    plain(variable.description ?? ""),
-    variable.type ? code(variable.type) : "",
-    variable.default === undefined ? "required" : code(variable.default),
-    variable.sensitive ? "yes" : "no",
-    [...(variable.validation ?? []).map((check) => check.error_message), ...(preconditions.get(name) ?? [])]
-      .map(expectedOf).map(plain).join("; ")
-      // A bool needs no validation block: Terraform's type conversion refuses anything else, naming the variable.
-      || (variable.type === "bool" ? "true or false (Terraform's type check)" : ""),
-  ]);
+  const rows = Object.entries(stack.variable ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, variable]) => [
+      code(name),
+      plain(variable.description ?? ""),
+      variable.type ? code(variable.type) : "",
+      variable.default === undefined ? "required" : code(variable.default),
+      variable.sensitive ? "yes" : "no",
+      [...(variable.validation ?? []).map((check) => check.error_message), ...(preconditions.get(name) ?? [])]
+        .map(expectedOf)
+        .map(plain)
+        .join("; ") ||
+        // A bool needs no validation block: Terraform's type conversion refuses anything else, naming the variable.
+        (variable.type === "bool" ? "true or false (Terraform's type check)" : ""),
+    ]);
   return table(["variable", "description", "type", "default", "sensitive", "rule (checked at plan)"], rows);
 }
 
 /** The outputs: name, description, sensitive. */
 export function outputsTable(stack: StackJson): string {
-  const rows = Object.entries(stack.output ?? {}).sort(([a], [b]) => a.localeCompare(b))
+  const rows = Object.entries(stack.output ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, output]) => [code(name), plain(output.description ?? ""), output.sensitive ? "yes" : "no"]);
   return table(["output", "description", "sensitive"], rows);
 }
@@ -82,7 +102,8 @@ function settingRows(schema: z.ZodObject, prefix: string): string[][] {
     let inner: z.ZodType = field;
     let fallback: unknown;
     let optional = false;
-    const description = () => z.globalRegistry.get(field)?.description ?? z.globalRegistry.get(inner)?.description ?? "";
+    const description = () =>
+      z.globalRegistry.get(field)?.description ?? z.globalRegistry.get(inner)?.description ?? "";
     for (;;) {
       if (inner instanceof z.ZodDefault) fallback = inner.def.defaultValue;
       else if (!(inner instanceof z.ZodOptional)) break;
@@ -90,12 +111,22 @@ function settingRows(schema: z.ZodObject, prefix: string): string[][] {
       inner = inner.def.innerType as z.ZodType;
     }
     if (inner instanceof z.ZodObject) {
-      rows.push([code(`${prefix}${key}`), plain(description()), optional ? "optional" : "required", "an object of the settings below"]);
+      rows.push([
+        code(`${prefix}${key}`),
+        plain(description()),
+        optional ? "optional" : "required",
+        "an object of the settings below",
+      ]);
       rows.push(...settingRows(inner, `${prefix}${key}.`));
       continue;
     }
     const rule = settingRules.get(inner)?.expected ?? settingRules.get(field)?.expected ?? describeJsonSchema(inner);
-    rows.push([code(`${prefix}${key}`), plain(description()), fallback !== undefined ? code(fallback) : optional ? "optional" : "required", plain(rule)]);
+    rows.push([
+      code(`${prefix}${key}`),
+      plain(description()),
+      fallback !== undefined ? code(fallback) : optional ? "optional" : "required",
+      plain(rule),
+    ]);
   }
   return rows;
 }
@@ -105,7 +136,8 @@ function describeJsonSchema(field: z.ZodType): string {
   const json = z.toJSONSchema(field, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   if (Array.isArray(json.enum)) return `one of ${json.enum.map(code).join(", ")}`;
   const parts = [String(json.type ?? "any value")];
-  if (json.minimum !== undefined || json.maximum !== undefined) parts.push(`from ${json.minimum ?? "-∞"} to ${json.maximum ?? "∞"}`);
+  if (json.minimum !== undefined || json.maximum !== undefined)
+    parts.push(`from ${json.minimum ?? "-∞"} to ${json.maximum ?? "∞"}`);
   if (json.pattern) parts.push(`matching ${code(json.pattern)}`);
   return parts.join(" ");
 }
@@ -124,8 +156,16 @@ export function pathSettingsTable(): string {
 /** The host's own paths that path settings stay clear of, and the login user's files. */
 export function hostPathsTable(): string {
   const rows = [
-    ...HOST_PATHS.map((host) => [code(host.path), plain(host.what), host.tree ? "be it, hold it or lie inside it" : "be it or hold it"]),
-    ...LOGIN_HOME_PATHS.map((entry) => [code(`<loginHome>/${entry.name}`), plain(entry.what), "be it, hold it or lie inside it"]),
+    ...HOST_PATHS.map((host) => [
+      code(host.path),
+      plain(host.what),
+      host.tree ? "be it, hold it or lie inside it" : "be it or hold it",
+    ]),
+    ...LOGIN_HOME_PATHS.map((entry) => [
+      code(`<loginHome>/${entry.name}`),
+      plain(entry.what),
+      "be it, hold it or lie inside it",
+    ]),
   ];
   return table(["path", "what it is", "no path setting may"], rows);
 }
@@ -137,7 +177,9 @@ export const PUBLIC_SENSITIVE_VARIABLES = ["ssh_public_key"];
  * The repository variables that the workflows pass as Terraform variables (docs/github-actions.md, step 6):
  * every variable of the named stacks but their secrets, with the stacks that declare it and whether one requires it.
  */
-export function repositoryVariablesTable(stacks: readonly { readonly name: string; readonly stack: StackJson }[]): string {
+export function repositoryVariablesTable(
+  stacks: readonly { readonly name: string; readonly stack: StackJson }[],
+): string {
   const rows = new Map<string, { required: Set<string>; optional: Set<string> }>();
   for (const { name, stack } of stacks) {
     for (const [variable, block] of Object.entries(stack.variable ?? {})) {
@@ -148,7 +190,14 @@ export function repositoryVariablesTable(stacks: readonly { readonly name: strin
   }
   const all = stacks.length;
   const list = (names: Set<string>) => (names.size === all ? "every example" : [...names].sort().join(", "));
-  return ["| repository variable | Terraform variable | required by | optional in |", "| --- | --- | --- | --- |",
-    ...[...rows.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([variable, { required, optional }]) =>
-      `| \`${variable.toUpperCase()}\` | \`${variable}\` | ${required.size ? list(required) : "-"} | ${optional.size ? list(optional) : "-"} |`)].join("\n");
+  return [
+    "| repository variable | Terraform variable | required by | optional in |",
+    "| --- | --- | --- | --- |",
+    ...[...rows.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(
+        ([variable, { required, optional }]) =>
+          `| \`${variable.toUpperCase()}\` | \`${variable}\` | ${required.size ? list(required) : "-"} | ${optional.size ? list(optional) : "-"} |`,
+      ),
+  ].join("\n");
 }

@@ -41,7 +41,8 @@ export interface Reference {
   readonly field: string;
 }
 
-const REFERENCE = /\b(?:(data)\.([a-z][a-z0-9_]*)\.([A-Za-z0-9_-]+)|(var|local)\.([A-Za-z0-9_-]+)|([a-z][a-z0-9]*_[a-z0-9_]+)\.([A-Za-z0-9_-]+))(?:\.([a-z0-9_]+))?/g;
+const REFERENCE =
+  /\b(?:(data)\.([a-z][a-z0-9_]*)\.([A-Za-z0-9_-]+)|(var|local)\.([A-Za-z0-9_-]+)|([a-z][a-z0-9]*_[a-z0-9_]+)\.([A-Za-z0-9_-]+))(?:\.([a-z0-9_]+))?/g;
 
 /** Every reference inside `${…}` expressions of a value, and the plain addresses of `depends_on`. */
 export function referencesOf(block: Block, locals: Record<string, unknown> = {}): Reference[] {
@@ -57,7 +58,13 @@ export function referencesOf(block: Block, locals: Record<string, unknown> = {})
   return found;
 }
 
-function collect(value: unknown, field: string, found: Reference[], locals: Record<string, unknown>, seen: Set<string>): void {
+function collect(
+  value: unknown,
+  field: string,
+  found: Reference[],
+  locals: Record<string, unknown>,
+  seen: Set<string>,
+): void {
   if (typeof value === "string") {
     for (const expression of value.match(/\$\{[\s\S]*\}/g) ?? []) {
       for (const match of expression.matchAll(REFERENCE)) {
@@ -94,10 +101,12 @@ export interface Addressed {
 export function blocksOf(stack: StackJson): Addressed[] {
   const all: Addressed[] = [];
   for (const [type, items] of Object.entries(stack.resource ?? {})) {
-    for (const [name, body] of Object.entries(items)) all.push({ address: `${type}.${name}`, kind: "resource", type, name, body });
+    for (const [name, body] of Object.entries(items))
+      all.push({ address: `${type}.${name}`, kind: "resource", type, name, body });
   }
   for (const [type, items] of Object.entries(stack.data ?? {})) {
-    for (const [name, body] of Object.entries(items)) all.push({ address: `data.${type}.${name}`, kind: "data", type, name, body });
+    for (const [name, body] of Object.entries(items))
+      all.push({ address: `data.${type}.${name}`, kind: "data", type, name, body });
   }
   return all.sort((a, b) => a.address.localeCompare(b.address));
 }

@@ -13,7 +13,12 @@ import { describeWithTools } from "../../support/required-tools";
 const RUNNER = resolve(__dirname, "../../../scripts/ci/phases.sh");
 const CHECK = resolve(__dirname, "../../../scripts/check.sh");
 /** Where phases.sh looks for a hierarchy to make its control groups in (phases_cgroup_make), in its order. */
-const CGROUP_ROOTS = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified", "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/cpu,cpuacct"];
+const CGROUP_ROOTS = [
+  "/sys/fs/cgroup",
+  "/sys/fs/cgroup/unified",
+  "/sys/fs/cgroup/cpuacct",
+  "/sys/fs/cgroup/cpu,cpuacct",
+];
 
 /** What this machine lacks for phases.sh's control groups: none where it can make one in any of CGROUP_ROOTS. */
 function cgroupMissing(): string[] {
@@ -33,7 +38,9 @@ function cgroupMissing(): string[] {
 
 /** The control groups that this test's runs of phases.sh (their pids) left: crm-check.<pid> (not npm test's own). */
 function cgroupsLeft(pids: number[]): string[] {
-  return CGROUP_ROOTS.flatMap((root) => pids.map((pid) => join(root, `crm-check.${pid}`))).filter((group) => existsSync(group));
+  return CGROUP_ROOTS.flatMap((root) => pids.map((pid) => join(root, `crm-check.${pid}`))).filter((group) =>
+    existsSync(group),
+  );
 }
 
 /** Phases a test's script can use; each marker file is under $W (the test's directory). */
@@ -67,7 +74,9 @@ describe("scripts/ci/phases.sh", () => {
   let dir: string;
   /** The runs' pids, which name their control groups. */
   const pids: number[] = [];
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), "crm-phases-")); });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "crm-phases-"));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Runs `body` (lane calls) between phases_begin and phases_end; `signal` is sent once every file of `after` exists. */
@@ -77,7 +86,9 @@ describe("scripts/ci/phases.sh", () => {
     writeFileSync(join(dir, "run.sh"), script);
     const started = Date.now();
     const child = spawn("bash", [join(dir, "run.sh")], {
-      cwd: dir, env: { ...process.env, W: dir, MARK: mark, TMPDIR: dir, CRM_CHECK_GRACE: "3" }, stdio: ["ignore", "pipe", "pipe"],
+      cwd: dir,
+      env: { ...process.env, W: dir, MARK: mark, TMPDIR: dir, CRM_CHECK_GRACE: "3" },
+      stdio: ["ignore", "pipe", "pipe"],
     });
     if (child.pid) pids.push(child.pid);
     let output = "";
@@ -93,10 +104,12 @@ describe("scripts/ci/phases.sh", () => {
       child.on("exit", () => clearInterval(poll));
     }
     const bound = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    return new Promise((done) => child.on("close", (code, signal) => {
-      clearTimeout(bound);
-      done({ code, signal, output, ms: Date.now() - started });
-    }));
+    return new Promise((done) =>
+      child.on("close", (code, signal) => {
+        clearTimeout(bound);
+        done({ code, signal, output, ms: Date.now() - started });
+      }),
+    );
   }
 
   /** The lines of one phase's block in the output, between its heading and its end line. */
@@ -111,14 +124,16 @@ describe("scripts/ci/phases.sh", () => {
 
   /** Processes whose command line carries this test's marker (the phases' sleeps). */
   function leftOver(): string[] {
-    return readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).flatMap((pid) => {
-      try {
-        const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
-        return /crm-phase-(sleep|stubborn)-/.test(command) && command.includes(String(process.pid)) ? [command] : [];
-      } catch {
-        return [];
-      }
-    });
+    return readdirSync("/proc")
+      .filter((pid) => /^\d+$/.test(pid))
+      .flatMap((pid) => {
+        try {
+          const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+          return /crm-phase-(sleep|stubborn)-/.test(command) && command.includes(String(process.pid)) ? [command] : [];
+        } catch {
+          return [];
+        }
+      });
   }
 
   it("runs the lanes side by side, prints each phase's log whole, and ends with the table and the total", async () => {
@@ -132,7 +147,9 @@ describe("scripts/ci/phases.sh", () => {
     expect(table).toMatch(/^left +\+\d+\.\d s +\d+\.\d s +(\d+\.\d s +)?passed: left: 2 passed, 0 failed$/m);
     expect(table).toMatch(/^right +\+\d+\.\d s +\d+\.\d s +(\d+\.\d s +)?passed: right: 3 passed, 1 failed$/m);
     expect(table).toMatch(/^skips +\+\d+\.\d s +\d+\.\d s +(\d+\.\d s +)?skipped$/m);
-    expect(table).toMatch(/^all +\d+\.\d s +\d+\.\d s +passed; cpu: the whole machine's, \d+\.\d\d of \d+ cores busy on average$/m);
+    expect(table).toMatch(
+      /^all +\d+\.\d s +\d+\.\d s +passed; cpu: the whole machine's, \d+\.\d\d of \d+ cores busy on average$/m,
+    );
     expect(result.output.trimEnd().split("\n").pop()).toBe("total: 5 passed, 1 failed");
     const report = readFileSync(join(dir, "report.tsv"), "utf8");
     expect(report).toMatch(/^# commit\t/m);
@@ -161,7 +178,9 @@ describe("scripts/ci/phases.sh", () => {
     it("counts each phase's CPU time, also of what left its process tree, and removes its groups", async () => {
       const result = await run("lane escapes\nlane --nice 10 after");
       expect(result.code).toBe(0);
-      const rows = readFileSync(join(dir, "report.tsv"), "utf8").split("\n").map((line) => line.split("\t"));
+      const rows = readFileSync(join(dir, "report.tsv"), "utf8")
+        .split("\n")
+        .map((line) => line.split("\t"));
       const cpu = (name: string) => Number(rows.find((row) => row[0] === name)?.[5]);
       // 1 s of its own, and the phase's bash around it; a control group counts it although no one reaped it.
       expect(cpu("escapes")).toBeGreaterThanOrEqual(1000);
@@ -175,22 +194,37 @@ describe("scripts/ci/phases.sh", () => {
     const result = await run("lane --nice 7 nice");
     expect(result.code).toBe(0);
     const [niceness, tmp] = block(result.output, "nice");
-    expect(niceness).toBe(`niceness ${Math.min(19, 7 + Number(readFileSync("/proc/self/stat", "utf8").split(" ")[18]))}`);
+    expect(niceness).toBe(
+      `niceness ${Math.min(19, 7 + Number(readFileSync("/proc/self/stat", "utf8").split(" ")[18]))}`,
+    );
     expect(tmp).toMatch(new RegExp(`^tmpdir ${dir}/crm-check\\.\\w+/tmp/nice$`));
     expect(readdirSync(dir).filter((name) => name.startsWith("crm-check."))).toEqual([]);
   });
 
-  it.each([["SIGTERM", 143], ["SIGINT", 130]] as const)("%s stops every phase and what it started, a stubborn one after the grace", async (signal, code) => {
-    const result = await run("lane sleeps\nlane --nice 10 stubborn", { signal, after: ["sleeps-started", "stubborn-started"] });
-    expect({ code: result.code, output: result.output }).toEqual({ code, output: expect.stringContaining("check: stopping every phase") });
-    // The signal waits for both lanes' phases to start: under load the stubborn one could start first.
-    // Well before the sleeps' 300 s: the grace (3 s) and no more.
-    expect(result.ms).toBeLessThan(30_000);
-    expect(existsSync(join(dir, "sleeps-started"))).toBe(true);
-    expect(leftOver()).toEqual([]);
-    expect(readdirSync(dir).filter((name) => name.startsWith("crm-check."))).toEqual([]);
-    expect(cgroupsLeft(pids)).toEqual([]);
-  }, 60_000);
+  it.each([
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const)(
+    "%s stops every phase and what it started, a stubborn one after the grace",
+    async (signal, code) => {
+      const result = await run("lane sleeps\nlane --nice 10 stubborn", {
+        signal,
+        after: ["sleeps-started", "stubborn-started"],
+      });
+      expect({ code: result.code, output: result.output }).toEqual({
+        code,
+        output: expect.stringContaining("check: stopping every phase"),
+      });
+      // The signal waits for both lanes' phases to start: under load the stubborn one could start first.
+      // Well before the sleeps' 300 s: the grace (3 s) and no more.
+      expect(result.ms).toBeLessThan(30_000);
+      expect(existsSync(join(dir, "sleeps-started"))).toBe(true);
+      expect(leftOver()).toEqual([]);
+      expect(readdirSync(dir).filter((name) => name.startsWith("crm-check."))).toEqual([]);
+      expect(cgroupsLeft(pids)).toEqual([]);
+    },
+    60_000,
+  );
 
   it("npm test (scripts/check.sh) runs each of its phases once: the boot test's hosts A and B first, alone at normal priority, the rest niced beside it", () => {
     const text = readFileSync(CHECK, "utf8");

@@ -52,16 +52,37 @@ export class HarnessDatabase {
     // the bootstrap server too, which otherwise shares /tmp with every other harness and test).
     const own = [`--socket=${socket}`, `--port=${await freePort()}`, "--skip-networking", `--tmpdir=${tmp}`];
     const env = { ...process.env, TMPDIR: tmp };
-    await mustExec(tool("mariadb-install-db"), ["--no-defaults", `--datadir=${datadir}`,
-      "--auth-root-authentication-method=socket", "--user=root", "--skip-test-db", ...own], { env, timeoutMs: 120_000 });
-    const child = spawn(tool("mariadbd"), ["--no-defaults", `--datadir=${datadir}`, ...own,
-      "--user=root", `--pid-file=${this.pidFile}`,
-      `--log-error=${this.errorLog}`, "--innodb-buffer-pool-size=32M"], { stdio: "ignore", env });
+    await mustExec(
+      tool("mariadb-install-db"),
+      [
+        "--no-defaults",
+        `--datadir=${datadir}`,
+        "--auth-root-authentication-method=socket",
+        "--user=root",
+        "--skip-test-db",
+        ...own,
+      ],
+      { env, timeoutMs: 120_000 },
+    );
+    const child = spawn(
+      tool("mariadbd"),
+      [
+        "--no-defaults",
+        `--datadir=${datadir}`,
+        ...own,
+        "--user=root",
+        `--pid-file=${this.pidFile}`,
+        `--log-error=${this.errorLog}`,
+        "--innodb-buffer-pool-size=32M",
+      ],
+      { stdio: "ignore", env },
+    );
     this.mariadbd = child;
     this.mariadbdExit = new Promise((resolve) => child.on("exit", () => resolve()));
     const deadline = Date.now() + 30_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`mariadbd exited: ${existsSync(this.errorLog) ? readFileSync(this.errorLog, "utf8") : ""}`);
+      if (child.exitCode !== null)
+        throw new Error(`mariadbd exited: ${existsSync(this.errorLog) ? readFileSync(this.errorLog, "utf8") : ""}`);
       try {
         await this.query("SELECT 1");
         return;
@@ -113,22 +134,41 @@ export class HarnessDatabase {
 
   /** Runs SQL as root (unix socket) and returns the tab-separated rows. */
   async query(sql: string): Promise<string> {
-    return (await mustExec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.options.socket}`, "--user=root", "--batch", "--skip-column-names"], { input: sql })).trimEnd();
+    return (
+      await mustExec(
+        tool("mariadb"),
+        ["--no-defaults", `--socket=${this.options.socket}`, "--user=root", "--batch", "--skip-column-names"],
+        { input: sql },
+      )
+    ).trimEnd();
   }
 
   /** True when `user`@localhost can log in with exactly `password` (given through MYSQL_PWD, never argv). */
   async canLogin(user: string, password: string): Promise<boolean> {
-    const result = await exec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.options.socket}`, `--user=${user}`, "--batch", "--skip-column-names", "-e", "SELECT CURRENT_USER()"],
-      { env: { PATH: process.env.PATH, MYSQL_PWD: password } });
+    const result = await exec(
+      tool("mariadb"),
+      [
+        "--no-defaults",
+        `--socket=${this.options.socket}`,
+        `--user=${user}`,
+        "--batch",
+        "--skip-column-names",
+        "-e",
+        "SELECT CURRENT_USER()",
+      ],
+      { env: { PATH: process.env.PATH, MYSQL_PWD: password } },
+    );
     return result.code === 0 && result.stdout.trim() === `${user}@localhost`;
   }
 
   /** Runs SQL as `user` with `password` (through MYSQL_PWD, never argv), as the application does. */
   async queryAs(user: string, password: string, sql: string): Promise<string> {
-    return (await mustExec(tool("mariadb"),
-      ["--no-defaults", `--socket=${this.options.socket}`, `--user=${user}`, "--batch", "--skip-column-names"],
-      { input: sql, env: { PATH: process.env.PATH, MYSQL_PWD: password } })).trimEnd();
+    return (
+      await mustExec(
+        tool("mariadb"),
+        ["--no-defaults", `--socket=${this.options.socket}`, `--user=${user}`, "--batch", "--skip-column-names"],
+        { input: sql, env: { PATH: process.env.PATH, MYSQL_PWD: password } },
+      )
+    ).trimEnd();
   }
 }

@@ -29,7 +29,8 @@ export const FAULTS = {
   // The ops command's phases (app mode): what the stand-ins do to the action's unit (its process group).
   "ops:kill-build": "SIGKILL to the action while yarn builds the new release",
   "ops:slow-build": "yarn takes 30 s (its pid in <dir>/build.pid)",
-  "ops:leave-child": "yarn leaves a process behind (a daemon of its own session, with the descriptors it inherited but stdio), whose pid is in <dir>/leftover.pid",
+  "ops:leave-child":
+    "yarn leaves a process behind (a daemon of its own session, with the descriptors it inherited but stdio), whose pid is in <dir>/leftover.pid",
   "ops:fill-build": "yarn builds, then fills the file system of the login user's home",
   "ops:kill-after-app-password": "SIGKILL to the action once the app user's new password is set (ALTER USER)",
   "ops:kill-before-root-password": "SIGKILL to the action before the root password is set (SET PASSWORD FOR 'root')",

@@ -8,7 +8,9 @@ import { HOST_FILE_VARIABLES, shellQuote } from "../../../userdata/script";
 
 /** The host's own paths (HOST_FILES) under `root`: where a stand-in host keeps them. */
 export function hostFilesUnder(root: string): HostFiles {
-  return Object.fromEntries(Object.entries(HOST_FILES).map(([name, path]) => [name, join(root, path)])) as unknown as HostFiles;
+  return Object.fromEntries(
+    Object.entries(HOST_FILES).map(([name, path]) => [name, join(root, path)]),
+  ) as unknown as HostFiles;
 }
 
 /**
@@ -20,7 +22,9 @@ export function hostFilesUnder(root: string): HostFiles {
 export function relocateHostFiles(script: string, root: string): string {
   const moved = hostFilesUnder(root);
   for (const [name, variable] of Object.entries(HOST_FILE_VARIABLES) as [keyof HostFiles, string][]) {
-    const assignment = new RegExp(`(\n(?:readonly (?:[A-Z0-9_]+='[^'\n]*' )*))${variable}=${escape(shellQuote(HOST_FILES[name]))}(?=[ \n])`);
+    const assignment = new RegExp(
+      `(\n(?:readonly (?:[A-Z0-9_]+='[^'\n]*' )*))${variable}=${escape(shellQuote(HOST_FILES[name]))}(?=[ \n])`,
+    );
     if (!assignment.test(script)) {
       if (!new RegExp(`[\n ]${variable}=`).test(script)) continue;
       throw new Error(`the script does not hold readonly ${variable}=${shellQuote(HOST_FILES[name])}`);

@@ -20,7 +20,9 @@ export const TEST_REGION = "us-east-1";
 export const TEST_ROLE_NAME = "CrmHostStack-crm-host-role";
 /** The role's temporary credentials it serves (moto takes any; a signature-checking proxy needs the secret). */
 export const TEST_ROLE_CREDENTIALS = {
-  accessKeyId: "ASIAMOTOTESTROLE0001", secretAccessKey: "moto-test-secret-access-key", sessionToken: "moto-test-session-token",
+  accessKeyId: "ASIAMOTOTESTROLE0001",
+  secretAccessKey: "moto-test-secret-access-key",
+  sessionToken: "moto-test-session-token",
 } as const;
 
 /** TTL the stand-in metadata service insists on. */
@@ -58,21 +60,31 @@ export class MetadataService {
         return answer(200, this.token);
       }
       if (req.method === "GET" && req.headers["x-aws-ec2-metadata-token"] !== this.token) return answer(401, "");
-      if (this.fault() === "step_10_read_public_hostname" && /^\/latest\/meta-data\/public-/.test(req.url ?? "")) return answer(500, "");
+      if (this.fault() === "step_10_read_public_hostname" && /^\/latest\/meta-data\/public-/.test(req.url ?? ""))
+        return answer(500, "");
       const meta = {
-        "/latest/meta-data/public-hostname": this.publicHostname, "/latest/meta-data/public-ipv4": this.publicIpv4,
-        "/latest/meta-data/instance-id": TEST_INSTANCE_ID, "/latest/meta-data/placement/region": TEST_REGION,
+        "/latest/meta-data/public-hostname": this.publicHostname,
+        "/latest/meta-data/public-ipv4": this.publicIpv4,
+        "/latest/meta-data/instance-id": TEST_INSTANCE_ID,
+        "/latest/meta-data/placement/region": TEST_REGION,
       }[req.url ?? ""];
       if (meta !== undefined && req.method === "GET") return answer(200, meta);
       // The instance role's credentials, as EC2 serves them (moto takes any).
       const credentials = "/latest/meta-data/iam/security-credentials/";
       if (req.url === credentials && req.method === "GET") return answer(200, TEST_ROLE_NAME);
       if (req.url === `${credentials}${TEST_ROLE_NAME}` && req.method === "GET") {
-        return answer(200, JSON.stringify({
-          Code: "Success", LastUpdated: new Date().toISOString(), Type: "AWS-HMAC", AccessKeyId: TEST_ROLE_CREDENTIALS.accessKeyId,
-          SecretAccessKey: TEST_ROLE_CREDENTIALS.secretAccessKey, Token: TEST_ROLE_CREDENTIALS.sessionToken,
-          Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
-        }));
+        return answer(
+          200,
+          JSON.stringify({
+            Code: "Success",
+            LastUpdated: new Date().toISOString(),
+            Type: "AWS-HMAC",
+            AccessKeyId: TEST_ROLE_CREDENTIALS.accessKeyId,
+            SecretAccessKey: TEST_ROLE_CREDENTIALS.secretAccessKey,
+            Token: TEST_ROLE_CREDENTIALS.sessionToken,
+            Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
+          }),
+        );
       }
       if (req.url === "/latest/user-data" && req.method === "GET") {
         if (req.headers["x-aws-ec2-metadata-token"] !== this.token) return answer(401, "");

@@ -18,7 +18,10 @@ export function modulesNamed(script: string): NamedModule[] {
   const path = /^readonly MODULE_PATH='([^']*)'/m.exec(script)?.[1];
   const list = /^readonly MODULES=\(([^)]*)\)$/m.exec(script)?.[1];
   if (path === undefined || list === undefined) return [];
-  return [...list.matchAll(/'([a-z-]+):([0-9a-f]{64})'/g)].map(([, module, sha256]) => ({ name: `${path}/${module}`, sha256 }));
+  return [...list.matchAll(/'([a-z-]+):([0-9a-f]{64})'/g)].map(([, module, sha256]) => ({
+    name: `${path}/${module}`,
+    sha256,
+  }));
 }
 
 /**
@@ -29,8 +32,12 @@ export function modulesBySha(): Map<string, HostModule> {
   if (BY_SHA.size > 0) return BY_SHA;
   for (const topology of ["single-host", "scale-out"] as const) {
     for (const secrets of ["user-data", "parameter-store"] as const) {
-      for (const domain of [undefined, { hostedZone: "example.com", name: "crm.example.com", acmeDirectory: "https://acme.example.com/directory" }]) {
-        for (const module of hostModules({ topology, secrets, domain } as ProvisioningSettings)) BY_SHA.set(module.sha256, module);
+      for (const domain of [
+        undefined,
+        { hostedZone: "example.com", name: "crm.example.com", acmeDirectory: "https://acme.example.com/directory" },
+      ]) {
+        for (const module of hostModules({ topology, secrets, domain } as ProvisioningSettings))
+          BY_SHA.set(module.sha256, module);
       }
     }
   }
@@ -53,12 +60,15 @@ export function namedModule({ name, sha256 }: NamedModule): HostModule {
 export function withModules(script: string): string {
   const first = /^[A-Za-z_][A-Za-z0-9_]*\(\) \{/m.exec(script);
   if (first === null) throw new Error("the script defines no function");
-  const code = modulesNamed(script).map((named) => namedModule(named).code).join("");
+  const code = modulesNamed(script)
+    .map((named) => namedModule(named).code)
+    .join("");
   return script.slice(0, first.index) + code + script.slice(first.index);
 }
 
 /** Keeps the modules a script's header names in `moduleDir` as a host whose first boot read them does (load_modules), by sha256. */
 export function keepModules(script: string, moduleDir: string): void {
   mkdirSync(moduleDir, { recursive: true, mode: 0o700 });
-  for (const named of modulesNamed(script)) writeFileSync(join(moduleDir, `${named.sha256}.sh`), namedModule(named).code, { mode: 0o600 });
+  for (const named of modulesNamed(script))
+    writeFileSync(join(moduleDir, `${named.sha256}.sh`), namedModule(named).code, { mode: 0o600 });
 }

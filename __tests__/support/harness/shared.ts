@@ -47,26 +47,39 @@ export interface ExecOptions {
   timeoutMs?: number;
 }
 
-export function exec(file: string, args: string[], options: ExecOptions = {}):
-Promise<{ code: number; stdout: string; stderr: string }> {
+export function exec(
+  file: string,
+  args: string[],
+  options: ExecOptions = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = execFile(file, args, {
-      env: options.env ?? process.env, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024,
-      timeout: options.timeoutMs ?? 60_000, killSignal: "SIGKILL",
-    },
+    const child = execFile(
+      file,
+      args,
+      {
+        env: options.env ?? process.env,
+        cwd: options.cwd,
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: options.timeoutMs ?? 60_000,
+        killSignal: "SIGKILL",
+      },
       (error, stdout, stderr) => {
-        const code = error ? (typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : -1) : 0;
+        const code = error
+          ? typeof (error as { code?: unknown }).code === "number"
+            ? (error as { code: number }).code
+            : -1
+          : 0;
         if (error && code === -1) reject(error);
         else resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
+      },
+    );
     // A command that reads no input may exit before it is written; that is no error here.
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(options.input ?? "");
   });
 }
 
-export async function mustExec(file: string, args: string[], options: ExecOptions = {}):
-Promise<string> {
+export async function mustExec(file: string, args: string[], options: ExecOptions = {}): Promise<string> {
   const result = await exec(file, args, options);
   if (result.code !== 0) throw new Error(`${file} ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
   return result.stdout;
@@ -129,7 +142,9 @@ export async function reservedPort(): Promise<ReservedPort> {
 /** `server` listening on `address` (a loopback port, or a Unix socket's name), or undefined when that is taken. */
 function listening(server: Server, address: number | string): Promise<Server | undefined> {
   return new Promise((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(undefined) : reject(error)));
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      error.code === "EADDRINUSE" ? resolve(undefined) : reject(error),
+    );
     if (typeof address === "number") server.listen(address, "127.0.0.1", () => resolve(server));
     else server.listen(address, () => resolve(server));
   });

@@ -102,24 +102,35 @@ export class SourceHost {
   }
 
   private git(args: string[], cwd: string): Promise<string> {
-    return mustExec(tool("git"), ["-c", "user.name=Harness", "-c", "user.email=harness@example.com", ...args],
-      { cwd, env: { PATH: process.env.PATH, HOME: this.dir, GIT_CONFIG_NOSYSTEM: "1" } });
+    return mustExec(tool("git"), ["-c", "user.name=Harness", "-c", "user.email=harness@example.com", ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: this.dir, GIT_CONFIG_NOSYSTEM: "1" },
+    });
   }
 
   private async createRepository(): Promise<void> {
     const seed = this.seed;
     const bare = join(this.reposDir, "crm-app.git");
     mkdirSync(seed);
-    writeFileSync(join(seed, "server.js"), "require('http').createServer((q, r) => r.end('crm')).listen(process.env.PORT || 3000);\n");
-    writeFileSync(join(seed, ".env"), "# settings of the CRM server\nPORT=3000\nFRONTENDURI=http://localhost:8080\nSESSION_SECRET=keep-me\n");
+    writeFileSync(
+      join(seed, "server.js"),
+      "require('http').createServer((q, r) => r.end('crm')).listen(process.env.PORT || 3000);\n",
+    );
+    writeFileSync(
+      join(seed, ".env"),
+      "# settings of the CRM server\nPORT=3000\nFRONTENDURI=http://localhost:8080\nSESSION_SECRET=keep-me\n",
+    );
     // Two tables, so that an import stopped half way leaves one and not the other.
-    writeFileSync(join(seed, "export.sql"), [
-      "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
-      "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
-      "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
-      "INSERT INTO orders VALUES (10, 1), (11, 3);",
-      "",
-    ].join("\n"));
+    writeFileSync(
+      join(seed, "export.sql"),
+      [
+        "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL);",
+        "INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace'), (3, 'Linus');",
+        "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL);",
+        "INSERT INTO orders VALUES (10, 1), (11, 3);",
+        "",
+      ].join("\n"),
+    );
     await this.git(["init", "--quiet", "--initial-branch=main"], seed);
     await this.git(["add", "--all"], seed);
     await this.git(["commit", "--quiet", "-m", "initial"], seed);
@@ -129,52 +140,76 @@ export class SourceHost {
   }
 
   private async makeCertificate(): Promise<void> {
-    await mustExec(tool("openssl"), ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-      "-keyout", this.keyFile, "-out", this.certFile,
-      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]);
+    await mustExec(tool("openssl"), [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-keyout",
+      this.keyFile,
+      "-out",
+      this.certFile,
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ]);
   }
 
   /** git smart HTTP over TLS, only with basic auth `<TOKEN_USERNAME>:<token>`. */
   private async startServer(): Promise<void> {
-    const server = https.createServer({
-      key: readFileSync(this.keyFile),
-      cert: readFileSync(this.certFile),
-    }, async (req, res) => {
-      if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-      const url = new URL(req.url ?? "/", "https://127.0.0.1");
-      const [user, password] = parseBasicAuth(req.headers.authorization);
-      const authorized = user === TOKEN_USERNAME && password === this.token;
-      const record = (status: number) => this.requests.push({
-        method: req.method ?? "", path: url.pathname + url.search, headers: req.headers, status, user, authorized,
-      });
-      if (!authorized) {
-        record(401);
-        res.writeHead(401, { "WWW-Authenticate": 'Basic realm="crm-app"' }).end("authentication required\n");
-        return;
-      }
-      const fault = this.options.fault();
-      if (fault === "step_08_fetch_repository") {
-        record(500);
-        res.writeHead(500).end("injected fault\n");
-        return;
-      }
-      if (fault === "echo-token" && url.search.includes("service=git-upload-pack")) {
-        // A server that quotes the credentials it was given in its error: git prints the message.
-        record(200);
-        const line = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`;
-        res.writeHead(200, { "Content-Type": "application/x-git-upload-pack-advertisement" })
-          .end(`${line("# service=git-upload-pack\n")}0000${line(`ERR access denied for ${user}:${password}\n`)}`);
-        return;
-      }
-      if (fault === "kill:step_08_fetch_repository" && req.method === "POST") {
-        // The clone has begun (refs known, directory created) and now gets no pack: a power cut.
-        record(0);
-        this.options.killScript();
-        res.destroy();
-        return;
-      }
-      void serveGit(req, res, this.reposDir, this.dir, user).then(record);
-    });
+    const server = https.createServer(
+      {
+        key: readFileSync(this.keyFile),
+        cert: readFileSync(this.certFile),
+      },
+      async (req, res) => {
+        if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+        const url = new URL(req.url ?? "/", "https://127.0.0.1");
+        const [user, password] = parseBasicAuth(req.headers.authorization);
+        const authorized = user === TOKEN_USERNAME && password === this.token;
+        const record = (status: number) =>
+          this.requests.push({
+            method: req.method ?? "",
+            path: url.pathname + url.search,
+            headers: req.headers,
+            status,
+            user,
+            authorized,
+          });
+        if (!authorized) {
+          record(401);
+          res.writeHead(401, { "WWW-Authenticate": 'Basic realm="crm-app"' }).end("authentication required\n");
+          return;
+        }
+        const fault = this.options.fault();
+        if (fault === "step_08_fetch_repository") {
+          record(500);
+          res.writeHead(500).end("injected fault\n");
+          return;
+        }
+        if (fault === "echo-token" && url.search.includes("service=git-upload-pack")) {
+          // A server that quotes the credentials it was given in its error: git prints the message.
+          record(200);
+          const line = (text: string) => `${(text.length + 4).toString(16).padStart(4, "0")}${text}`;
+          res
+            .writeHead(200, { "Content-Type": "application/x-git-upload-pack-advertisement" })
+            .end(`${line("# service=git-upload-pack\n")}0000${line(`ERR access denied for ${user}:${password}\n`)}`);
+          return;
+        }
+        if (fault === "kill:step_08_fetch_repository" && req.method === "POST") {
+          // The clone has begun (refs known, directory created) and now gets no pack: a power cut.
+          record(0);
+          this.options.killScript();
+          res.destroy();
+          return;
+        }
+        void serveGit(req, res, this.reposDir, this.dir, user).then(record);
+      },
+    );
     this.server = server;
     this.port = await listen(server);
   }

@@ -7,7 +7,18 @@
  */
 import { spawnSync } from "child_process";
 import { createHash } from "crypto";
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "fs";
 import { join } from "path";
 import { NODE_VERSION, NVM_INSTALL_URL, RESTART_SEC } from "../../../userdata/constants";
 import { Fault } from "./faults";
@@ -78,7 +89,7 @@ export class StandInCommands {
 
   /** The armed fault (see FAULTS), or undefined. */
   get fault(): Fault | undefined {
-    return existsSync(this.faultFile) ? readFileSync(this.faultFile, "utf8") as Fault : undefined;
+    return existsSync(this.faultFile) ? (readFileSync(this.faultFile, "utf8") as Fault) : undefined;
   }
 
   set fault(fault: Fault | undefined) {
@@ -130,14 +141,22 @@ export class StandInCommands {
       REAL_JOURNALCTL: findTool("journalctl") ?? "",
       ...values,
     };
-    writeFileSync(join(this.dir, "config.sh"), ["# This harness's values, read by the stand-ins (lib.sh).",
-      ...Object.entries(all).map(([name, value]) => `${name}=${shq(String(value))}`), ""].join("\n"));
+    writeFileSync(
+      join(this.dir, "config.sh"),
+      [
+        "# This harness's values, read by the stand-ins (lib.sh).",
+        ...Object.entries(all).map(([name, value]) => `${name}=${shq(String(value))}`),
+        "",
+      ].join("\n"),
+    );
   }
 
   /** Every call recorded so far. */
   calls(): string[] {
     if (!existsSync(this.callsFile)) return [];
-    return readFileSync(this.callsFile, "utf8").split("\n").filter((line) => line !== "");
+    return readFileSync(this.callsFile, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
   }
 
   /** Every call recorded so far, and those recorded since the last takeCalls(). */
