@@ -63,8 +63,10 @@ export class CrmHostStack extends TerraformStack {
     // Each topology's module is loaded only by a stack that uses it: the single host's synthesis then
     // skips the scale-out's constructs and provider bindings (what that saves: docs/testing.md, Benchmarks).
     if (scaleOut) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when used (above)
       (require("./topologies/scale-out") as typeof import("./topologies/scale-out")).buildScaleOut(this, shared);
     } else {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when used (above)
       (require("./topologies/single-host") as typeof import("./topologies/single-host")).buildSingleHost(this, shared);
       // Deployments made before the readable names keep every resource: the hashed addresses move to them.
       moveFromEarlierAddresses(this, HASHED_ADDRESSES);

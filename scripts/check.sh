@@ -71,6 +71,11 @@ phase_typecheck() {
   npx tsc --noEmit
 }
 
+# ESLint (the recommended rules of ESLint and typescript-eslint) and Prettier's check: npm run lint.
+phase_lint() {
+  npm run -s lint
+}
+
 # jest with one worker more than the cores: beside the VMs, one worker sits mostly waiting in the
 # real-provider test (the provider's waiters against moto), and the others take what CPU the niced
 # lane gets. Ends with `jest: N passed, N failed, N skipped`; jest's report, with each file's time, stays in
@@ -112,5 +117,5 @@ phase_boot-variants() {
 
 phases_begin
 lane boot
-lane --nice 10 typecheck jest cdktn scan workflows boot-variants
+lane --nice 10 typecheck lint jest cdktn scan workflows boot-variants
 phases_end "$REPORT"

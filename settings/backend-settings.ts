@@ -47,12 +47,10 @@ const KEY_SEGMENT = "[A-Za-z0-9!_.*'()-]+";
 
 const S3_ONLY = ["bucket", "key", "region", "kmsKeyId", "workspaceKeyPrefix"] as const;
 
-const backendType = z
-  .enum(["local", "s3"], { error: '"local" or "s3"' })
-  .meta({
-    description:
-      "`local`: a state file on the machine that runs Terraform (one person trying the stack); `s3`: an S3 bucket, encrypted, with S3-native locking (teams and CI).",
-  });
+const backendType = z.enum(["local", "s3"], { error: '"local" or "s3"' }).meta({
+  description:
+    "`local`: a state file on the machine that runs Terraform (one person trying the stack); `s3`: an S3 bucket, encrypted, with S3-native locking (teams and CI).",
+});
 settingRules.add(backendType, { expected: '"local" or "s3"' });
 
 /** The `backend` object of a settings file. */

@@ -36,6 +36,10 @@ const RUN_BY: Record<string, string> = {
   "npm run doctor":
     "__tests__/scripts/cli.test.ts (the AWS CLI against moto's STS; a filesystem mirror without the pin); __tests__/engine/readme-deploy.test.ts (the version it names is the one deployed)",
   "npm run scan": "__tests__/scripts/cli.test.ts",
+  "npm run lint":
+    "the quick tier runs it (package.json's test:quick), and npm test as its phase lint (scripts/check.sh)",
+  "npm run format":
+    "npm run lint runs the same Prettier, on the same files, as a check (.prettierrc.json, .prettierignore)",
   "npm run lint:imports": "__tests__/imports.test.ts",
   "npm run check:settings":
     "__tests__/settings/main-errors.test.ts (the four scripts below run it first); __tests__/scripts/cdktf.test.ts (its --help and refusal)",

@@ -28,6 +28,7 @@ import { execFileSync, spawn } from "child_process";
 import { randomBytes } from "crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
+import { stripVTControlCharacters } from "util";
 import { gunzipSync } from "zlib";
 import { dirname, join, relative, resolve } from "path";
 import { DlmStandIn } from "../support/dlm-stand-in";
@@ -244,7 +245,7 @@ describeWithEngine(
     it("npm run diff plans the stack; its plan is the user's alone", async () => {
       const diff = await sh("diff", commands.diff);
       expectSuccess(diff);
-      expect(diff.output.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "")).toMatch(/Plan: \d+ to add, 0 to change, 0 to destroy/);
+      expect(stripVTControlCharacters(diff.output)).toMatch(/Plan: \d+ to add, 0 to change, 0 to destroy/);
       const plan = join(project, "cdktf.out", "stacks", STACK, "plan");
       expect((statSync(plan).mode & 0o777).toString(8)).toBe("600");
     });

@@ -13,6 +13,7 @@ import { spawn } from "child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { dirname, join, resolve } from "path";
+import { stripVTControlCharacters } from "util";
 import { describeWithEngine } from "../support/terraform-engine";
 
 const ROOT = resolve(__dirname, "../..");
@@ -57,7 +58,7 @@ describeWithEngine(
       });
     }
     const npmRun = (command: string, ...args: string[]) => bash([join(ROOT, "scripts/cdktf.sh"), command, ...args]);
-    const plain = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+    const plain = (text: string) => stripVTControlCharacters(text);
 
     beforeAll(async () => {
       project = mkdtempSync(join(tmpdir(), "crm-destroy-"));

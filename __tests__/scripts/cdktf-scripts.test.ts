@@ -4,7 +4,7 @@
  * line, exit 2, what it cannot answer, before Terraform starts.
  */
 import { spawnSync } from "child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 
@@ -29,7 +29,7 @@ describe("npm run output (scripts/output.sh)", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it("is the npm script output", () => {
-    expect(require(join(ROOT, "package.json")).scripts.output).toBe("bash scripts/output.sh");
+    expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.output).toBe("bash scripts/output.sh");
   });
 
   it("--help: what it does and each argument in one line, exit 0", () => {

@@ -272,7 +272,7 @@ describe("stack settings", () => {
 
   it("names the setting and what is expected when a value has the wrong type or is missing", () => {
     expect(() => parseStackSettings({ ...exampleSettings, stackName: 5 })).toThrow(
-      'Invalid setting "stackName" (got 5): expected a stack name of 1 to 64 letters, digits or -, starting with a letter (not with aws or ssm, in any case, with \"secrets\": \"parameter-store\").',
+      'Invalid setting "stackName" (got 5): expected a stack name of 1 to 64 letters, digits or -, starting with a letter (not with aws or ssm, in any case, with "secrets": "parameter-store").',
     );
     expect(() => parseStackSettings({ ...exampleSettings, swapFile: ["/swapfile"] })).toThrow(
       /^Invalid setting "swapFile" \(got \["\/swapfile"\]\): expected an absolute path/,
