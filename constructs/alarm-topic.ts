@@ -3,6 +3,7 @@ import { DataAwsPartition } from "@cdktf/provider-aws/lib/data-aws-partition";
 import { KmsKey } from "@cdktf/provider-aws/lib/kms-key";
 import { SnsTopic } from "@cdktf/provider-aws/lib/sns-topic";
 import { SnsTopicSubscription } from "@cdktf/provider-aws/lib/sns-topic-subscription";
+import { TerraformProvider } from "cdktf";
 import { Construct } from "constructs";
 import { nameElements } from "./addresses";
 import { awsName } from "./aws-names";
@@ -42,6 +43,11 @@ export interface AlarmTopicProps {
    * @default "crm_host_alarms"
    */
   readonly name?: string;
+  /**
+   * The AWS provider whose region holds the topic: a topic must be in the region of the alarms that tell it.
+   * @default - the stack's default provider (its region)
+   */
+  readonly provider?: TerraformProvider;
 }
 
 /**
@@ -58,15 +64,17 @@ export class AlarmTopic extends Construct {
   constructor(scope: Construct, id: string, props: AlarmTopicProps) {
     super(scope, id);
     const name = props.name ?? "crm_host_alarms";
+    const provider = props.provider;
     let partition = props.partition;
     if (partition === undefined) {
-      const source = new DataAwsPartition(this, "partition");
+      const source = new DataAwsPartition(this, "partition", { provider });
       nameElements(name, source);
       partition = source.partition;
     }
-    const account = new DataAwsCallerIdentity(this, "account");
+    const account = new DataAwsCallerIdentity(this, "account", { provider });
     nameElements(name, account);
     this.key = new KmsKey(this, "key", {
+      provider,
       description: "Encrypts the alarm notifications of the CRM host (SNS)",
       enableKeyRotation: true,
       deletionWindowInDays: 7,
@@ -86,11 +94,13 @@ export class AlarmTopic extends Construct {
     });
     nameElements(name, this.key);
     this.topic = new SnsTopic(this, "topic", {
+      provider,
       name: awsName("snsTopicName", `${props.nameTag.replace(/[^A-Za-z0-9_-]/g, "-")}-alarms`),
       kmsMasterKeyId: this.key.arn,
     });
     nameElements(name, this.topic);
     const subscription = new SnsTopicSubscription(this, "email", {
+      provider,
       topicArn: this.topic.arn,
       protocol: "email",
       endpoint: props.email,
