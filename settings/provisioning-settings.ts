@@ -115,6 +115,26 @@ function isMetadataAddress(url: string): boolean {
   );
 }
 
+/** The bounds of a release's build and release commands (releaseCommandTimeoutSeconds), and its default. */
+export const RELEASE_COMMAND_TIMEOUT_SECONDS = 600;
+export const MIN_RELEASE_COMMAND_TIMEOUT_SECONDS = 10;
+export const MAX_RELEASE_COMMAND_TIMEOUT_SECONDS = 7200;
+/** The longest build or release command, in characters. */
+export const MAX_APP_COMMAND_LENGTH = 1000;
+export const APP_COMMAND_EXPECTED =
+  `one line of 1 to ${MAX_APP_COMMAND_LENGTH} printable characters, not only spaces, that bash -c ` +
+  "runs as the app's user (no line break, tab or other control character, and no invisible formatting character)";
+/**
+ * One command line for `bash -c`: printable characters only. A line break would hide a second command from the
+ * audit line and the one-line logs that show the command; a control or invisible formatting character (a
+ * bidirectional override) would show the reviewer another command than the one that runs.
+ */
+export const APP_COMMAND = new RegExp(`^(?=.*\\S)[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]{1,${MAX_APP_COMMAND_LENGTH}}$`, "u");
+
+function appCommand(description: string) {
+  return matching(description, APP_COMMAND, APP_COMMAND_EXPECTED).optional();
+}
+
 /** The values of the `secrets` setting. */
 export const SECRET_SOURCES = ["user-data", "parameter-store"] as const;
 
@@ -248,6 +268,25 @@ export const PROVISIONING_FIELDS = {
     /^\/[A-Za-z0-9._~%/-]{0,200}(\?[A-Za-z0-9._~%=&-]{0,200})?$/,
     "a path starting with / such as / or /health?full=1 (letters, digits and . _ ~ % / - only, then an optional ?query)",
   ),
+  buildCommand: appCommand(
+    "A command a release runs in the new release's directory after its `yarn install`, before the release " +
+      "command (e.g. `yarn build`): as the app's user, with the app's environment, bounded by `releaseCommandTimeoutSeconds`; " +
+      "its failure ends the release with the serving release still serving (docs/operations.md). Default: none.",
+  ),
+  releaseCommand: appCommand(
+    "A command a release runs in the new release's directory after the build, before the switch " +
+      "(e.g. `yarn migrate`): as the app's user, with the app's `.env` and its unit's environment, bounded by " +
+      "`releaseCommandTimeoutSeconds`; its failure ends the release with the serving release still serving, and a rollback " +
+      'does not undo it (docs/operations.md, "The release command"). Runs at `npm run ops -- <stack> release` only, ' +
+      "not at a host's first boot. Default: none.",
+  ),
+  releaseCommandTimeoutSeconds: wholeNumber(
+    "How long the build command and the release command may each run before the " +
+      `release is ended, the serving release still serving. Default: ${RELEASE_COMMAND_TIMEOUT_SECONDS}.`,
+    MIN_RELEASE_COMMAND_TIMEOUT_SECONDS,
+    MAX_RELEASE_COMMAND_TIMEOUT_SECONDS,
+    "seconds",
+  ).optional(),
 } as const;
 
 /** Where the script's secrets come from: the user data, as the original stack, or Parameter Store (docs/secrets.md). */
@@ -262,10 +301,27 @@ export type Topology = (typeof TOPOLOGIES)[number];
  * it), and an app user that is not one of RDS's own accounts.
  */
 export function scaleOutProvisioning(
-  settings: { topology: Topology; secrets: SecretSource; appDbUser: string },
+  settings: {
+    topology: Topology;
+    secrets: SecretSource;
+    appDbUser: string;
+    buildCommand?: string;
+    releaseCommand?: string;
+  },
   ctx: z.core.ParsePayload<unknown>,
 ): void {
   if (settings.topology !== "scale-out") return;
+  for (const key of ["buildCommand", "releaseCommand"] as const) {
+    if (settings[key] === undefined) continue;
+    ctx.issues.push({
+      code: "custom",
+      path: [key],
+      input: settings[key],
+      message:
+        `no ${key} with "topology": "scale-out" yet (its hosts deploy release_ref at their first boot, which does not run it; ` +
+        "only a single host's npm run ops release does)",
+    });
+  }
   if (settings.secrets !== "parameter-store") {
     ctx.issues.push({
       code: "custom",

@@ -16,6 +16,7 @@ import {
   PROVISIONING_FIELDS,
   ProvisioningSettings,
   PRODUCTION_PATHS,
+  RELEASE_COMMAND_TIMEOUT_SECONDS,
   scaleOutProvisioning,
 } from "./provisioning-settings";
 import { backendSettings, backendSettingsSchema, stateKeyInBucketRegion } from "./backend-settings";
@@ -59,6 +60,9 @@ const provisioningWithDefaults = {
   secrets: PROVISIONING_FIELDS.secrets.default(PROVISIONING_DEFAULTS.secrets),
   topology: PROVISIONING_FIELDS.topology.default(PROVISIONING_DEFAULTS.topology),
   healthCheckPath: PROVISIONING_FIELDS.healthCheckPath.default(PROVISIONING_DEFAULTS.healthCheckPath),
+  releaseCommandTimeoutSeconds: PROVISIONING_FIELDS.releaseCommandTimeoutSeconds.default(
+    RELEASE_COMMAND_TIMEOUT_SECONDS,
+  ),
 };
 
 /** A settings file: the stack's names and region, and the provisioning settings, in one flat object. */

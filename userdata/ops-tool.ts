@@ -1,6 +1,12 @@
 import { createHash } from "crypto";
 import { readFileSync } from "fs";
 import { join } from "path";
+import {
+  MAX_APP_COMMAND_LENGTH,
+  MAX_RELEASE_COMMAND_TIMEOUT_SECONDS,
+  MIN_RELEASE_COMMAND_TIMEOUT_SECONDS,
+  RELEASE_COMMAND_TIMEOUT_SECONDS,
+} from "../settings/provisioning-settings";
 import { hostFunction, OPS_ACTION_LIST } from "./ops-actions";
 import { renderFrontConstants, renderToolConstants, SHELL_FILES, shellParts, shellQuote, splitShell } from "./script";
 
@@ -25,9 +31,20 @@ OPS_CONFIG=\${BASH_SOURCE[0]}.conf
 [[ -r $OPS_CONFIG ]] || { echo "$0: no $OPS_CONFIG (the host's settings): run npm run ops -- <stack> reprovision" >&2; exit 1; }
 # shellcheck disable=SC1090
 source <(sed -E 's/^declare -([a-zA-Z]*)r([a-zA-Z]*) ([A-Za-z_][A-Za-z0-9_]*=)/declare -g\\1\\2 \\3/' "$OPS_CONFIG")
-${renderToolConstants()}${renderFrontConstants()}${functions.join("\n")}
+${renderToolConstants()}${renderFrontConstants()}${renderReleaseCommandConstants()}${functions.join("\n")}
 ${renderOpsDispatcher()}
 ops_main "$@"
+`;
+}
+
+/**
+ * The bounds of a release's build and release commands (settings/provisioning-settings.ts), which the tool checks
+ * again in what `npm run ops` sends (ops.sh: release_args): in the tool only, as only its releases run them.
+ */
+export function renderReleaseCommandConstants(): string {
+  return `# shellcheck disable=SC2034 # release_args's
+readonly RELEASE_COMMAND_TIMEOUT_SECONDS=${RELEASE_COMMAND_TIMEOUT_SECONDS} MIN_RELEASE_COMMAND_TIMEOUT_SECONDS=${MIN_RELEASE_COMMAND_TIMEOUT_SECONDS} \\
+  MAX_RELEASE_COMMAND_TIMEOUT_SECONDS=${MAX_RELEASE_COMMAND_TIMEOUT_SECONDS} MAX_APP_COMMAND_LENGTH=${MAX_APP_COMMAND_LENGTH}
 `;
 }
 

@@ -50,20 +50,54 @@ check_ref() {
     die "release takes one branch, tag or commit: letters, digits and . _ / -, starting with a letter or digit, that git check-ref-format accepts; got '$*'"
 }
 
+# release_args REF [--build-command=C] [--release-command=C] [--command-timeout=SECONDS] [--snapshot=ID]: a release's
+# ref, then what `npm run ops` sends with it from the stack's settings (scripts/ops.ts, releaseWords): the build and
+# release commands (settings/provisioning-settings.ts, APP_COMMAND: one line of printable characters, which bash -c
+# runs as the app's user), their bound, and the snapshot taken before it. Sets REF, BUILD_COMMAND, RELEASE_COMMAND,
+# COMMAND_TIMEOUT and SNAPSHOT; anything else is refused in one line.
+release_args() {
+  local arg LC_ALL=C
+  REF='' BUILD_COMMAND='' RELEASE_COMMAND='' COMMAND_TIMEOUT=$RELEASE_COMMAND_TIMEOUT_SECONDS SNAPSHOT=''
+  for arg in "${@:2}"; do
+    case $arg in
+      --build-command=*) BUILD_COMMAND=${arg#*=} ;;
+      --release-command=*) RELEASE_COMMAND=${arg#*=} ;;
+      --command-timeout=*) COMMAND_TIMEOUT=${arg#*=} ;;
+      --snapshot=*) SNAPSHOT=${arg#*=} ;;
+      *) check_ref "$@" ;;
+    esac
+  done
+  check_ref "${@:1:1}"
+  REF=$1
+  for arg in "$BUILD_COMMAND" "$RELEASE_COMMAND"; do
+    # Bytes here (LC_ALL=C), where the settings count characters: up to 4 bytes each in UTF-8.
+    [[ -z $arg || ($arg =~ [^[:space:]] && $arg != *[[:cntrl:]]* && ${#arg} -le $((4 * MAX_APP_COMMAND_LENGTH))) ]] ||
+      die "a build or release command must be one line of 1 to $MAX_APP_COMMAND_LENGTH printable characters; got '$(escape "$arg")'"
+  done
+  if ! [[ $COMMAND_TIMEOUT =~ ^[1-9][0-9]{0,5}$ ]] ||
+    ((COMMAND_TIMEOUT < MIN_RELEASE_COMMAND_TIMEOUT_SECONDS || COMMAND_TIMEOUT > MAX_RELEASE_COMMAND_TIMEOUT_SECONDS)); then
+    die "--command-timeout must be a whole number of seconds from $MIN_RELEASE_COMMAND_TIMEOUT_SECONDS to $MAX_RELEASE_COMMAND_TIMEOUT_SECONDS; got '$(escape "$COMMAND_TIMEOUT")'"
+  fi
+  [[ -z $SNAPSHOT || $SNAPSHOT =~ ^snap-([0-9a-f]{8}|[0-9a-f]{17})$ ]] || die "--snapshot must be a snapshot id (snap-…); got '$(escape "$SNAPSHOT")'"
+}
+
 # ops_change ACTION ARGS...: ACTION (in its unit) under the lock, after settling what an action cut off
 # left; one audit line when it ends, whatever ends it (ops_finish).
 ops_change() {
   AUDIT=$* FROM='' TO='' FAILURE='' REBOOT='' CURRENT_STEP=$1 MAIN_SUBSHELL=$BASH_SUBSHELL
-  SWITCH_NEW='' BUILD='' INTERRUPTED=''
+  SWITCH_NEW='' BUILD='' INTERRUPTED='' IN_COMMAND='' OUTPUT_FD='' OUTPUT_PID=''
   trap 'ops_finish $?' EXIT
   trap on_error ERR
   trap 'ops_signal HUP' HUP
   trap 'ops_signal INT' INT
   trap 'ops_signal PIPE' PIPE
   trap 'ops_signal TERM' TERM
-  # The ref first: before any secret, lock or clone.
-  [[ $1 != release ]] || check_ref "${@:2}"
-  ops_lock "$(escape "$*")"
+  # The ref first: before any secret, lock or clone. The audit line names the ref and the snapshot, not the commands.
+  if [[ $1 == release ]]; then
+    release_args "${@:2}"
+    AUDIT="release $REF${SNAPSHOT:+ after snapshot $SNAPSHOT}"
+  fi
+  ops_lock "$(escape "$AUDIT")"
   ensure_front
   if [[ $1 == release ]]; then
     load_secrets
@@ -77,7 +111,7 @@ ops_change() {
 # ops_signal NAME: a signal ends the action as an error does; ops_finish puts back what it changed.
 ops_signal() {
   INTERRUPTED=SIG$1
-  FAILURE=${FAILURE:-interrupted by SIG$1}
+  FAILURE=${FAILURE:-interrupted by SIG$1${IN_COMMAND:+ during the $IN_COMMAND; $FROM still serves}}
   exit 1
 }
 
@@ -401,7 +435,8 @@ adopt_first_checkout() {
 # new release while the current one serves, then switch_release. The first release takes over the
 # first boot's checkout as release 0001, as it is. Then prune_releases.
 ops_release() {
-  check_ref "$@"
+  release_args "$@"
+  set -- "$REF"
   local sha name
   [[ -L $APP_DIR ]] || adopt_first_checkout
   FROM=$(current_release)
@@ -414,6 +449,12 @@ ops_release() {
   as_login git -C "$BUILD" checkout --quiet --detach "$sha"
   # As step 14 and the unit install, so that the unit's own install finds nothing to do.
   build_release "$BUILD" || die "$1 does not build; $FROM still serves"
+  if [[ -n $BUILD_COMMAND$RELEASE_COMMAND ]]; then
+    # The serving release's .env first: the commands see what the app will (switch_release copies it again).
+    copy_env "$FROM" "${BUILD##*/}" || die "the .env of $FROM did not copy; $FROM still serves"
+    run_build_command
+    run_release_command
+  fi
   name=$(new_release "$sha")
   as_login mv -T "$BUILD" "$RELEASES_DIR/$name"
   BUILD=$RELEASES_DIR/$name
@@ -422,12 +463,22 @@ ops_release() {
   prune_releases
 }
 
-# build_release DIR: yarn install in DIR as step 14 runs it, in the background in a process group of its
-# own (BUILD_PID, set -m), waited for: bash runs a trap only between commands or during wait, so a signal
-# to the action ends it now, not when yarn ends; ops_finish ends the build's group (end_build).
+# build_release DIR: yarn install in DIR as step 14 runs it, in a process group of its own (build_group).
 build_release() {
+  build_group yarn_install "$1"
+}
+
+# yarn_install DIR: as step 14 and the unit install, so that the unit's own install finds nothing to do.
+yarn_install() {
+  cd "$1" && as_node NODE_ENV=production yarn install --ignore-engines
+}
+
+# build_group COMMAND...: COMMAND (a function too) in the background in a process group of its own (BUILD_PID,
+# set -m), waited for: bash runs a trap only between commands or during wait, so a signal to the action ends it now,
+# not when the build ends; ops_finish ends the group (end_build).
+build_group() {
   set -m
-  (cd "$1" && as_node NODE_ENV=production yarn install --ignore-engines) &
+  "$@" &
   BUILD_PID=$!
   set +m
   local status=0
@@ -436,15 +487,86 @@ build_release() {
   return "$status"
 }
 
-# end_build: the build's process group (build_release) ended, if it runs: TERM, then KILL after 5 s.
+# end_build: the build's process group (build_group) ended, if it runs: TERM, then KILL after 5 s; then the
+# output of an app command (app_command) written to its end.
 end_build() {
-  [[ -n ${BUILD_PID:-} ]] || return 0
-  kill -TERM -- "-$BUILD_PID" 2>/dev/null
+  if [[ -n ${BUILD_PID:-} ]]; then
+    kill -TERM -- "-$BUILD_PID" 2>/dev/null
+    local i
+    for ((i = 0; i < 50; i++)); do kill -0 -- "-$BUILD_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$BUILD_PID" 2>/dev/null
+    wait "$BUILD_PID" 2>/dev/null
+    BUILD_PID=''
+  fi
+  end_output
+}
+
+# run_build_command: the stack's buildCommand, if any, in the new release (app_command).
+run_build_command() {
+  [[ -z $BUILD_COMMAND ]] || app_command "build command" "$BUILD_COMMAND"
+}
+
+# run_release_command: the stack's releaseCommand, if any, in the new release after its build (app_command).
+run_release_command() {
+  [[ -z $RELEASE_COMMAND ]] || app_command "release command" "$RELEASE_COMMAND"
+}
+
+# app_command WHAT COMMAND: COMMAND run by bash -c in the new release (BUILD) before the switch, as the login user,
+# who runs the app, with the environment the app's unit gives the app (its Environment= lines, as ops_run) and none
+# of root's, the release's .env beside it; no input. In a process group of its own (build_group), bounded by
+# COMMAND_TIMEOUT: timeout ends the whole group (TERM, then KILL 10 s later). Its output goes to the operator and,
+# line by line, to OPS_LOG (app_output). A failure or the bound ends the release: FROM still serves.
+app_command() {
+  local what=$1 command=$2 status=0 start=$SECONDS unit_environment environment=()
+  unit_environment=$(systemctl show -p Environment --value "$APP_NAME.service") ||
+    die "cannot read the environment of $APP_NAME.service for the $what; $FROM still serves"
+  # systemd prints the assignments space-separated; the unit's values (validated paths) hold no space.
+  read -ra environment <<<"$unit_environment"
+  exec {OUTPUT_FD}> >(redact | app_output "$what")
+  OUTPUT_PID=$!
+  printf '$ %s\n' "$command" >&"$OUTPUT_FD"
+  IN_COMMAND=$what
+  build_group in_release timeout -k 10 "$COMMAND_TIMEOUT" runuser -u "$LOGIN_USER" -- env -i HOME="$LOGIN_HOME" \
+    USER="$LOGIN_USER" LOGNAME="$LOGIN_USER" "${environment[@]}" bash -c "$command" || status=$?
+  IN_COMMAND=''
+  end_output
+  ((status != 0)) || { log "$what: done in $((SECONDS - start)) s"; return 0; }
+  if ((status == 124 || (status == 137 && SECONDS - start >= COMMAND_TIMEOUT))); then
+    die "the $what did not end within $COMMAND_TIMEOUT s (releaseCommandTimeoutSeconds); $FROM still serves"
+  fi
+  die "the $what failed (exit $status); $FROM still serves"
+}
+
+# in_release COMMAND...: COMMAND, in place of this shell, in the new release's directory, with no input and its output
+# to app_output: its standard output and error on the pipe, whose own descriptor is closed, so that only the command's
+# processes hold it. Redirected here, not at the call: the saved descriptors of a call that a signal cuts off would
+# stay open in the action and keep its output (redact) from ending.
+in_release() {
+  cd "$BUILD"
+  exec </dev/null >&"$OUTPUT_FD" 2>&1 {OUTPUT_FD}>&-
+  exec "$@"
+}
+
+# app_output WHAT: each line of an app command's output to the operator, and to OPS_LOG after a mark that no audit
+# line has (its second field, who, is a user name: never |), escaped as the audit lines are.
+app_output() {
+  local line
+  while IFS= read -r line || [[ -n $line ]]; do
+    printf '%s\n' "$line" >&2
+    printf '%s\n' "$(escape "$(date -u +%FT%TZ) | $AUDIT, $1: $line")" >>"$OPS_LOG"
+  done
+}
+
+# end_output: the output of an app command (app_command) written to its end: its pipe closed, its writer waited for.
+end_output() {
+  [[ -n ${OUTPUT_FD:-} ]] || return 0
+  exec {OUTPUT_FD}>&-
+  # A process that left the command's group with its output open would hold the writer: 10 s at most.
   local i
-  for ((i = 0; i < 50; i++)); do kill -0 -- "-$BUILD_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL -- "-$BUILD_PID" 2>/dev/null
-  wait "$BUILD_PID" 2>/dev/null
-  BUILD_PID=''
+  for ((i = 0; i < 100; i++)); do kill -0 "$OUTPUT_PID" 2>/dev/null || break; sleep 0.1; done
+  kill "$OUTPUT_PID" 2>/dev/null || true
+  wait "$OUTPUT_PID" 2>/dev/null || true
+  OUTPUT_FD='' OUTPUT_PID=''
 }
 
 # check_free_space: room for a build on the releases' file system: the current release's size and FREE_MARGIN_MB more.
@@ -563,7 +685,8 @@ ops_status() {
   echo "answer: HTTP $CODE on $HEALTH_PATH"
   holder=$(lock_holder)
   [[ -z $holder ]] || echo "lock: $holder"
-  tail -n 5 "$OPS_LOG" 2>/dev/null || true
+  # The last actions: their audit lines, not an app command's output (app_output).
+  grep -v '^[^ ]* | ' "$OPS_LOG" 2>/dev/null | tail -n 5 || true
   return $ok
 }
 

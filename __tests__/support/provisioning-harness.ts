@@ -144,10 +144,11 @@ const DATABASE_UNIT = "mariadb";
  * every line must end with (`(tool <12 hex digits>)`); the installer's lines (install-tool) left out.
  */
 export function actionAuditLines(file: string): string[] {
+  // An app command's output (a release's build and release commands: userdata/ops.sh, app_output) is no action's line.
   return readFileSync(file, "utf8")
     .trim()
     .split("\n")
-    .filter((line) => !/ install-tool: /.test(line))
+    .filter((line) => !/ install-tool: /.test(line) && !/^\S+ \| /.test(line))
     .map((line) => {
       if (!/ \(tool [0-9a-f]{12}\)$/.test(line))
         throw new Error(`the audit line does not name its tool's version: ${line}`);
