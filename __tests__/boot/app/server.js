@@ -22,11 +22,8 @@ let client;
 /** A new client: its pending queries are answered in the order they were written. */
 function connect() {
   const server = process.env.DB_HOST ? [`--host=${process.env.DB_HOST}`, `--port=${process.env.DB_PORT}`] : [];
-  const child = spawn(
-    "mariadb",
-    ["--batch", "--skip-column-names", "--unbuffered", ...server, `--user=${process.env.DB_USER}`, process.env.DB_NAME],
-    { env: { ...process.env, MYSQL_PWD: process.env.DB_PASSWORD }, stdio: ["pipe", "pipe", "ignore"] },
-  );
+  const child = spawn("mariadb", ["--batch", "--skip-column-names", "--unbuffered", ...server, `--user=${process.env.DB_USER}`, process.env.DB_NAME],
+    { env: { ...process.env, MYSQL_PWD: process.env.DB_PASSWORD }, stdio: ["pipe", "pipe", "ignore"] });
   const self = { child, pending: [], rows: [] };
   readline.createInterface({ input: child.stdout }).on("line", (line) => {
     if (line !== END) return void self.rows.push(line);
@@ -50,42 +47,19 @@ function customers() {
   const { child, pending } = client;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => child.kill(), QUERY_TIMEOUT_MS);
-    pending.push({
-      resolve: (rows) => {
-        clearTimeout(timer);
-        resolve(rows);
-      },
-      reject: (error) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    });
+    pending.push({ resolve: (rows) => { clearTimeout(timer); resolve(rows); }, reject: (error) => { clearTimeout(timer); reject(error); } });
     child.stdin.write(`${SQL}\nSELECT '${END}';\n`);
   });
 }
 
-http
-  .createServer((req, res) => {
-    customers()
-      .catch(() => customers())
-      .then(
-        (lines) => {
-          const rows = lines.filter(Boolean).map((line) => `customer ${line.replace("\t", " ")}`);
-          res
-            .writeHead(200, { "Content-Type": "text/plain" })
-            .end(
-              [
-                `FRONTENDURI ${process.env.FRONTENDURI}`,
-                `BACKENDURI ${process.env.BACKENDURI}`,
-                `NODE_ENV ${process.env.NODE_ENV}`,
-                ...rows,
-                "",
-              ].join("\n"),
-            );
-        },
-        () => {
-          res.writeHead(500, { "Content-Type": "text/plain" }).end("database error\n");
-        },
-      );
-  })
-  .listen(3000);
+http.createServer((req, res) => {
+  customers().catch(() => customers()).then((lines) => {
+    const rows = lines.filter(Boolean).map((line) => `customer ${line.replace("\t", " ")}`);
+    res.writeHead(200, { "Content-Type": "text/plain" }).end([
+      `FRONTENDURI ${process.env.FRONTENDURI}`, `BACKENDURI ${process.env.BACKENDURI}`,
+      `NODE_ENV ${process.env.NODE_ENV}`, ...rows, "",
+    ].join("\n"));
+  }, () => {
+    res.writeHead(500, { "Content-Type": "text/plain" }).end("database error\n");
+  });
+}).listen(3000);
