@@ -17,7 +17,7 @@ import { loadEnvironments } from "./settings/environments";
 import { SettingsProblem } from "./settings/errors";
 import { AWS_PROVIDER_VERSION_VARIABLE, awsProviderVersion, PINNED_AWS_PROVIDER } from "./settings/provider-version";
 import { StackSettings } from "./settings/stack-settings";
-import { SharedParts } from "./topologies/shared";
+import { SharedParts, userDefaultTags } from "./topologies/shared";
 
 /** The oldest Terraform that can run the stack: 1.10 brought S3-native state locking (`use_lockfile`). */
 export const MINIMUM_TERRAFORM_VERSION = ">= 1.10.0";
@@ -36,8 +36,7 @@ export class CrmHostStack extends TerraformStack {
     const nameTag = `${settings.stackName}/${settings.instanceName}`;
 
     // The user's tags on every resource that takes tags (the provider merges them under each resource's own).
-    const userTags = Object.keys(settings.tags).length > 0 ? [{ tags: { ...settings.tags } }] : undefined;
-    new AwsProvider(this, "aws", { region: settings.region, defaultTags: userTags });
+    new AwsProvider(this, "aws", { region: settings.region, defaultTags: userDefaultTags(settings.tags) });
     // The binding pins its own version exactly; CRM_AWS_PROVIDER_VERSION names another, tested one (a mirror's).
     const version = awsProviderVersion(process.env[AWS_PROVIDER_VERSION_VARIABLE]);
     if (version !== PINNED_AWS_PROVIDER) this.addOverride("terraform.required_providers.aws.version", version);

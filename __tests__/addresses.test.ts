@@ -43,6 +43,7 @@ describe("Terraform addresses of the example stack", () => {
   it("are readable and pinned: renaming one fails here (add a moved block, then update the list)", () => {
     expect(addresses).toEqual([
       "aws_cloudwatch_log_group.crm_host",
+      "aws_cloudwatch_metric_alarm.crm_front",
       "aws_cloudwatch_metric_alarm.crm_host_app_health",
       "aws_cloudwatch_metric_alarm.crm_host_data_disk",
       "aws_cloudwatch_metric_alarm.crm_host_instance_check",
@@ -61,6 +62,7 @@ describe("Terraform addresses of the example stack", () => {
       "aws_iam_role_policy_attachment.crm_data_snapshots",
       "aws_instance.crm_host",
       "aws_key_pair.crm_host",
+      "aws_route53_health_check.crm_front",
       "aws_security_group.crm_host",
       "aws_ssm_parameter.crm_host_modules_local_database",
       "aws_ssm_parameter.crm_host_modules_ops",
@@ -160,6 +162,7 @@ describe("Terraform addresses of the example stack", () => {
       "aws_cloudwatch_metric_alarm.crm_database_cpu",
       "aws_cloudwatch_metric_alarm.crm_database_free_memory",
       "aws_cloudwatch_metric_alarm.crm_database_free_storage",
+      "aws_cloudwatch_metric_alarm.crm_front",
       "aws_cloudwatch_metric_alarm.crm_load_balancer_5xx",
       "aws_cloudwatch_metric_alarm.crm_load_balancer_healthy_hosts",
       "aws_cloudwatch_metric_alarm.crm_load_balancer_response_time",
@@ -179,6 +182,7 @@ describe("Terraform addresses of the example stack", () => {
       "aws_lb_listener.crm_load_balancer_front_end",
       "aws_lb_listener.crm_load_balancer_https",
       "aws_lb_target_group.crm_hosts",
+      "aws_route53_health_check.crm_front",
       "aws_route53_record.crm_site",
       "aws_route53_record.crm_site_validation",
       "aws_security_group.crm_database",

@@ -60,17 +60,18 @@ describe("CrmHostStack", () => {
       "aws_iam_role_policy_attachment",
       "aws_instance",
       "aws_key_pair",
+      "aws_route53_health_check",
       "aws_security_group",
       "aws_ssm_parameter",
       "aws_volume_attachment",
       "terraform_data",
     ]);
-    // Two status-check alarms, and four on what the host reports: app health, root and data disks, memory.
+    // Two status-check alarms, four on what the host reports (app health, root and data disks, memory), the outside check's.
     // The modules: ops, telemetry, local-database (hostModules); their read policy beside the telemetry's.
     const counts: Record<string, number> = {
       terraform_data: 4,
       aws_iam_role: 2,
-      aws_cloudwatch_metric_alarm: 6,
+      aws_cloudwatch_metric_alarm: 7,
       aws_ssm_parameter: 3,
       aws_iam_role_policy: 2,
     };
@@ -409,6 +410,7 @@ describe("CrmHostStack", () => {
   it("watches what the host reports (app health, disks, memory) with alarms, lets it report into its namespace and log group only", () => {
     const alarms = resources.aws_cloudwatch_metric_alarm;
     expect(Object.keys(alarms).sort()).toEqual([
+      "crm_front",
       "crm_host_app_health",
       "crm_host_data_disk",
       "crm_host_instance_check",
@@ -670,6 +672,43 @@ describe("CrmHostStack with a domain and an alarm e-mail address", () => {
     }
   });
 
+  it("checks the front from outside: the domain over HTTPS (the plain stack: the Elastic IP's port 80), alarming in us-east-1 to the topic", () => {
+    expect(only(json.resource, "aws_route53_health_check")).toMatchObject({
+      fqdn: "crm.example.com",
+      type: "HTTPS",
+      port: 443,
+      enable_sni: true,
+      resource_path: "/",
+    });
+    expect(only(plain.resource, "aws_route53_health_check")).toMatchObject({
+      ip_address: "${aws_eip.crm_host.public_ip}",
+      type: "HTTP",
+      port: 80,
+    });
+    expect(json.provider?.aws.map((provider) => provider.region)).toEqual(["us-east-1", "us-east-1"]);
+    expect(json.resource?.aws_cloudwatch_metric_alarm?.crm_front).toMatchObject({
+      provider: "aws.crm_front_us_east_1",
+      dimensions: { HealthCheckId: "${aws_route53_health_check.crm_front.id}" },
+    });
+  });
+
+  it("outside us-east-1, tells the outside check's alarm to a topic of its own in us-east-1, tagged as the stack", () => {
+    const elsewhere = synthStack({ region: "eu-west-1", alarmEmail: "ops@example.com", tags: { team: "crm" } }).json;
+    expect(elsewhere.provider?.aws).toEqual([
+      expect.objectContaining({ region: "eu-west-1", default_tags: [{ tags: { team: "crm" } }] }),
+      { alias: "crm_front_us_east_1", region: "us-east-1", default_tags: [{ tags: { team: "crm" } }] },
+    ]);
+    expect(Object.keys(elsewhere.resource?.aws_sns_topic ?? {}).sort()).toEqual([
+      "crm_front_alarms",
+      "crm_host_alarms",
+    ]);
+    expect(elsewhere.resource?.aws_sns_topic?.crm_front_alarms.provider).toBe("aws.crm_front_us_east_1");
+    expect(elsewhere.resource?.aws_sns_topic?.crm_host_alarms.provider).toBeUndefined();
+    expect(elsewhere.resource?.aws_cloudwatch_metric_alarm?.crm_front.alarm_actions).toEqual([
+      "${aws_sns_topic.crm_front_alarms.arn}",
+    ]);
+  });
+
   it("opens 443 only with the domain", () => {
     const ports = (stack: StackJson) =>
       only(stack.resource, "aws_security_group").ingress.map((rule: { from_port: number }) => rule.from_port);
@@ -822,6 +861,19 @@ describe('CrmHostStack with "topology": "scale-out" (examples/scale-out.json)', 
     expect(json.variable).not.toHaveProperty("instance_type");
   });
 
+  it("checks the front from outside: the domain over HTTPS, or without one the load balancer's name on port 80", () => {
+    expect(only(resources, "aws_route53_health_check")).toMatchObject({ fqdn: "crm.example.com", type: "HTTPS" });
+    const { domain: _none, ...plain } = settings.provisioning;
+    const bare = JSON.parse(
+      Testing.synth(new CrmHostStack(Testing.app(), { ...settings, provisioning: plain } as typeof settings)),
+    );
+    expect(only(bare.resource, "aws_route53_health_check")).toMatchObject({
+      fqdn: "${aws_lb.crm_load_balancer.dns_name}",
+      type: "HTTP",
+      port: 80,
+    });
+  });
+
   it("watches the load balancer (5xx, unhealthy hosts, no healthy host, response time) and the database (free storage, CPU, connections, memory)", () => {
     const alarms = resources.aws_cloudwatch_metric_alarm;
     expect(Object.keys(alarms).sort()).toEqual([
@@ -829,6 +881,7 @@ describe('CrmHostStack with "topology": "scale-out" (examples/scale-out.json)', 
       "crm_database_cpu",
       "crm_database_free_memory",
       "crm_database_free_storage",
+      "crm_front",
       "crm_load_balancer_5xx",
       "crm_load_balancer_healthy_hosts",
       "crm_load_balancer_response_time",

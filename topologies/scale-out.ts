@@ -3,6 +3,7 @@ import { awsName, AWS_NAME_RULES, fitted } from "../constructs/aws-names";
 import { AlarmTopic } from "../constructs/alarm-topic";
 import { ApplicationLoadBalancer } from "../constructs/application-load-balancer";
 import { DatabaseAlarms } from "../constructs/database-alarms";
+import { FrontHealthCheck } from "../constructs/front-health-check";
 import { HostLogGroup } from "../constructs/host-log-group";
 import { HostTelemetryPolicy } from "../constructs/host-telemetry-policy";
 import { LoadBalancerAlarms } from "../constructs/load-balancer-alarms";
@@ -27,7 +28,7 @@ import { SubnetZones } from "../constructs/subnet-zones";
 import { TierSecurityGroup } from "../constructs/tier-security-group";
 import { usesIpv6Metadata } from "../settings/host-layout";
 import { hostLogGroupName } from "../settings/host-metrics";
-import { SharedParts } from "./shared";
+import { SharedParts, userDefaultTags } from "./shared";
 
 /**
  * The scale-out topology (docs/scale-out.md): security groups chained load balancer → hosts (3000) →
@@ -205,6 +206,17 @@ export function buildScaleOut(stack: TerraformStack, { settings, nameTag, inputs
     targetGroupArnSuffix: loadBalancer.targetGroup.arnSuffix,
     nameTag,
     topicArn: topic?.arn,
+  });
+  // What a user sees, checked from outside: the load balancer's port 80, or the domain over HTTPS.
+  new FrontHealthCheck(stack, "front_check", {
+    address: { dnsName: loadBalancer.dnsName },
+    domainName: domain?.name,
+    path: settings.provisioning.healthCheckPath,
+    nameTag,
+    region: settings.region,
+    topicArn: topic?.arn,
+    email: settings.alarmEmail,
+    defaultTags: userDefaultTags(settings.tags),
   });
   new DatabaseAlarms(stack, "database_alarms", {
     dbInstanceIdentifier: database.instance.identifier,

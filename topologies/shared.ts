@@ -13,3 +13,13 @@ export interface SharedParts {
   readonly secrets: SecretParameters | SecretVariables;
   readonly image: SsmImageParameter;
 }
+
+/**
+ * The user's tags as an AWS provider's default_tags (it merges them under each resource's own): for every provider of
+ * the stack, so that a resource in a second region is tagged as the others. None when the user has no tags.
+ */
+export function userDefaultTags(
+  tags: Readonly<Record<string, string>>,
+): { tags: Record<string, string> }[] | undefined {
+  return Object.keys(tags).length > 0 ? [{ tags: { ...tags } }] : undefined;
+}

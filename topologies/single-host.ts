@@ -6,6 +6,7 @@ import { DataVolume } from "../constructs/data-volume";
 import { backupTargetTags, DataVolumeBackups } from "../constructs/data-volume-backups";
 import { DataVolumeVariables } from "../constructs/data-volume-variables";
 import { ElasticIp } from "../constructs/elastic-ip";
+import { FrontHealthCheck } from "../constructs/front-health-check";
 import { HostAlarms } from "../constructs/host-alarms";
 import { HostHealthAlarms } from "../constructs/host-health-alarms";
 import { HostLogGroup } from "../constructs/host-log-group";
@@ -25,7 +26,7 @@ import { SubnetVariables } from "../constructs/subnet-variables";
 import { isLetsEncrypt } from "../settings/domain-settings";
 import { usesIpv6Metadata } from "../settings/host-layout";
 import { hostLogGroupName } from "../settings/host-metrics";
-import { SharedParts } from "./shared";
+import { SharedParts, userDefaultTags } from "./shared";
 
 /** The original stack's one host, its own MariaDB on a data volume with daily snapshots, an Elastic IP and alarms. */
 export function buildSingleHost(
@@ -154,6 +155,17 @@ export function buildSingleHost(
     email: settings.alarmEmail,
   });
   new HostHealthAlarms(stack, "health_alarms", { instanceId: host.instanceId, nameTag, topicArn: alarms.topic?.arn });
+  // What a user sees, checked from outside: the Elastic IP's port 80, or the domain over HTTPS.
+  new FrontHealthCheck(stack, "front_check", {
+    address: { ipAddress: address.publicIp },
+    domainName: domain?.name,
+    path: settings.provisioning.healthCheckPath,
+    nameTag,
+    region: settings.region,
+    topicArn: alarms.topic?.arn,
+    email: settings.alarmEmail,
+    defaultTags: userDefaultTags(settings.tags),
+  });
   new DataVolumeBackups(stack, "backups", {
     targetTags: backupTag,
     stackName: settings.stackName,

@@ -217,6 +217,14 @@ export const TYPE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
     "route53:GetHostedZone",
     "route53:GetChange",
   ],
+  aws_route53_health_check: [
+    "route53:CreateHealthCheck",
+    "route53:GetHealthCheck",
+    "route53:UpdateHealthCheck",
+    "route53:DeleteHealthCheck",
+    "route53:ListTagsForResource",
+    "route53:ChangeTagsForResource",
+  ],
   aws_acm_certificate: [
     "acm:RequestCertificate",
     "acm:DescribeCertificate",

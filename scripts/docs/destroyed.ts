@@ -20,15 +20,19 @@ export const DESTROYED: Readonly<Record<string, { readonly what: string; readonl
   aws_iam_role_policy_attachment: { what: "the snapshot role's AWS managed policy, detached" },
   aws_iam_instance_profile: { what: "the instance profile" },
   aws_dlm_lifecycle_policy: { what: "the snapshot policy (not the snapshots it took)" },
-  aws_cloudwatch_metric_alarm: { what: "the alarms" },
+  aws_cloudwatch_metric_alarm: { what: "the alarms (the outside check's in us-east-1)" },
   aws_cloudwatch_log_group: { what: "the log group, with the host's logs in it" },
-  aws_sns_topic: { what: "the alarms' topic", with: "alarmEmail" },
+  aws_sns_topic: {
+    what: "the alarms' topic (and the outside check's in us-east-1, for a stack elsewhere)",
+    with: "alarmEmail",
+  },
   aws_sns_topic_subscription: { what: "its e-mail subscription", with: "alarmEmail" },
   aws_kms_key: {
     what: "the KMS key of the alarm notifications (KMS deletes it after its waiting period)",
     with: "alarmEmail",
   },
   aws_route53_record: { what: "the domain's A record (the hosted zone stays)", with: "domain" },
+  aws_route53_health_check: { what: "the outside check of the front end (Route 53 health check)" },
   terraform_data: { what: "the plan-time checks (no AWS resource)" },
   aws_ebs_volume: {
     what: 'the data volume, only with `"deleteDataVolumeOnDestroy": true` and after its final snapshot; otherwise destroy stops at it (below)',
