@@ -20,6 +20,7 @@ import { tmpdir } from "os";
 import { join, resolve } from "path";
 import { loadEnvironments } from "../settings/environments";
 import { SettingsProblem } from "../settings/errors";
+import { RELEASE_COMMAND_TIMEOUT_SECONDS } from "../settings/provisioning-settings";
 import { StackSettings } from "../settings/stack-settings";
 import { opsPaths } from "../userdata/ops";
 import { HOST_ACTIONS, OPS_ACTION_DECLARATIONS, OPS_ACTION_LIST, topologyRefusal } from "../userdata/ops-actions";
@@ -348,6 +349,26 @@ export function sshArguments(
   ];
 }
 
+/**
+ * The words a release sends after its ref (userdata/ops.sh, release_args): the stack's build and release commands and
+ * their bound (settings/provisioning-settings.ts; the host tool checks them again), and the snapshot taken before it,
+ * which its audit line names. None for a stack that sets no command: its release runs as it always did. Each goes to
+ * the remote shell as one quoted word (sshArguments): a command is data for the tool, which hands it to bash -c.
+ */
+export function releaseWords(settings: StackSettings, snapshotId?: string): string[] {
+  const { buildCommand, releaseCommand, releaseCommandTimeoutSeconds } = settings.provisioning;
+  const commands = [
+    ...(buildCommand !== undefined ? [`--build-command=${buildCommand}`] : []),
+    ...(releaseCommand !== undefined ? [`--release-command=${releaseCommand}`] : []),
+  ];
+  const timeout = releaseCommandTimeoutSeconds ?? RELEASE_COMMAND_TIMEOUT_SECONDS;
+  return [
+    ...commands,
+    ...(commands.length > 0 ? [`--command-timeout=${timeout}`] : []),
+    ...(snapshotId !== undefined ? [`--snapshot=${snapshotId}`] : []),
+  ];
+}
+
 /** A word of the remote command line: as it is when plain (ARGUMENT), else quoted for the remote shell. */
 function remoteWord(word: string): string {
   return ARGUMENT.test(word) ? word : shellQuote(word);
@@ -585,6 +606,19 @@ export async function runOps(
       child.stdin?.on("error", () => undefined);
       child.stdin?.end(secret);
       code = await finished(child);
+    } else if (action === "release") {
+      // Before a release command (a migration), the data volume's snapshot, unless the operator says --no-backup: a bad
+      // migration is then one restore away. Taken before the host builds, so the release waits for it.
+      let snapshotId: string | undefined;
+      if (settings.provisioning.releaseCommand !== undefined && request.extra["no-backup"] === undefined) {
+        report("a snapshot of the data volume before the release command (--no-backup: none)");
+        snapshotId = (await backup(ec2(settings), shell, settings, report)).snapshotId;
+        report(
+          `snapshot ${snapshotId}: npm run ops -- ${request.stack} restore --snapshot ${snapshotId} goes back to it`,
+        );
+      }
+      const words = { ...request, args: [...args, ...releaseWords(settings, snapshotId)] };
+      code = await finished(spawn(ssh, sshArguments(words, target), { stdio: "inherit" }));
     } else {
       // A shell or a command of the operator's (run -- node: a REPL) gets a terminal when the operator has one.
       const tty = ((action === "db" && args.length === 0) || action === "run") && process.stdin.isTTY === true;

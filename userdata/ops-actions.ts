@@ -71,7 +71,18 @@ export const OPS_ACTION_LIST: readonly OpsAction[] = [
     args: "<ref>",
     runs: "host",
     changes: true,
-    summary: "build the git ref in a new release and switch to it when it answers; back by itself if not",
+    summary:
+      "build the git ref in a new release, run the stack's buildCommand and releaseCommand there, and switch to it when it " +
+      "answers; back by itself if not",
+    options: [
+      {
+        name: "no-backup",
+        value: "flag",
+        usage: "--no-backup",
+        summary:
+          "release: no snapshot of the data volume before the stack's releaseCommand (by default one is taken, its id printed and audited)",
+      },
+    ],
     checkArgs: (args, stack) => {
       if (args.length !== 1) {
         return `release takes one git ref (a branch, tag or commit): npm run ops -- ${stack} release <ref>; got ${args.length === 0 ? "none" : `"${args.join(" ")}"`}`;
@@ -93,7 +104,8 @@ export const OPS_ACTION_LIST: readonly OpsAction[] = [
     runs: "host",
     changes: true,
     summary:
-      "switch back to a kept release (default: the good release before the current one, further back each time; never a newer one)",
+      "switch back to a kept release (default: the good release before the current one, further back each time; never a newer one); " +
+      "it does not undo a releaseCommand's migration: expand, then contract (docs/operations.md)",
     refusals: [
       {
         topology: "scale-out",

@@ -58,7 +58,8 @@ const RUN_BY: Record<string, string> = {
   "npm run docs:run":
     "__tests__/docs/run-figures.test.ts (its rendering, on the pages' own markers); it needs a run's test-results/check-run.tsv",
   "npm run ops":
-    "the boot test drives it against VMs (__tests__/boot/ops-scenarios.ts, parameter-store-host.ts); __tests__/scripts/ops.test.ts",
+    "the boot test drives it against VMs (__tests__/boot/ops-scenarios.ts, parameter-store-host.ts); __tests__/scripts/ops.test.ts; " +
+    "__tests__/integration/ops-everyday.test.ts (release of a stack with a releaseCommand, and with --no-backup, through runOps)",
   "npm run ops logs":
     "__tests__/integration/ops-everyday.test.ts (its host commands on the harness's host; the options in __tests__/scripts/ops.test.ts); " +
     "the boot test's everyday rows (__tests__/boot/everyday-scenarios.ts: logs shows the app's lines)",
@@ -177,6 +178,7 @@ const OPS_OPTIONS = [
   "--drill",
   "--snapshot",
   "--var-file",
+  "--no-backup",
 ];
 /** The options of npm run ops that take a value. */
 const OPS_VALUE_OPTIONS = [

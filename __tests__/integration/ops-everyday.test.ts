@@ -21,6 +21,7 @@ import {
 import {
   backup,
   BACKUP_LOCK_COMMAND,
+  dataSnapshots,
   DRILL_SCRIPT,
   holdBackupLock,
   hostRun,
@@ -516,6 +517,72 @@ describeWithTools(
         error.mockRestore();
       }
       expect(written.pop()).toMatch(/^snap-[0-9a-f]+$/);
+    });
+
+    test("npm run ops release with a releaseCommand: the data volume's snapshot first, its id printed and in the audit line; with --no-backup none", async () => {
+      // ssh as far as the host, as in the test above: the words after the host, run by bash on the harness's host.
+      const env = h.scriptEnv();
+      const ssh = join(scratch, "ssh-for-the-release");
+      writeFileSync(
+        ssh,
+        [
+          "#!/bin/bash",
+          // The host's environment, its trust in the source host's certificate too (the release clones).
+          ...["PATH", "HOME", "LANG", "TMPDIR", "GIT_SSL_CAINFO"].map((name) => `export ${name}=${shellQuote(env[name] ?? "")}`),
+          "while [[ $1 != -- ]]; do shift; done",
+          "shift 2",
+          'command="$*"',
+          'exec bash -c "${command#sudo -n }"',
+          "",
+        ].join("\n"),
+      );
+      chmodSync(ssh, 0o755);
+      await h.pushCommit(
+        { "server.js": SERVER, "migrate.sh": "echo 'migrated: it ran'\n" },
+        "a migration",
+        "refs/heads/migrating",
+      );
+      const migrating = { ...settings, provisioning: { ...settings.provisioning, releaseCommand: "bash migrate.sh" } };
+      const release = (...extra: string[]) =>
+        runOps(
+          parseOpsArgs([settings.stackName, "release", "migrating", ...extra, "--host", "127.0.0.1"], {}),
+          migrating,
+          scratch,
+          ssh,
+          () => ec2,
+        );
+      const reports: string[] = [];
+      const error = jest.spyOn(console, "error").mockImplementation((line: string) => {
+        reports.push(line);
+      });
+      try {
+        const before = (await dataSnapshots(ec2, settings)).map((snapshot) => snapshot.SnapshotId);
+        expect(await release()).toBe(0);
+        const taken = (await dataSnapshots(ec2, settings))
+          .map((snapshot) => snapshot.SnapshotId)
+          .filter((id) => !before.includes(id));
+        expect(taken).toEqual([expect.stringMatching(/^snap-[0-9a-f]+$/)]);
+        expect(reports).toContain(
+          `ops: snapshot ${taken[0]}: npm run ops -- ${settings.stackName} restore --snapshot ${taken[0]} goes back to it`,
+        );
+        expect(audit().pop()).toMatch(
+          new RegExp(`^\\S+Z root release migrating after snapshot ${taken[0]}: \\S+ -> \\S+: ok$`),
+        );
+        expect(readFileSync(ops.auditLog, "utf8")).toContain(
+          " | release migrating after snapshot " + taken[0] + ", release command: migrated: it ran\n",
+        );
+
+        const count = (await dataSnapshots(ec2, settings)).length;
+        expect(await release("--no-backup")).toBe(0);
+        expect((await dataSnapshots(ec2, settings)).length).toBe(count);
+        expect(audit().pop()).toMatch(/^\S+Z root release migrating: \S+ -> \S+: ok$/);
+      } finally {
+        error.mockRestore();
+      }
+      // --no-backup is release's own.
+      expect(() => parseOpsArgs([settings.stackName, "rollback", "--no-backup"], {})).toThrow(
+        "--no-backup is an option of release, not of rollback",
+      );
     });
 
     test("restore (the real one) prints the steps with the snapshot, checks every input of them, and runs Terraform only after the stack's name is typed", async () => {
