@@ -528,7 +528,9 @@ describeWithTools(
         [
           "#!/bin/bash",
           // The host's environment, its trust in the source host's certificate too (the release clones).
-          ...["PATH", "HOME", "LANG", "TMPDIR", "GIT_SSL_CAINFO"].map((name) => `export ${name}=${shellQuote(env[name] ?? "")}`),
+          ...["PATH", "HOME", "LANG", "TMPDIR", "GIT_SSL_CAINFO"].map(
+            (name) => `export ${name}=${shellQuote(env[name] ?? "")}`,
+          ),
           "while [[ $1 != -- ]]; do shift; done",
           "shift 2",
           'command="$*"',
