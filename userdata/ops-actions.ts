@@ -104,8 +104,8 @@ export const OPS_ACTION_LIST: readonly OpsAction[] = [
     runs: "host",
     changes: true,
     summary:
-      "switch back to a kept release (default: the good release before the current one, further back each time; never a newer one); " +
-      "it does not undo a releaseCommand's migration: expand, then contract (docs/operations.md)",
+      "switch the code (not a releaseCommand's migration: expand, then contract, docs/operations.md) back to a kept release " +
+      "(default: the good release before the current one, further back each time; never a newer one)",
     refusals: [
       {
         topology: "scale-out",
