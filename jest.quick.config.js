@@ -11,8 +11,9 @@ module.exports = {
     ...base.testPathIgnorePatterns,
     // The provisioning script run for real (MariaDB, git, stand-in servers; some with moto).
     "/__tests__/integration/",
-    // moto: every example stack through the real AWS provider, the S3 backend, the user data read back.
-    "/__tests__/engine/(real-provider|s3-backend|user-data-readback)\\.test\\.ts$",
+    // moto: every example stack through the real AWS provider, the S3 backend, the user data read back, the outside
+    // check of a stack outside us-east-1.
+    "/__tests__/engine/(real-provider|s3-backend|user-data-readback|front-check)\\.test\\.ts$",
     // moto: the README's deploy as written, and the deploy policy under moto's IAM judge (the real provider).
     "/__tests__/engine/(readme-deploy|deploy-policy-judge)\\.test\\.ts$",
     // The engine's user data provisioning a real MariaDB.
