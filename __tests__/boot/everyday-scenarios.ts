@@ -1,6 +1,6 @@
 /**
  * The everyday ops actions in the boot test (host A, after ops-scenarios.ts, before the reboot), run as
- * an operator runs them: `npm run ops -- <stack> logs|restart|db dump|backup|restore --drill` on this
+ * an operator runs them: `npm run ops -- <stack> logs|restart|db dump|run|backup|restore --drill` on this
  * machine, over ssh to the VM. EC2 is moto's server on this machine (AWS_ENDPOINT_URL for the AWS SDK),
  * holding a stand-in of the stack's host and data volume; the restore drill's scratch volume is the
  * VM's second NVMe disk (serial DRILL_SERIAL), which this test fills with a block copy of the data
@@ -81,6 +81,27 @@ export async function everydayScenarios({
       dump.stdout.includes("INSERT INTO `customers`") &&
       dump.stdout.includes("Ada Lovelace") &&
       customers >= 3,
+  );
+
+  // run: the serving release's directory (appDir's target), the app's user, the unit's NODE_ENV; a failing command's status.
+  const release = (await vm.sshOk(`readlink -f ${settings.appDir}`)).trim();
+  const run = await opsCommand([
+    "run",
+    "--",
+    "node",
+    "-e",
+    "console.log([process.env.NODE_ENV, process.cwd(), require('os').userInfo().username].join(' '))",
+  ]);
+  figure(
+    "ops run -- node -e …: the app's environment, directory and user",
+    `exit ${run.code}: ${lastLine(run.stdout)}${run.code === 0 ? "" : ` (${lastLine(run.stderr)})`}`,
+    run.code === 0 && lastLine(run.stdout) === `production ${release} ${settings.loginUser}`,
+  );
+  const failing = await opsCommand(["run", "--", "sh", "-c", "echo on stderr >&2; exit 3"]);
+  figure(
+    "ops run of a failing command: its exit status is the CLI's",
+    `exit ${failing.code}: ${lastLine(failing.stderr)}`,
+    failing.code === 3 && failing.stderr.includes("on stderr"),
   );
 
   // moto's EC2 holds the stack's host and its data volume, tagged and attached as the stack has them.

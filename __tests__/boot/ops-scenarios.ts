@@ -56,7 +56,7 @@ async function git(args: string[], cwd?: string): Promise<string> {
   return result.stdout.trim();
 }
 
-/** The local command as the boot test runs it against the VM: `npm run ops -- <stack> <args> --host … --identity … --known-hosts …`. */
+/** The local command as the boot test runs it against the VM: `npm run ops -- <stack> --host … --identity … --known-hosts … <args>`. */
 export type OpsCommand = (args: string[], env?: NodeJS.ProcessEnv) => Promise<CommandResult>;
 /** The operator's side of one VM: `npm run ops` with these arguments (argv) and environment, or run at once. */
 export interface Operator {
@@ -110,7 +110,7 @@ export async function operatorCommand(
     "ops",
     "--",
     stack.stackName,
-    ...args,
+    // The options before the action: what follows `run --` is the operator's command, options and all.
     "--host",
     "127.0.0.1",
     "--port",
@@ -119,6 +119,7 @@ export async function operatorCommand(
     key,
     "--known-hosts",
     knownHosts,
+    ...args,
   ];
   const env = { ...process.env, CRM_SETTINGS: settingsFile };
   return {
