@@ -10,6 +10,12 @@
 # a stack trace when standard input is no terminal, so this says so in one line first (exit 2).
 set -euo pipefail
 
+# cdk_cli: the project's CDK CLI: cdktf, or cdktn once scripts/cdktn/convert.sh moved the project to CDK Terrain
+# (its words are rewritten there; a command held in a variable is not).
+cdk_cli() {
+  if [[ -x node_modules/.bin/cdktn ]]; then echo cdktn; else echo cdktf; fi
+}
+
 # wants_help ARGS...: whether the user asked for help (--help or -h), which needs neither a terminal nor settings.
 wants_help() {
   local arg
@@ -31,7 +37,7 @@ show_help() {
   echo "  the arguments after -- go to cdktf $command:"
   echo
   quiet_cli_config
-  CHECKPOINT_DISABLE=1 exec cdktf "$command" --help
+  CHECKPOINT_DISABLE=1 exec "$(cdk_cli)" "$command" --help
 }
 
 # quiet_cli_config: for what needs no provider (synth, help). cdktf runs `terraform version` several times, and each
@@ -94,11 +100,11 @@ destroy_then_tidy() {
   trap "rm -f '$log'" EXIT
   if [[ -t 1 && -z "${FORCE_COLOR+set}" ]]; then export FORCE_COLOR=1; fi
   # shellcheck disable=SC2046 # one word or none
-  CHECKPOINT_DISABLE=1 cdktf destroy $(lock_option destroy "$@") "$@" | tee "$log" || status=$?
+  CHECKPOINT_DISABLE=1 "$(cdk_cli)" destroy $(lock_option destroy "$@") "$@" | tee "$log" || status=$?
   if ((status == 0)); then
     tidy_after_destroy "$@"
   else
-    prevent_destroy_advice "$log"
+    prevent_destroy_advice "$log" "$@"
   fi
   exit "$status"
 }
@@ -138,16 +144,20 @@ tidy_after_destroy() {
   fi
 }
 
-# prevent_destroy_advice LOG: where cdktf's output (LOG) holds Terraform's refusal to destroy a resource with
+# prevent_destroy_advice LOG ARGS...: where cdktf's output (LOG) holds Terraform's refusal to destroy a resource with
 # lifecycle.prevent_destroy (in these stacks, the data volume's, unless deleteDataVolumeOnDestroy), our way out after
 # Terraform's own, which names only disabling the setting or -target. The stack: the one cdktf names at the start of
 # the block that holds the error, if it is one of cdktf.out/stacks.
 prevent_destroy_advice() {
-  local log=$1 stack
+  local log=$1 stack stacks
   grep -q -e "Instance cannot be destroyed" -e "lifecycle.prevent_destroy" "$log" || return 0
   stack=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
     awk '/^[^ \t]/ { stack = $1 } /Instance cannot be destroyed/ { print stack; exit }')
-  if [[ -z "$stack" || ! -d "cdktf.out/stacks/$stack" ]]; then stack="<stack>"; fi
+  if [[ -z "$stack" || ! -d "cdktf.out/stacks/$stack" ]]; then
+    # A CLI that prefixes no line (cdktn): the destroyed stack, when there is one.
+    mapfile -t stacks < <(destroyed_stacks "${@:2}")
+    if ((${#stacks[@]} == 1)); then stack=${stacks[0]}; else stack="<stack>"; fi
+  fi
   echo "npm run destroy: the data volume is kept (prevent_destroy): to destroy the rest and keep it," \
     "terraform -chdir=cdktf.out/stacks/$stack state rm aws_ebs_volume.crm_data, then npm run destroy again;" \
     "to delete it too (after a final snapshot), \"deleteDataVolumeOnDestroy\": true in the settings file" \
@@ -165,7 +175,7 @@ main() {
   if [[ "$command" == synth ]]; then quiet_cli_config; fi
   if [[ "$command" == destroy ]]; then destroy_then_tidy "$@"; fi
   # shellcheck disable=SC2046 # one word or none
-  CHECKPOINT_DISABLE=1 exec cdktf "$command" $(lock_option "$command" "$@") "$@"
+  CHECKPOINT_DISABLE=1 exec "$(cdk_cli)" "$command" $(lock_option "$command" "$@") "$@"
 }
 
 main "$@"

@@ -68,7 +68,7 @@ describe("npm run synth|diff|deploy|destroy -- --help without a terminal", () =>
       );
       // cdktf's own usage line: "cdktf synth", "cdktf diff [stack]", "cdktf deploy [stacks...]",
       // "cdktf destroy [stacks..]".
-      expect(lines.some((line) => new RegExp(`^cdktf ${script}( \\[stacks?\\.*\\])?$`).test(line))).toBe(true);
+      expect(lines.some((line) => new RegExp(`^cdkt[fn] ${script}( \\[stacks?\\.*\\])?$`).test(line))).toBe(true);
       expect(lines.some((line) => /^\s+-h, --help\s+Show help/.test(line))).toBe(true);
       if (script === "deploy" || script === "destroy") {
         expect(lines[1]).toMatch(/without a terminal, add --auto-approve/);
