@@ -22,6 +22,7 @@ import { answer } from "../support/app-answer";
 import { actionAuditLines, nativePasswordHash, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import { TEARDOWN_MS } from "../support/teardown";
+import { until } from "../support/until";
 
 jest.setTimeout(240_000);
 
@@ -38,14 +39,6 @@ const server = (answer: string) =>
 const SILENT_SERVER = "setInterval(() => undefined, 1000);\n";
 /** Short limits, so that a test waits seconds, not minutes. */
 const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 2, GIT_SECONDS: 8, ATTEMPTS: 2 };
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** One harness with the app, provisioned, and the test's view of the ops command's files. */
 class Host {

@@ -14,6 +14,7 @@ import { answer } from "../support/app-answer";
 import { actionAuditLines, ProvisioningHarness, RunResult } from "../support/provisioning-harness";
 import { describeWithTools } from "../support/required-tools";
 import { TEARDOWN_MS } from "../support/teardown";
+import { until } from "../support/until";
 
 jest.setTimeout(240_000);
 
@@ -29,14 +30,6 @@ const server = (answer: string) =>
   `require('http').createServer((q, r) => r.end('${answer}')).listen(process.env.PORT);\n`;
 /** Short limits, so that a test waits seconds, not minutes. */
 const HEADER = { HEALTH_SECONDS: 6, KEEP_RELEASES: 3, GIT_SECONDS: 8, ATTEMPTS: 2 };
-
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A process that still runs: there, and not a zombie waiting to be reaped by whoever inherited it. */
 const alive = (pid: number) => {
@@ -233,7 +226,11 @@ describeWithTools("a release's build and release commands, run for real", Provis
     const sleeper = join(h.dir, "sleeper.pid");
     rmSync(sleeper, { force: true });
     const release = run(["release", "v2", `--release-command=sleep 300 & echo $! >${sleeper}; wait`]);
-    await until("the release command", () => existsSync(sleeper) && readFileSync(sleeper, "utf8").trim() !== "");
+    await until(
+      "the release command",
+      () => existsSync(sleeper) && readFileSync(sleeper, "utf8").trim() !== "",
+      60_000,
+    );
     const holder = /^lock: release v2 by alice \(pid (\d+), since \S+\)$/m.exec((await run(["status"])).output);
     expect(holder).not.toBeNull();
     const termAt = Date.now();
